@@ -1,0 +1,167 @@
+"""Diagnostics: fixlore's own syntax diagnostics and the per-document merge.
+
+Every source of diagnostics for a document (fixlore's syntax check, each
+upstream server) puts its latest list into the :class:`DiagnosticsHub` under
+its own key, tagged with the document version it was computed for. The hub
+publishes the merge of all lists that belong to the document's current
+version, so a stale list never reaches the editor mixed with fresh ones.
+Diagnostics are kept as raw JSON dicts: an upstream's fields pass unchanged.
+
+Serves: ``textDocument/publishDiagnostics`` (server → client).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fixlore.abstraction.syntax import SyntaxProblem, syntax_problems
+
+if TYPE_CHECKING:
+    from pygls.workspace import TextDocument
+
+    from fixlore.lsp.server import FixloreServer
+
+logger = logging.getLogger(__name__)
+
+OWN_SOURCE = "fixlore"
+OWN_KEY = "fixlore"
+
+PublishListener = Callable[[str, "int | None", list[dict[str, Any]]], None]
+
+
+@dataclass
+class _DocDiagnostics:
+    by_source: dict[str, tuple[int | None, list[dict[str, Any]]]] = field(default_factory=dict)
+
+
+class DiagnosticsHub:
+    """Keeps each source's diagnostics per document and publishes the merge."""
+
+    def __init__(self, server: FixloreServer) -> None:
+        self._server = server
+        self._docs: dict[str, _DocDiagnostics] = {}
+        self.listeners: list[PublishListener] = []
+        self.publish_enabled = True
+        """Off when the editor pulls diagnostics instead (the proxy decides)."""
+
+    def set(self, uri: str, key: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
+        """Replace ``key``'s diagnostics for ``uri`` and publish the merge."""
+        self._docs.setdefault(uri, _DocDiagnostics()).by_source[key] = (version, diagnostics)
+        self.publish(uri)
+
+    def current(self, uri: str, *, exclude: str | None = None) -> list[dict[str, Any]]:
+        """The merged diagnostics for the document's current version."""
+        doc = self._docs.get(uri)
+        if doc is None:
+            return []
+        version = self._version(uri)
+        merged: list[dict[str, Any]] = []
+        for key, (diag_version, diagnostics) in doc.by_source.items():
+            if key == exclude:
+                continue
+            if version is not None and diag_version is not None and diag_version != version:
+                continue  # computed for another version of the text: hold it back
+            merged.extend(diagnostics)
+        return merged
+
+    def publish(self, uri: str) -> None:
+        """Send the merged diagnostics of ``uri`` to the editor."""
+        merged = self.current(uri)
+        version = self._version(uri)
+        for listener in self.listeners:
+            try:
+                listener(uri, version, merged)
+            except Exception:  # a listener's bug must not cost the user diagnostics
+                logger.exception("diagnostics listener failed")
+        if not self.publish_enabled:
+            return
+        params: dict[str, Any] = {"uri": uri, "diagnostics": merged}
+        if version is not None:
+            params["version"] = version
+        self._server.protocol.send_raw_notification("textDocument/publishDiagnostics", params)
+
+    def forget(self, uri: str) -> None:
+        """The document closed: clear what the editor shows for it."""
+        if self._docs.pop(uri, None) is not None and self.publish_enabled:
+            self._server.protocol.send_raw_notification(
+                "textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []}
+            )
+
+    def _version(self, uri: str) -> int | None:
+        doc = self._server.workspace.text_documents.get(uri)
+        return None if doc is None else doc.version
+
+
+class SyntaxChecker:
+    """Debounced syntax diagnostics per document, computed off the event loop."""
+
+    def __init__(self, server: FixloreServer, hub: DiagnosticsHub) -> None:
+        self._server = server
+        self._hub = hub
+        self._pending: dict[str, asyncio.Task[None]] = {}
+
+    def schedule(self, uri: str, *, immediate: bool = False) -> None:
+        """(Re)start the debounce timer of ``uri``."""
+        task = self._pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+        delay = 0.0 if immediate else self._server.config.diagnostics_debounce_ms / 1000
+        self._pending[uri] = asyncio.ensure_future(self._run(uri, delay))
+
+    def cancel(self, uri: str) -> None:
+        """Stop any pending check of ``uri``."""
+        task = self._pending.pop(uri, None)
+        if task is not None:
+            task.cancel()
+
+    async def _run(self, uri: str, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        doc = self._server.workspace.text_documents.get(uri)
+        if doc is None:
+            return
+        from fixlore.lsp.documents import document_language
+
+        language = document_language(doc)
+        if language is None:
+            return
+        version, text = doc.version, doc.source
+        loop = asyncio.get_running_loop()
+        problems = await loop.run_in_executor(self._server.thread_pool, syntax_problems, language, text)
+        current = self._server.workspace.text_documents.get(uri)
+        if current is None or current.version != version:
+            return  # the text moved on; a newer check is scheduled
+        self._pending.pop(uri, None)
+        self._hub.set(uri, OWN_KEY, version, [to_lsp_diagnostic(current, p) for p in problems])
+
+
+def to_lsp_diagnostic(doc: TextDocument, problem: SyntaxProblem) -> dict[str, Any]:
+    """A syntax problem as a raw LSP diagnostic in the client's position units."""
+    return {
+        "range": to_lsp_range(doc, problem.range),
+        "severity": 1,
+        "source": OWN_SOURCE,
+        "code": problem.code.value,
+        "message": problem.message,
+    }
+
+
+def to_lsp_range(doc: TextDocument, text_range: Any) -> dict[str, Any]:
+    """A code-point :class:`TextRange` in the client's position encoding."""
+    return {
+        "start": to_lsp_position(doc, text_range.start.line, text_range.start.character),
+        "end": to_lsp_position(doc, text_range.end.line, text_range.end.character),
+    }
+
+
+def to_lsp_position(doc: TextDocument, line: int, character: int) -> dict[str, int]:
+    """A code-point position in the client's position encoding."""
+    lines = doc.lines
+    if line >= len(lines):
+        return {"line": line, "character": 0}
+    units = doc.position_codec.client_num_units(lines[line][:character])
+    return {"line": line, "character": units}

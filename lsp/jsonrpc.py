@@ -1,0 +1,255 @@
+"""A small, lossless JSON-RPC 2.0 connection over LSP's base protocol.
+
+Messages stay plain ``dict``s end to end: nothing is structured, so unknown
+fields survive. Used for fixlore's upstream servers and by the demo and
+benchmarks as an editor stand-in. Runs on asyncio streams; one reader task
+per connection dispatches responses to waiting futures and incoming
+requests/notifications to the handlers given.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+logger = logging.getLogger(__name__)
+
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+
+RequestHandler = Callable[[Any, str, Any], Awaitable[Any]]
+"""(id, method, params) -> result; raise :class:`RpcError` to answer with an error."""
+NotificationHandler = Callable[[str, Any], None]
+
+
+class RpcError(Exception):
+    """A JSON-RPC error response (from the peer, or to send to it)."""
+
+    def __init__(self, code: int, message: str, data: Any = None) -> None:
+        super().__init__(f"{code}: {message}")
+        self.code = code
+        self.message = message
+        self.data = data
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``error`` member of a response."""
+        out: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.data is not None:
+            out["data"] = self.data
+        return out
+
+
+class ConnectionClosed(Exception):
+    """The peer went away (EOF, broken pipe, or the connection was closed)."""
+
+
+async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
+    """Read one message; ``None`` at EOF. Raises ``ValueError`` on a bad frame."""
+    length: int | None = None
+    while True:
+        line = await reader.readline()
+        if not line:
+            return None
+        if line in (b"\r\n", b"\n"):
+            if length is None:
+                continue  # stray blank line between messages
+            break
+        name, _, value = line.decode("ascii", errors="replace").partition(":")
+        if name.strip().lower() == "content-length":
+            try:
+                length = int(value.strip())
+            except ValueError as exc:
+                raise ValueError("bad Content-Length header") from exc
+    if length < 0 or length > MAX_MESSAGE_BYTES:
+        raise ValueError(f"message of {length} bytes refused")
+    body = await reader.readexactly(length)
+    message = json.loads(body)
+    if not isinstance(message, dict):
+        raise ValueError("a JSON-RPC message must be an object")
+    return message
+
+
+def encode_message(message: dict[str, Any]) -> bytes:
+    """Frame a message with its Content-Length header."""
+    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+class JsonRpcConnection:
+    """One JSON-RPC peer over a pair of asyncio streams."""
+
+    def __init__(
+        self,
+        reader: asyncio.StreamReader,
+        writer: asyncio.StreamWriter,
+        *,
+        on_request: RequestHandler | None = None,
+        on_notification: NotificationHandler | None = None,
+        name: str = "peer",
+    ) -> None:
+        self._reader = reader
+        self._writer = writer
+        self._on_request = on_request
+        self._on_notification = on_notification
+        self.name = name
+        self._ids = itertools.count(1)
+        self._pending: dict[Any, asyncio.Future[Any]] = {}
+        self._task: asyncio.Task[None] | None = None
+        self._closed = asyncio.Event()
+        self.bad_frames = 0
+
+    def start(self) -> None:
+        """Start reading (call once, inside the running loop)."""
+        self._task = asyncio.ensure_future(self._read_loop())
+
+    @property
+    def closed(self) -> bool:
+        """True once the peer went away."""
+        return self._closed.is_set()
+
+    async def wait_closed(self) -> None:
+        """Wait until the peer goes away."""
+        await self._closed.wait()
+
+    def send(self, message: dict[str, Any]) -> None:
+        """Write a raw message (``jsonrpc`` is added if missing)."""
+        if self.closed:
+            raise ConnectionClosed(self.name)
+        message.setdefault("jsonrpc", "2.0")
+        try:
+            self._writer.write(encode_message(message))
+        except (ConnectionError, RuntimeError) as exc:
+            self._close()
+            raise ConnectionClosed(self.name) from exc
+
+    def notify(self, method: str, params: Any = None) -> None:
+        """Send a notification."""
+        message: dict[str, Any] = {"jsonrpc": "2.0", "method": method}
+        if params is not None:
+            message["params"] = params
+        self.send(message)
+
+    def new_id(self) -> int:
+        """A fresh request id for this connection."""
+        return next(self._ids)
+
+    async def request(
+        self, method: str, params: Any = None, *, timeout: float | None = None, msg_id: Any = None
+    ) -> Any:
+        """Send a request and wait for its result (raises :class:`RpcError`)."""
+        msg_id = self.new_id() if msg_id is None else msg_id
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._pending[msg_id] = future
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            self.send(message)
+            return await asyncio.wait_for(future, timeout)
+        finally:
+            self._pending.pop(msg_id, None)
+
+    def forget(self, msg_id: Any) -> None:
+        """Drop a pending request: its late answer will be ignored."""
+        future = self._pending.pop(msg_id, None)
+        if future is not None and not future.done():
+            future.cancel()
+
+    async def close(self) -> None:
+        """Close the connection and fail pending requests."""
+        self._close()
+        with contextlib.suppress(Exception):
+            self._writer.close()
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(BaseException):
+                await self._task
+
+    def _close(self) -> None:
+        if self._closed.is_set():
+            return
+        self._closed.set()
+        for future in self._pending.values():
+            if not future.done():
+                future.set_exception(ConnectionClosed(self.name))
+        self._pending.clear()
+
+    async def _read_loop(self) -> None:
+        try:
+            while True:
+                try:
+                    message = await read_message(self._reader)
+                except (ValueError, UnicodeDecodeError) as exc:
+                    self.bad_frames += 1
+                    logger.warning("%s sent a malformed message (%s)", self.name, type(exc).__name__)
+                    continue
+                if message is None:
+                    break
+                self._dispatch(message)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            self._close()
+
+    def _dispatch(self, message: dict[str, Any]) -> None:
+        method = message.get("method")
+        if method is None:
+            future = self._pending.pop(message.get("id"), None)
+            if future is None or future.done():
+                return  # late or unknown answer: dropped
+            if "error" in message and isinstance(message["error"], dict):
+                err = message["error"]
+                future.set_exception(RpcError(int(err.get("code", -32603)), str(err.get("message", "")), err.get("data")))
+            else:
+                future.set_result(message.get("result"))
+            return
+        if "id" in message:
+            asyncio.ensure_future(self._answer(message["id"], method, message.get("params")))
+        elif self._on_notification is not None:
+            try:
+                self._on_notification(method, message.get("params"))
+            except Exception:
+                logger.exception("notification handler for %s failed", method)
+
+    async def _answer(self, msg_id: Any, method: str, params: Any) -> None:
+        response: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id}
+        if self._on_request is None:
+            response["error"] = {"code": -32601, "message": f"Method not found: {method}"}
+        else:
+            try:
+                response["result"] = await self._on_request(msg_id, method, params)
+            except RpcError as exc:
+                response["error"] = exc.to_json()
+            except Exception as exc:
+                logger.exception("request handler for %s failed", method)
+                response["error"] = {"code": -32603, "message": f"{type(exc).__name__} in {method}"}
+        with contextlib.suppress(ConnectionClosed):
+            self.send(response)
+
+
+async def spawn(
+    command: list[str] | tuple[str, ...],
+    *,
+    env: dict[str, str] | None = None,
+    cwd: str | None = None,
+    stderr: int | None = asyncio.subprocess.DEVNULL,
+    **handlers: Any,
+) -> tuple[asyncio.subprocess.Process, JsonRpcConnection]:
+    """Start ``command`` and connect to its stdio. Raises ``OSError`` if it cannot start."""
+    process = await asyncio.create_subprocess_exec(
+        *command,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=stderr,
+        env=env,
+        cwd=cwd,
+        limit=MAX_MESSAGE_BYTES,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    conn = JsonRpcConnection(process.stdout, process.stdin, name=str(command[0]), **handlers)  # type: ignore[arg-type]
+    conn.start()
+    return process, conn

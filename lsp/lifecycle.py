@@ -1,0 +1,139 @@
+"""Lifecycle and configuration: initialize, initialized, didChangeConfiguration, shutdown.
+
+Configuration layers (see :mod:`fixlore.lsp.config`) are gathered here:
+``pyproject.toml`` of the workspace root, the editor's ``workspace/configuration``
+answer for section ``fixlore``, ``initializationOptions.fixlore`` and the CLI
+flags. Each change re-merges them and tells listeners; problems are shown to
+the user once and logged.
+
+Serves: ``initialize``, ``initialized``, ``workspace/didChangeConfiguration``,
+``shutdown``.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+from pygls.uris import to_fs_path
+
+from fixlore.lsp import logs
+from fixlore.lsp.config import FixloreConfig, merge_layers, parse_config, read_pyproject, split_init_options
+from fixlore.lsp.server import current_raw_params
+
+if TYPE_CHECKING:
+    from fixlore.lsp.server import FixloreServer
+
+logger = logging.getLogger(__name__)
+
+ConfigListener = Callable[[FixloreConfig, FixloreConfig], None]
+ShutdownHook = Callable[[], Any]
+
+
+class Lifecycle:
+    """Holds the configuration layers and the listeners of config changes."""
+
+    def __init__(self, server: FixloreServer) -> None:
+        self._server = server
+        self.layers: dict[str, dict[str, Any]] = {"pyproject": {}, "workspace": {}, "init": {}, "cli": {}}
+        self.listeners: list[ConfigListener] = []
+        self.shutdown_hooks: list[ShutdownHook] = []
+        self.root: Path | None = None
+        self.upstream_init_options: Any = None
+        """The editor's initializationOptions without fixlore's section (for upstreams)."""
+        self._reported: set[str] = set()
+
+    def apply(self) -> FixloreConfig:
+        """Re-merge every layer, install the result and tell the listeners."""
+        merged = merge_layers(self.layers["pyproject"], self.layers["workspace"], self.layers["init"], self.layers["cli"])
+        config, problems = parse_config(merged)
+        fresh = [p for p in problems if p not in self._reported]
+        if fresh:
+            self._reported.update(fresh)
+            for problem in fresh:
+                logger.warning("configuration: %s", problem)
+            self._server.notify_user(
+                "fixlore: some settings are invalid and their defaults are used: " + "; ".join(fresh),
+                key="config:" + "|".join(sorted(fresh)),
+            )
+        old, self._server.config = self._server.config, config
+        logs.set_level(config.log_level)
+        for listener in self.listeners:
+            listener(old, config)
+        return config
+
+
+def workspace_root(params: types.InitializeParams) -> Path | None:
+    """The first workspace folder (or rootUri/rootPath) as a local path."""
+    uri = None
+    if params.workspace_folders:
+        uri = params.workspace_folders[0].uri
+    elif params.root_uri:
+        uri = params.root_uri
+    if uri is not None:
+        path = to_fs_path(uri)
+        return Path(path) if path else None
+    return Path(params.root_path) if params.root_path else None
+
+
+def register(server: FixloreServer) -> None:
+    """Register the lifecycle handlers."""
+    life = Lifecycle(server)
+    life.layers["cli"] = dict(server.options.cli_settings)
+    server.features["lifecycle"] = life
+    server.config, _ = parse_config(merge_layers(life.layers["cli"]))
+
+    @server.feature(types.INITIALIZE)
+    def initialize(params: types.InitializeParams) -> None:
+        raw = current_raw_params() or {}
+        ours, rest = split_init_options(raw.get("initializationOptions"))
+        life.upstream_init_options = rest
+        life.layers["init"] = ours
+        life.root = workspace_root(params)
+        life.layers["pyproject"] = read_pyproject(life.root)
+        life.apply()
+
+    @server.feature(types.INITIALIZED)
+    async def initialized(params: types.InitializedParams) -> None:
+        await pull_workspace_configuration(server, life)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
+        raw = current_raw_params() or {}
+        settings = raw.get("settings")
+        if isinstance(settings, dict) and isinstance(settings.get("fixlore"), dict):
+            life.layers["workspace"] = settings["fixlore"]
+            life.apply()
+        else:
+            await pull_workspace_configuration(server, life)
+
+    @server.feature(types.SHUTDOWN)
+    async def shutdown(params: None) -> None:
+        for hook in life.shutdown_hooks:
+            try:
+                result = hook()
+                if hasattr(result, "__await__"):
+                    await result
+            except Exception:
+                logger.exception("shutdown hook failed")
+
+
+async def pull_workspace_configuration(server: FixloreServer, life: Lifecycle) -> None:
+    """Ask the editor for section ``fixlore`` if it can answer, then re-apply."""
+    caps = server.client_capabilities
+    if not (caps and caps.workspace and caps.workspace.configuration):
+        return
+    try:
+        result = await server.protocol.send_request_async(
+            types.WORKSPACE_CONFIGURATION,
+            types.ConfigurationParams(items=[types.ConfigurationItem(section="fixlore")]),
+        )
+    except Exception as exc:  # the editor may refuse; keep what we have
+        logger.info("workspace/configuration unavailable: %s", type(exc).__name__)
+        return
+    section = result[0] if isinstance(result, list) and result else None
+    life.layers["workspace"] = section if isinstance(section, dict) else {}
+    life.apply()

@@ -1,0 +1,291 @@
+"""The fixlore language server: protocol plumbing and the server factory.
+
+``create_server(options)`` builds a fresh :class:`FixloreServer` with every
+feature registered (no module-level singleton), so each test gets its own.
+
+:class:`FixloreProtocol` extends pygls' protocol in three ways that the proxy
+and the learning loop rely on:
+
+* every handler can see the message's **raw JSON** (``current_raw()``), so
+  whatever fixlore forwards goes on losslessly, unknown fields included;
+* a :class:`RawRouter` may claim methods fixlore has no handler for, and
+  responses to requests it relayed; those never pass through cattrs;
+* malformed messages get a JSON-RPC error answer (parse error, invalid params)
+  instead of silence, and the server keeps serving.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import json
+import logging
+import traceback
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from lsprotocol import types
+from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol, default_converter
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
+from pygls.protocol.language_server import lsp_method
+
+from fixlore.lsp import __version__
+from fixlore.lsp.config import FixloreConfig
+from fixlore.lsp.logs import RateLimiter
+
+logger = logging.getLogger(__name__)
+
+_RAW: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("fixlore_raw", default=None)
+
+
+def current_raw() -> dict[str, Any] | None:
+    """The raw JSON of the message being handled (``None`` outside a handler)."""
+    return _RAW.get()
+
+
+def current_raw_params() -> Any:
+    """The raw ``params`` of the message being handled."""
+    raw = _RAW.get()
+    return None if raw is None else raw.get("params")
+
+
+class RawRouter(Protocol):
+    """Who handles messages fixlore forwards without reading (the proxy)."""
+
+    def claims_method(self, method: str) -> bool:
+        """True if a request/notification of ``method`` (with no fixlore handler) goes here."""
+
+    def claims_response(self, msg_id: Any) -> bool:
+        """True if a response with this id answers a request the router relayed."""
+
+    def handle_request(self, msg_id: Any, method: str, params: Any) -> Awaitable[Any]:
+        """Answer a forwarded request: the raw result, or raise ``JsonRpcException``."""
+
+    def handle_notification(self, method: str, params: Any) -> None:
+        """Forward a notification."""
+
+    def handle_response(self, raw: dict[str, Any]) -> None:
+        """Take the editor's response to a relayed request."""
+
+
+@dataclass(frozen=True, slots=True)
+class _RawResponse:
+    """Marker for a response that belongs to the raw router."""
+
+    raw: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class _Rejected:
+    """Marker for a message already answered with an error."""
+
+    reason: str
+
+
+class FixloreProtocol(LanguageServerProtocol):
+    """pygls' protocol with raw-message access and proper error answers."""
+
+    def __init__(self, server: FixloreServer, converter: Any) -> None:
+        super().__init__(server, converter)
+        self.raw_router: RawRouter | None = None
+        self._pending_raw: dict[str, Any] | None = None
+        self.capability_hooks: list[Callable[[dict[str, Any]], dict[str, Any]]] = []
+
+    # -- reading -----------------------------------------------------------
+    def structure_message(self, data: dict[str, Any]) -> Any:
+        if "jsonrpc" not in data:
+            return data  # a nested object; the top-level call sees it raw
+        self._pending_raw = data
+        method = data.get("method")
+        router = self.raw_router
+        if router is not None:
+            if method is None and "id" in data and router.claims_response(data["id"]):
+                return _RawResponse(data)
+            if isinstance(method, str) and not self._has_handler(method) and router.claims_method(method):
+                params = data.get("params")
+                if "id" in data:
+                    return JsonRPCRequestMessage(id=data["id"], method=method, jsonrpc="2.0", params=params)
+                return JsonRPCNotification(method=method, jsonrpc="2.0", params=params)
+        try:
+            return super().structure_message(data)
+        except JsonRpcException as exc:
+            if "id" in data and isinstance(method, str):
+                error = JsonRpcInvalidParams(f"Invalid params for {method}: {_cause(exc)}")
+                self._send_response(data["id"], error=error.to_response_error())
+            logger.warning("rejected a malformed %s message", method or "response")
+            return _Rejected(type(exc).__name__)
+
+    def _has_handler(self, method: str) -> bool:
+        return method in self.fm.builtin_features or method in self.fm.features
+
+    def handle_message(self, message: Any) -> None:
+        raw, self._pending_raw = self._pending_raw, None
+        if isinstance(message, _Rejected):
+            return
+        if isinstance(message, _RawResponse):
+            if self.raw_router is not None:
+                self.raw_router.handle_response(message.raw)
+            return
+        token = _RAW.set(raw)
+        try:
+            super().handle_message(message)
+        finally:
+            _RAW.reset(token)
+
+    def _get_handler(self, feature_name: str) -> Any:
+        try:
+            return super()._get_handler(feature_name)
+        except JsonRpcException:
+            router = self.raw_router
+            if router is None or not router.claims_method(feature_name):
+                raise
+        return _forwarder(router, feature_name)
+
+    # -- writing -----------------------------------------------------------
+    def send_raw(self, message: dict[str, Any]) -> None:
+        """Write an already-JSON-shaped message to the editor."""
+        self._send_data(message)
+
+    def send_raw_notification(self, method: str, params: Any) -> None:
+        """Send a notification whose params are raw JSON."""
+        self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
+
+    def _send_data(self, data: Any) -> None:
+        if isinstance(data, dict):
+            data.setdefault("jsonrpc", "2.0")
+        super()._send_data(data)
+
+    # -- lifecycle ---------------------------------------------------------
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams) -> Any:
+        """Build pygls' answer, then let hooks merge upstream capabilities (raw)."""
+        result = yield from super().lsp_initialize(params)
+        raw: dict[str, Any] = self._converter.unstructure(result)
+        for hook in self.capability_hooks:
+            raw = hook(raw)
+        return raw
+
+
+def _forwarder(router: RawRouter, method: str) -> Callable[[Any], Any]:
+    async def forward(params: Any) -> Any:
+        raw = current_raw()
+        if raw is not None and "id" in raw:
+            return await router.handle_request(raw["id"], method, params)
+        router.handle_notification(method, params)
+        return None
+
+    return forward
+
+
+def _cause(exc: BaseException) -> str:
+    cause = exc.__cause__ or exc
+    text = str(cause).splitlines()[0] if str(cause) else type(cause).__name__
+    return text[:200]
+
+
+@dataclass
+class ServerOptions:
+    """What the CLI (or a test) decides before the editor says anything."""
+
+    cli_settings: dict[str, Any] = field(default_factory=dict)
+    """Settings from CLI flags (highest precedence), raw camelCase/snake_case keys."""
+
+
+class FixloreServer(LanguageServer):
+    """The server object handlers receive as ``ls``."""
+
+    protocol: FixloreProtocol
+
+    def __init__(self, options: ServerOptions) -> None:
+        super().__init__(
+            name="fixlore",
+            version=__version__,
+            protocol_cls=FixloreProtocol,
+            converter_factory=default_converter,
+            text_document_sync_kind=types.TextDocumentSyncKind.Incremental,
+        )
+        self.options = options
+        self.config = FixloreConfig()
+        self.show_limiter = RateLimiter(60.0)
+        # Filled by feature modules at registration time; see create_server.
+        self.features: dict[str, Any] = {}
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """Out-of-band errors: one short, rate-limited message; details in the log."""
+        if source is FeatureRequestError:
+            # The request was already answered with a ResponseError.
+            logger.info("request failed: %s", type(error).__name__)
+            return
+        if isinstance(error, json.JSONDecodeError):
+            # The LSP answer to unparsable JSON: a parse error with a null id.
+            self.protocol.send_raw(
+                {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": f"Parse error: {error.msg}"}}
+            )
+            logger.warning("parse error in an incoming message at char %d", error.pos)
+            return
+        logger.error("internal error (%s): %s", type(error).__name__, _short_tb(error))
+        self.notify_user("fixlore hit an internal error; see its log for details.", key="internal-error")
+
+    def notify_user(self, message: str, *, key: str, kind: types.MessageType = types.MessageType.Warning) -> None:
+        """Tell the user something at most once a minute per ``key``."""
+        if self.show_limiter.allow(key):
+            self.window_show_message(types.ShowMessageParams(type=kind, message=message))
+
+    def spawn(self, coro: Awaitable[Any], *, name: str) -> asyncio.Task[Any]:
+        """Run a background coroutine whose failure is logged, not lost."""
+        task = asyncio.ensure_future(coro)
+
+        def done(t: asyncio.Task[Any]) -> None:
+            if not t.cancelled() and t.exception() is not None:
+                exc = t.exception()
+                logger.error("background task %s failed: %s", name, type(exc).__name__)
+
+        task.add_done_callback(done)
+        return task
+
+
+def _short_tb(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)[-3:]
+    return " <- ".join(f"{f.name}:{f.lineno}" for f in reversed(frames)) or type(error).__name__
+
+
+def create_server(options: ServerOptions | None = None) -> FixloreServer:
+    """A new server with every fixlore feature registered."""
+    from fixlore.lsp import documents, lifecycle
+
+    server = FixloreServer(options or ServerOptions())
+    lifecycle.register(server)
+    documents.register(server)
+    _register_optional(server)
+    return server
+
+
+def _register_optional(server: FixloreServer) -> None:
+    """Features built in other modules register themselves if present."""
+    import importlib
+
+    for name in ("fixlore.lsp.proxy", "fixlore.lsp.code_actions", "fixlore.lsp.commands", "fixlore.lsp.learning"):
+        try:
+            module = importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+            continue
+        register = getattr(module, "register", None)
+        if register is not None:
+            register(server)
+
+
+__all__ = [
+    "FixloreProtocol",
+    "FixloreServer",
+    "JsonRPCResponseMessage",
+    "RawRouter",
+    "ServerOptions",
+    "create_server",
+    "current_raw",
+    "current_raw_params",
+]
