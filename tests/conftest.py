@@ -1,0 +1,32 @@
+"""Suite-wide fixtures: every test gets its own knowledge home; e2e tests run last."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """End-to-end tests run after the fast layers (STYLE.md)."""
+    items.sort(key=lambda item: 1 if item.get_closest_marker("e2e") else 0)
+
+
+@pytest.fixture(autouse=True)
+def fixlore_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """A private FIXLORE_HOME so no test touches the user's real knowledge."""
+    home = tmp_path_factory.mktemp("fixlore-home")
+    monkeypatch.setenv("FIXLORE_HOME", str(home))
+    monkeypatch.setenv("PATH", f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}")
+    yield home
+
+
+def fixlore_command(*args: str) -> list[str]:
+    """The command that starts fixlore from this environment."""
+    return [str(BIN / "fixlore"), *args]
