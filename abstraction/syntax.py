@@ -121,10 +121,17 @@ def _tree_sitter_problem(node: tree_sitter.Node, lines: _LineIndex) -> SyntaxPro
         return SyntaxProblem(TextRange(start, end), f"Syntax error: missing {what}", SyntaxCode.MISSING)
     end = lines.position(node.end_point)
     if end.line > start.line:
-        # A multi-line ERROR node: underline its first line only.
+        # A multi-line ERROR node: the parser gave up somewhere inside it.
+        # Underline its first line and say how far it reaches.
+        last = end.line + 1
         end = Position(start.line, lines.line_length(start.line))
         if end.character <= start.character:
             end = Position(start.line, start.character + 1)
+        return SyntaxProblem(
+            TextRange(start, end),
+            f"Syntax error: the code from here to line {last} does not parse",
+            SyntaxCode.UNEXPECTED,
+        )
     snippet = _snippet(node)
     message = f"Syntax error: unexpected {snippet}" if snippet else "Syntax error"
     return SyntaxProblem(TextRange(start, end), message, SyntaxCode.UNEXPECTED)

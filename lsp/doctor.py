@@ -1,0 +1,85 @@
+"""``fixlore doctor``: what is installed, where knowledge lives, what is missing.
+
+Exit code 0 when everything needed is there, 1 otherwise (a missing grammar,
+an upstream command not on PATH, an incompatible pinned dependency).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sys
+from importlib.metadata import PackageNotFoundError, version
+from pathlib import Path
+from typing import Any
+
+from fixlore.abstraction.languages import get_language, grammar_versions, supported_languages
+from fixlore.lsp import __version__
+from fixlore.lsp.config import merge_layers, parse_config, read_pyproject
+
+_DISTS = ("pygls", "lsprotocol", "cattrs", "libcst", "tree-sitter", "platformdirs")
+
+
+def knowledge_location() -> Path:
+    """Where the user's knowledge store lives."""
+    try:
+        from fixlore.knowledge import knowledge_home
+    except ImportError:
+        from platformdirs import user_data_dir
+
+        env = os.environ.get("FIXLORE_HOME")
+        return Path(env) if env else Path(user_data_dir("fixlore", appauthor=False))
+    return Path(knowledge_home())
+
+
+def run_doctor(cli_settings: dict[str, Any], out: Any = print, cwd: Path | None = None) -> int:
+    """Print the report; return 0 if all is well, 1 if something needed is missing."""
+    problems: list[str] = []
+    out(f"fixlore {__version__} on Python {platform.python_version()} ({sys.executable})")
+    for dist in _DISTS:
+        try:
+            out(f"  {dist:<14} {version(dist)}")
+        except PackageNotFoundError:
+            out(f"  {dist:<14} MISSING")
+            problems.append(f"{dist} is not installed")
+    try:
+        major = int(version("cattrs").split(".")[0])
+        if major >= 25:
+            problems.append("cattrs >= 25 breaks pygls 2.1 on some servers' messages; install cattrs<25")
+    except (PackageNotFoundError, ValueError):
+        pass
+
+    home = knowledge_location()
+    out(f"\nKnowledge: {home}{'' if home.exists() else ' (not created yet)'}")
+    if os.environ.get("FIXLORE_HOME"):
+        out("  (set by FIXLORE_HOME)")
+
+    out("\nGrammars:")
+    for dist, ver in grammar_versions().items():
+        out(f"  {dist:<24} {ver}")
+    for language in sorted(supported_languages()):
+        if get_language(language) is None:
+            problems.append(f"no grammar for {language}")
+
+    root = cwd or Path.cwd()
+    merged = merge_layers(read_pyproject(root), cli_settings)
+    config, config_problems = parse_config(merged)
+    problems.extend(f"configuration: {p}" for p in config_problems)
+    out("\nUpstream servers:")
+    if not config.upstreams:
+        out("  none configured (fixlore runs standalone: syntax diagnostics and learned fixes)")
+    for language, servers in sorted(config.upstreams.items()):
+        for upstream in servers:
+            found = shutil.which(upstream.command[0])
+            out(f"  {language:<12} {' '.join(upstream.command):<40} {found or 'NOT FOUND on PATH'}")
+            if not found:
+                problems.append(f"upstream `{upstream.command[0]}` for {language} is not on PATH")
+
+    if problems:
+        out("\nProblems:")
+        for problem in problems:
+            out(f"  - {problem}")
+        return 1
+    out("\nAll good.")
+    return 0

@@ -1,0 +1,5 @@
+// Shopping cart
+export function addItem(cart, item) {
+  cart.items.push(item;
+  return cart;
+}
