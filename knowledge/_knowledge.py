@@ -1,0 +1,473 @@
+"""The ``Knowledge`` object: all scopes behind one in-memory index and one writer thread.
+
+``record()`` verifies the pattern's privacy (once per fingerprint), updates
+the index at once, so the next ranking sees the event, and queues the write.
+A background thread applies queued writes in one transaction every
+``batch_interval`` seconds or ``batch_max`` events; ``flush()`` waits until
+everything recorded before it is committed (that is what "acknowledged"
+means). Another process's writes reach this index through ``refresh()``, a
+cheap poll of SQLite's ``data_version``.
+
+Locks: ``_cond`` guards the index and the pending batch (held briefly by
+``record``); ``_apply_lock`` is held by the writer while it takes and applies
+a batch, and by ``refresh``, so a refresh sees either a batch pending or
+committed, never half-way.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import threading
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from fixlore.abstraction._pattern import Pattern, Scope, Signature
+
+from . import _admin
+from ._exchange import Verifier
+from ._index import R_BODY, R_CTX, R_FIRST, R_LAST, R_WS, Index, Row
+from ._model import (
+    COUNT_KINDS,
+    Event,
+    EventKind,
+    KnowledgeError,
+    PatternStats,
+    PruneConfig,
+    RuleKey,
+)
+from ._paths import STORE_FILE, knowledge_home, workspace_hash
+from ._store import WEEK, Batch, PatternDelta, Store
+from ._verify import check_privacy
+from ._workspace import WorkspaceDelta, WorkspaceScope
+
+logger = logging.getLogger(__name__)
+
+_KIND_INDEX = {k: i for i, k in enumerate(COUNT_KINDS)}
+
+
+class Knowledge(_admin.AdminMixin):
+    """All knowledge scopes of one server (or CLI run). Use :meth:`open`."""
+
+    def __init__(
+        self,
+        home: Path,
+        *,
+        workspace_root: Path | None,
+        learning: bool,
+        workspace_scope: bool,
+        base: bool,
+        verifier: Verifier,
+        prune_config: PruneConfig,
+        auto_prune: bool,
+        batch_interval: float,
+        batch_max: int,
+    ) -> None:
+        self.home = home
+        self.db_path = home / STORE_FILE
+        self.verifier = verifier
+        self.prune_config = prune_config
+        self._learning = learning
+        self._auto_prune = auto_prune
+        self._batch_interval = batch_interval
+        self._batch_max = batch_max
+        self._index = Index()
+        self._cond = threading.Condition(threading.Lock())
+        self._apply_lock = threading.Lock()
+        self._db_lock = threading.RLock()
+        self._pending = Batch()
+        self._ws_pending: dict[str, WorkspaceDelta] = {}
+        self._seq = 0
+        self._committed = 0
+        self._flush_target = 0
+        self._errors = 0
+        self._closing = False
+        self._writer: threading.Thread | None = None
+        self._writer_store: Store | None = None
+        self._verified: dict[str, bool] = {}
+        self._db: Store | None = None
+        self._rev = 0
+        self._epoch = ""
+        self._data_version = -1
+        if learning or self.db_path.exists():
+            self._db = Store(self.db_path, readonly=not learning)
+        salt = self._db.meta("salt") if self._db is not None else ""
+        self._salt = bytes.fromhex(salt) if salt else secrets.token_bytes(32)
+        self.workspace_id = workspace_hash(self._salt, workspace_root) if workspace_root else ""
+        """This workspace's salted hash, for :attr:`Event.workspace`."""
+        self._workspace = (
+            WorkspaceScope(workspace_root, verifier) if workspace_scope and workspace_root else None
+        )
+        self._load(base)
+
+    @classmethod
+    def open(
+        cls,
+        home: Path | None = None,
+        *,
+        workspace_root: Path | None = None,
+        learning: bool = True,
+        workspace_scope: bool = False,
+        base: bool = True,
+        verifier: Verifier = check_privacy,
+        prune_config: PruneConfig = PruneConfig(),  # noqa: B008 - frozen
+        auto_prune: bool = True,
+        batch_interval: float = 0.2,
+        batch_max: int = 500,
+    ) -> Knowledge:
+        """Open (creating if learning is on) the store under ``home`` and load every scope."""
+        return cls(
+            home if home is not None else knowledge_home(),
+            workspace_root=workspace_root,
+            learning=learning,
+            workspace_scope=workspace_scope,
+            base=base,
+            verifier=verifier,
+            prune_config=prune_config,
+            auto_prune=auto_prune,
+            batch_interval=batch_interval,
+            batch_max=batch_max,
+        )
+
+    # -- loading and refreshing ---------------------------------------------------------
+
+    def _load(self, base: bool) -> None:
+        if base:
+            for r in _admin.base_records(self.verifier):
+                self._put_record(Scope.BASE, r)
+        if self._workspace is not None:
+            for r in self._workspace.load():
+                self._put_record(Scope.WORKSPACE, r)
+        if self._db is not None:
+            self._reload_user()
+
+    def _put_record(self, scope: Scope, r: _admin.Record) -> None:
+        p = r.pattern
+        row: Row = [*r.counts.as_tuple(), r.first_seen, r.last_seen, r.workspaces, p.context]
+        row.append(p.to_json())
+        self._index.put(scope, p.signature.rule_key, p.fingerprint, row)
+
+    def _reload_user(self) -> None:
+        assert self._db is not None
+        with self._db_lock:
+            db = self._db
+            db.conn.execute("BEGIN")
+            try:
+                self._data_version = db.data_version()
+                self._epoch = db.meta("epoch")
+                self._rev = int(db.meta("rev", "0"))
+                rows = db.rows()
+                fresh = Index()
+                for r in rows:
+                    fresh.put(Scope.USER, (r[1], r[2], r[3]), r[0], _row_from_db(r))
+            finally:
+                db.conn.execute("COMMIT")
+        with self._cond:
+            self._index.scopes[Scope.USER] = fresh.scopes[Scope.USER]
+            for fp, d in self._pending.patterns.items():
+                _add_pending(self._index, fp, d)
+
+    def refresh(self) -> bool:
+        """Pull other processes' writes into the index; True if anything changed.
+
+        Cheap when nothing changed (one pragma); call it every few seconds.
+        """
+        if self._db is None:
+            return False
+        with self._db_lock:
+            if self._db.data_version() == self._data_version:
+                return False
+        with self._apply_lock, self._db_lock:
+            db = self._db
+            db.conn.execute("BEGIN")
+            try:
+                self._data_version = db.data_version()
+                if db.meta("epoch") != self._epoch:
+                    full = True
+                else:
+                    full = False
+                    rev = int(db.meta("rev", "0"))
+                    gone = db.forgotten_since(self._rev)
+                    rows = list(db.rows(since_rev=self._rev))
+            finally:
+                db.conn.execute("COMMIT")
+            if full:
+                self._reload_user()
+                return True
+            with self._cond:
+                for fp in gone:
+                    self._index.remove(Scope.USER, fp)
+                for r in rows:
+                    key = (r[1], r[2], r[3])
+                    self._index.remove(Scope.USER, r[0], key)
+                    if r[-2] is None:
+                        self._index.put(Scope.USER, key, r[0], _row_from_db(r))
+                        d = self._pending.patterns.get(r[0])
+                        if d is not None:
+                            _add_pending(self._index, r[0], d)
+                self._rev = rev
+        return bool(gone or rows)
+
+    # -- the request path ---------------------------------------------------------------
+
+    @property
+    def learning(self) -> bool:
+        """Whether :meth:`record` stores anything."""
+        return self._learning
+
+    def set_learning(self, on: bool) -> None:
+        """Turn learning on or off; off, :meth:`record` writes nothing."""
+        if on and self._db is not None and self._db.readonly:
+            with self._db_lock:
+                self._db.close()
+                self._db = Store(self.db_path)
+        elif on and self._db is None:
+            self._db = Store(self.db_path)
+            self._salt = bytes.fromhex(self._db.meta("salt"))
+        self._learning = on
+
+    def workspace_hash(self, root: Path | str) -> str:
+        """The salted hash of a workspace root (never store the path itself)."""
+        return workspace_hash(self._salt, root)
+
+    def evidence(self, rule_key: RuleKey) -> Mapping[str, PatternStats]:
+        """Fingerprint -> stats under ``rule_key``, highest scope per fingerprint. In memory."""
+        return self._index.evidence(rule_key)
+
+    def learned_fixes(self, signature: Signature) -> list[PatternStats]:
+        """Learned fixes (patterns with a shape) for ``signature``, best evidence first.
+
+        Exact message-template matches come before other patterns of the same
+        rule key (generalised ones, other templates); ``instantiate`` decides
+        whether those apply.
+        """
+        with self._cond:
+            found = self._index.with_shape(signature.rule_key)
+
+        def key(s: PatternStats) -> tuple[int, int, int, str]:
+            exact = s.pattern is not None and s.pattern.signature == signature
+            c = s.counts
+            return (0 if exact else 1, -(c.accepted + c.manual), c.failed + c.undone, s.fingerprint)
+
+        return sorted(found, key=key)
+
+    def record(self, event: Event) -> None:
+        """Queue one event (non-blocking). Refused patterns are counted, logged by id only."""
+        if not self._learning:
+            return
+        p = event.pattern
+        fp = p.fingerprint
+        ok = self._verified.get(fp)
+        if ok is None:
+            ok, field = self.verifier(p)
+            self._verified[fp] = ok
+            if not ok:
+                logger.warning("privacy verifier refused pattern %s (field %s)", fp, field)
+        with self._cond:
+            self._start_writer()
+            was_empty = not self._pending
+            self._seq += 1
+            if not ok:
+                self._pending.refused += 1
+            else:
+                self._record_locked(event, p, fp)
+            if was_empty or len(self._pending.events) >= self._batch_max:
+                self._cond.notify_all()
+
+    def record_sync(self, event: Event, timeout: float | None = 30.0) -> None:
+        """:meth:`record` then :meth:`flush`: returns once the event is durable."""
+        self.record(event)
+        self.flush(timeout)
+
+    def _record_locked(self, event: Event, p: Pattern, fp: str) -> None:
+        i = _KIND_INDEX[event.kind]
+        at = event.at
+        key = p.signature.rule_key
+        row = self._index.ensure(Scope.USER, key, fp, at, p)
+        _bump(row, i, at)
+        d = self._pending.patterns.get(fp)
+        if d is None:
+            d = PatternDelta(
+                fp, key, p.category.value, p.shape is not None, "/".join(p.context), p.to_json()
+            )
+            self._pending.patterns[fp] = d
+        d.counts[i] += 1
+        d.first_seen = min(d.first_seen, at)
+        d.last_seen = max(d.last_seen, at)
+        if event.workspace:
+            d.workspaces.add(event.workspace)
+        d.weeks.setdefault(int(at // WEEK), [0] * len(COUNT_KINDS))[i] += 1
+        self._pending.events.append((at, event.kind.value, fp, event.workspace))
+        if self._workspace is not None and not self._workspace.broken:
+            wrow = self._index.ensure(Scope.WORKSPACE, key, fp, at, p)
+            if wrow[R_BODY] is None:
+                wrow[R_BODY] = p.to_json()
+            wrow[R_WS] = max(wrow[R_WS], 1)
+            _bump(wrow, i, at)
+            wd = self._ws_pending.setdefault(fp, WorkspaceDelta(p))
+            wd.counts[i] += 1
+            wd.first_seen = min(wd.first_seen, at)
+            wd.last_seen = max(wd.last_seen, at)
+
+    # -- the writer ---------------------------------------------------------------------
+
+    def _start_writer(self) -> None:
+        if self._writer is None and not self._closing:
+            self._writer = threading.Thread(
+                target=self._run_writer, name="fixlore-knowledge-writer", daemon=True
+            )
+            self._writer.start()
+
+    def _run_writer(self) -> None:
+        try:
+            self._writer_store = Store(self.db_path)
+        except KnowledgeError:
+            logger.exception("knowledge writer cannot open the store")
+            with self._cond:
+                self._errors += 1
+                self._cond.notify_all()
+            return
+        if self._auto_prune:
+            self._maybe_auto_prune(self._writer_store)
+        while True:
+            with self._cond:
+                self._cond.wait_for(lambda: bool(self._pending) or self._closing)
+                self._cond.wait_for(
+                    lambda: self._closing
+                    or self._flush_wanted()
+                    or len(self._pending.events) >= self._batch_max,
+                    timeout=self._batch_interval,
+                )
+            self._write_once()
+            with self._cond:
+                if self._closing and not self._pending:
+                    break
+        self._writer_store.close()
+
+    def _flush_wanted(self) -> bool:
+        return self._flush_target > self._committed
+
+    def _write_once(self) -> None:
+        assert self._writer_store is not None
+        with self._apply_lock:
+            with self._cond:
+                batch, self._pending = self._pending, Batch()
+                ws, self._ws_pending = self._ws_pending, {}
+                seq = self._seq
+            try:
+                if batch:
+                    self._writer_store.apply(batch)
+                if ws and self._workspace is not None:
+                    self._workspace.merge(ws)
+            except (KnowledgeError, OSError, Exception) as exc:  # noqa: BLE001 - logged, retried
+                logger.error("knowledge write failed, will retry: %s", type(exc).__name__)
+                with self._cond:
+                    _merge_batch(batch, self._pending)
+                    self._pending = batch
+                    for fp, d in self._ws_pending.items():
+                        _merge_ws(ws, fp, d)
+                    self._ws_pending = ws
+                    self._errors += 1
+                    self._cond.notify_all()
+                time.sleep(self._batch_interval)
+                return
+        with self._cond:
+            self._committed = max(self._committed, seq)
+            self._cond.notify_all()
+
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every event recorded before this call is committed."""
+        with self._cond:
+            target = self._seq
+            if self._committed >= target or self._writer is None:
+                return
+            errors = self._errors
+            self._flush_target = max(self._flush_target, target)
+            self._cond.notify_all()
+            done = self._cond.wait_for(
+                lambda: self._committed >= target or self._errors > errors, timeout
+            )
+            if self._committed >= target:
+                return
+        if not done:
+            raise KnowledgeError(f"flush timed out after {timeout} s")
+        raise KnowledgeError("the knowledge store could not be written (see the log)")
+
+    def close(self, timeout: float | None = 10.0) -> None:
+        """Flush, stop the writer and close the store."""
+        with self._cond:
+            self._closing = True
+            self._cond.notify_all()
+        if self._writer is not None:
+            self._writer.join(timeout)
+        if self._db is not None:
+            with self._db_lock:
+                self._db.close()
+            self._db = None
+
+    def __enter__(self) -> Knowledge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _bump(row: Row, i: int, at: float) -> None:
+    row[i] += 1
+    row[R_FIRST] = min(row[R_FIRST], at)
+    row[R_LAST] = max(row[R_LAST], at)
+
+
+def _row_from_db(r: tuple[object, ...]) -> Row:
+    # fingerprint, language, source, code, category, has_shape, context, body, 7 counts,
+    # first_seen, last_seen, workspaces, archived_at, rev
+    ctx = str(r[6])
+    n = len(COUNT_KINDS)
+    return [*r[8 : 8 + n], r[8 + n], r[9 + n], r[10 + n], tuple(ctx.split("/")) if ctx else (), r[7]]
+
+
+def _add_pending(index: Index, fp: str, d: PatternDelta) -> None:
+    row = index.get(Scope.USER, d.rule_key, fp)
+    if row is None:
+        row = [0] * len(COUNT_KINDS) + [d.first_seen, d.last_seen, 0, (), None]
+        if d.has_shape:
+            row[R_BODY] = d.body
+        row[R_CTX] = tuple(d.context.split("/")) if d.context else ()
+        index.put(Scope.USER, d.rule_key, fp, row)
+    for i, n in enumerate(d.counts):
+        row[i] += n
+    row[R_FIRST] = min(row[R_FIRST], d.first_seen)
+    row[R_LAST] = max(row[R_LAST], d.last_seen)
+
+
+def _merge_batch(src: Batch, dst: Batch) -> None:
+    """Add ``dst``'s contents into ``src`` (used to put a failed batch back)."""
+    for fp, d in dst.patterns.items():
+        old = src.patterns.get(fp)
+        if old is None:
+            src.patterns[fp] = d
+            continue
+        old.counts = [a + b for a, b in zip(old.counts, d.counts, strict=True)]
+        old.first_seen = min(old.first_seen, d.first_seen)
+        old.last_seen = max(old.last_seen, d.last_seen)
+        old.workspaces |= d.workspaces
+        for wk, n in d.weeks.items():
+            cur = old.weeks.setdefault(wk, [0] * len(COUNT_KINDS))
+            for i, v in enumerate(n):
+                cur[i] += v
+    src.events.extend(dst.events)
+    src.refused += dst.refused
+
+
+def _merge_ws(dst: dict[str, WorkspaceDelta], fp: str, d: WorkspaceDelta) -> None:
+    old = dst.get(fp)
+    if old is None:
+        dst[fp] = d
+        return
+    old.counts = [a + b for a, b in zip(old.counts, d.counts, strict=True)]
+    old.first_seen = min(old.first_seen, d.first_seen)
+    old.last_seen = max(old.last_seen, d.last_seen)
+
+
+__all__ = ["EventKind", "Knowledge"]

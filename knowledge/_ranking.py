@@ -1,0 +1,146 @@
+"""Ranking of the code actions of one diagnostic: a pure function over plain data.
+
+For each candidate the score combines
+
+* acceptance: the mean of Beta(alpha0 + accepted + manual, beta0 + rejected + undone),
+* verified success: the mean of Beta(alpha0 + succeeded, beta0 + failed),
+* context match: the overlap of the stored context with the request's,
+
+where every observation is weighted by the scope it comes from and by a
+recency decay (half-life) of the pattern's last sighting. A candidate with no
+evidence scores exactly the prior, so with no evidence at all the upstream
+order stands (ties are broken by upstream position). The result is
+deterministic and each score comes with an explanation: plain strings of
+numbers and factor names, never user code.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+from fixlore.abstraction._pattern import Scope
+
+from ._model import Candidate, PatternStats, RankedAction, RankingConfig
+
+_DAY = 86400.0
+
+
+def rank_actions(
+    candidates: Sequence[Candidate],
+    evidence: Mapping[str, PatternStats],
+    *,
+    now: float,
+    config: RankingConfig = RankingConfig(),  # noqa: B008 - frozen, immutable default
+) -> list[RankedAction]:
+    """Order ``candidates`` best first, mark at most one preferred, explain each.
+
+    ``evidence`` maps candidate keys (pattern fingerprints) to statistics, as
+    returned by :meth:`Knowledge.evidence`. Pure: no I/O, no clock.
+    """
+    scored: list[tuple[float, int, Candidate, tuple[str, ...], float]] = []
+    for cand in candidates:
+        stats = evidence.get(cand.key)
+        if stats is None:
+            score, why, uses = _prior_score(cand, config)
+        else:
+            score, why, uses = _score(cand, stats, now, config)
+        scored.append((score, cand.upstream_index, cand, why, uses))
+    # Round so that float noise cannot reorder equal evidence; then upstream order.
+    scored.sort(key=lambda s: (-round(s[0], 9), s[1]))
+    preferred_at = _preferred(scored, config)
+    out: list[RankedAction] = []
+    for i, (score, _, cand, why, _uses) in enumerate(scored):
+        out.append(
+            RankedAction(candidate=cand, score=score, preferred=i == preferred_at, explanation=why)
+        )
+    return out
+
+
+def prior_score(config: RankingConfig = RankingConfig()) -> float:  # noqa: B008
+    """The score of a candidate without evidence."""
+    mean = config.prior_alpha / (config.prior_alpha + config.prior_beta)
+    return config.weight_acceptance * mean + config.weight_success * mean
+
+
+def _prior_score(cand: Candidate, config: RankingConfig) -> tuple[float, tuple[str, ...], float]:
+    score = prior_score(config)
+    return (
+        score,
+        (
+            f"score {score:.3f}: no evidence (prior)",
+            f"upstream position {cand.upstream_index}",
+        ),
+        0.0,
+    )
+
+
+def _score(
+    cand: Candidate, stats: PatternStats, now: float, config: RankingConfig
+) -> tuple[float, tuple[str, ...], float]:
+    c = stats.counts
+    a0, b0 = config.prior_alpha, config.prior_beta
+    age_days = max(0.0, now - stats.last_seen) / _DAY
+    if stats.scope is Scope.BASE or config.half_life_days <= 0:
+        decay = 1.0  # shipped knowledge does not age
+    else:
+        decay = math.pow(0.5, age_days / config.half_life_days)
+    scope_w = dict(config.scope_weights).get(stats.scope, 1.0)
+    w = decay * scope_w
+    pos = (c.accepted + c.manual) * w
+    neg = (c.rejected + c.undone) * w
+    acceptance = (a0 + pos) / (a0 + b0 + pos + neg)
+    ok = c.succeeded * w
+    bad = c.failed * w
+    success = (a0 + ok) / (a0 + b0 + ok + bad)
+    ctx, shared, total = _context_match(stats.context, cand.pattern.context if cand.pattern else ())
+    score = (
+        config.weight_acceptance * acceptance
+        + config.weight_success * success
+        + config.weight_context * ctx
+    )
+    why = (
+        f"score {score:.3f} = {config.weight_acceptance:g}*acceptance"
+        f" + {config.weight_success:g}*success + {config.weight_context:g}*context",
+        f"acceptance {acceptance:.3f}: Beta({a0:g}+{pos:.2f}, {b0:g}+{neg:.2f})"
+        f" from {c.accepted} accepted, {c.manual} manual, {c.rejected} rejected,"
+        f" {c.undone} undone",
+        f"success {success:.3f}: Beta({a0:g}+{ok:.2f}, {b0:g}+{bad:.2f})"
+        f" from {c.succeeded} succeeded, {c.failed} failed",
+        f"recency {decay:.3f}: base knowledge does not age"
+        if stats.scope is Scope.BASE
+        else f"recency {decay:.3f}: last seen {age_days:.1f} days ago,"
+        f" half-life {config.half_life_days:g} days",
+        f"scope {stats.scope.value} (weight {scope_w:g})",
+        f"context {ctx:.2f}: {shared} of {total} node kinds shared",
+        f"upstream position {cand.upstream_index}",
+    )
+    return score, why, float(c.accepted + c.manual)
+
+
+def _context_match(stored: Sequence[str], request: Sequence[str]) -> tuple[float, int, int]:
+    """Jaccard overlap of two sets of node kinds (0 when either is unknown)."""
+    a, b = set(stored), set(request)
+    if not a or not b:
+        return 0.0, 0, len(a | b)
+    union = a | b
+    shared = len(a & b)
+    return shared / len(union), shared, len(union)
+
+
+def _preferred(
+    scored: Sequence[tuple[float, int, Candidate, tuple[str, ...], float]],
+    config: RankingConfig,
+) -> int | None:
+    """Index of the clear winner, if there is one."""
+    if not scored:
+        return None
+    top_score, _, _, _, top_uses = scored[0]
+    # A lone candidate must still beat "no evidence" clearly.
+    runner_up = scored[1][0] if len(scored) > 1 else prior_score(config)
+    if top_uses + 1e-9 < config.preferred_min_uses:
+        return None
+    if top_score - runner_up < config.preferred_margin:
+        return None
+    return 0
+

@@ -1,0 +1,413 @@
+"""The user store: one SQLite file, WAL mode, numbered migrations, delta writes.
+
+Several processes (editor windows) may write to the same file at once. Every
+count change is applied as ``n = n + ?`` inside a ``BEGIN IMMEDIATE``
+transaction, never read-modify-write, so concurrent writers stay exact. A
+store-wide revision counter in ``meta`` is bumped by every write transaction
+and stamped on the rows it touched, so a process can pull just what others
+changed (see :meth:`Store.changes_since`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._model import COUNT_KINDS, KnowledgeError, PruneConfig, PruneReport
+
+logger = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 30_000
+COUNT_COLUMNS = tuple(k.value for k in COUNT_KINDS)
+_COLS = ", ".join(COUNT_COLUMNS)
+WEEK = 7 * 86400.0
+
+MIGRATIONS: tuple[tuple[int, str], ...] = (
+    (
+        1,
+        f"""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE patterns (
+            fingerprint TEXT PRIMARY KEY,
+            language TEXT NOT NULL, source TEXT NOT NULL, code TEXT NOT NULL,
+            category TEXT NOT NULL,
+            has_shape INTEGER NOT NULL,
+            context TEXT NOT NULL,
+            body TEXT NOT NULL,
+            {", ".join(f"{c} INTEGER NOT NULL DEFAULT 0" for c in COUNT_COLUMNS)},
+            first_seen REAL NOT NULL, last_seen REAL NOT NULL,
+            workspaces INTEGER NOT NULL DEFAULT 0,
+            archived_at REAL,
+            archive_reason TEXT,
+            rev INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE INDEX patterns_rule ON patterns(language, source, code);
+        CREATE INDEX patterns_rev ON patterns(rev);
+        CREATE TABLE pattern_workspaces (
+            fingerprint TEXT NOT NULL, workspace TEXT NOT NULL,
+            PRIMARY KEY (fingerprint, workspace)
+        ) WITHOUT ROWID;
+        CREATE TABLE trend (
+            fingerprint TEXT NOT NULL, week INTEGER NOT NULL,
+            {", ".join(f"{c} INTEGER NOT NULL DEFAULT 0" for c in COUNT_COLUMNS)},
+            PRIMARY KEY (fingerprint, week)
+        ) WITHOUT ROWID;
+        CREATE TABLE events (
+            id INTEGER PRIMARY KEY,
+            at REAL NOT NULL, kind TEXT NOT NULL,
+            fingerprint TEXT NOT NULL, workspace TEXT NOT NULL
+        );
+        CREATE INDEX events_at ON events(at);
+        CREATE INDEX events_fp ON events(fingerprint);
+        CREATE TABLE forgotten (fingerprint TEXT PRIMARY KEY, rev INTEGER NOT NULL);
+        """,
+    ),
+)
+
+
+@dataclass
+class PatternDelta:
+    """Count changes for one pattern, aggregated over a batch of events."""
+
+    fingerprint: str
+    rule_key: tuple[str, str, str]
+    category: str
+    has_shape: bool
+    context: str
+    body: str
+    counts: list[int] = field(default_factory=lambda: [0] * len(COUNT_COLUMNS))
+    first_seen: float = float("inf")
+    last_seen: float = 0.0
+    workspaces: set[str] = field(default_factory=set)
+    weeks: dict[int, list[int]] = field(default_factory=dict)
+    set_workspaces: int | None = None
+    """Imports: raise the workspace count to at least this (no hashes travel)."""
+
+
+@dataclass
+class Batch:
+    """Everything one write transaction applies."""
+
+    patterns: dict[str, PatternDelta] = field(default_factory=dict)
+    events: list[tuple[float, str, str, str]] = field(default_factory=list)
+    refused: int = 0
+
+    def __bool__(self) -> bool:
+        return bool(self.patterns or self.events or self.refused)
+
+
+def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
+    """Open the store with WAL, a busy timeout and explicit transactions."""
+    try:
+        if readonly:
+            conn = sqlite3.connect(
+                f"{path.as_uri()}?mode=ro", uri=True, isolation_level=None,
+                check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000,
+            )
+        else:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                path, isolation_level=None, check_same_thread=False,
+                timeout=BUSY_TIMEOUT_MS / 1000,
+            )
+            conn.execute("PRAGMA journal_mode=WAL")
+            # FULL: a batch that flush() acknowledged survives a crash of the machine too.
+            conn.execute("PRAGMA synchronous=FULL")
+        conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+    except sqlite3.Error as exc:
+        raise KnowledgeError(f"cannot open the knowledge store: {exc}") from exc
+    return conn
+
+
+class Store:
+    """Queries on one connection. Not thread-safe: one Store per thread."""
+
+    def __init__(self, path: Path, *, readonly: bool = False) -> None:
+        self.path = path
+        self.readonly = readonly
+        self.conn = connect(path, readonly=readonly)
+        if not readonly:
+            self.migrate()
+
+    def close(self) -> None:
+        """Close the connection."""
+        self.conn.close()
+
+    # -- schema -------------------------------------------------------------------------
+
+    def migrate(self) -> None:
+        """Apply every migration not yet recorded, each with its record in one transaction."""
+        c = self.conn
+        c.execute(
+            "CREATE TABLE IF NOT EXISTS schema_migrations"
+            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+        )
+        for version, sql in MIGRATIONS:
+            c.execute("BEGIN IMMEDIATE")
+            try:
+                done = c.execute(
+                    "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
+                ).fetchone()
+                if done is None:
+                    for stmt in sql.split(";"):
+                        if stmt.strip():
+                            c.execute(stmt)
+                    c.execute(
+                        "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
+                        (version, time.time()),
+                    )
+                    if version == 1:
+                        c.executemany(
+                            "INSERT INTO meta (key, value) VALUES (?, ?)",
+                            [("salt", secrets.token_hex(32)), ("rev", "0"), ("epoch", "0"),
+                             ("refused", "0"), ("last_prune", "0")],
+                        )
+                    logger.info("knowledge store migrated to version %d", version)
+                c.execute("COMMIT")
+            except BaseException:
+                c.execute("ROLLBACK")
+                raise
+
+    def meta(self, key: str, default: str = "") -> str:
+        """A value of the ``meta`` table."""
+        row = self.conn.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return default if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        """Set a value of the ``meta`` table (autocommit)."""
+        self.conn.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?)"
+            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def data_version(self) -> int:
+        """Changes whenever another connection commits (cheap poll)."""
+        return int(self.conn.execute("PRAGMA data_version").fetchone()[0])
+
+    # -- writes -------------------------------------------------------------------------
+
+    def _bump_rev(self) -> int:
+        self.conn.execute(
+            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev'"
+        )
+        return int(self.meta("rev"))
+
+    def apply(self, batch: Batch) -> None:
+        """Apply a batch in one transaction (all or nothing)."""
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            self.apply_in_tx(batch)
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def apply_in_tx(self, batch: Batch) -> None:
+        c = self.conn
+        rev = self._bump_rev()
+        upsert = (
+            "INSERT INTO patterns (fingerprint, language, source, code, category, has_shape,"
+            f" context, body, {_COLS}, first_seen, last_seen, workspaces, rev)"
+            f" VALUES (?, ?, ?, ?, ?, ?, ?, ?, {', '.join('?' * len(COUNT_COLUMNS))},"
+            " ?, ?, 0, ?)"
+            " ON CONFLICT(fingerprint) DO UPDATE SET "
+            + ", ".join(f"{k} = {k} + excluded.{k}" for k in COUNT_COLUMNS)
+            + ", first_seen = min(first_seen, excluded.first_seen),"
+            " last_seen = max(last_seen, excluded.last_seen),"
+            " archived_at = NULL, archive_reason = NULL, rev = excluded.rev"
+        )
+        rows = []
+        ws_rows = []
+        week_rows = []
+        for d in batch.patterns.values():
+            rows.append(
+                (d.fingerprint, *d.rule_key, d.category, int(d.has_shape), d.context, d.body,
+                 *d.counts, d.first_seen, d.last_seen, rev)
+            )
+            ws_rows.extend((d.fingerprint, w) for w in d.workspaces)
+            week_rows.extend((d.fingerprint, wk, *n) for wk, n in d.weeks.items())
+        c.executemany(upsert, rows)
+        for fp, ws in ws_rows:
+            cur = c.execute(
+                "INSERT OR IGNORE INTO pattern_workspaces (fingerprint, workspace) VALUES (?, ?)",
+                (fp, ws),
+            )
+            if cur.rowcount == 1:
+                c.execute(
+                    "UPDATE patterns SET workspaces = workspaces + 1 WHERE fingerprint = ?", (fp,)
+                )
+        for d in batch.patterns.values():
+            if d.set_workspaces:
+                c.execute(
+                    "UPDATE patterns SET workspaces = max(workspaces, ?) WHERE fingerprint = ?",
+                    (d.set_workspaces, d.fingerprint),
+                )
+        c.executemany(
+            f"INSERT INTO trend (fingerprint, week, {_COLS})"
+            f" VALUES (?, ?, {', '.join('?' * len(COUNT_COLUMNS))})"
+            " ON CONFLICT(fingerprint, week) DO UPDATE SET "
+            + ", ".join(f"{k} = {k} + excluded.{k}" for k in COUNT_COLUMNS),
+            week_rows,
+        )
+        c.executemany(
+            "INSERT INTO events (at, kind, fingerprint, workspace) VALUES (?, ?, ?, ?)",
+            batch.events,
+        )
+        if batch.refused:
+            c.execute(
+                "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'refused'",
+                (batch.refused,),
+            )
+
+    def forget(self, fingerprint: str) -> bool:
+        """Delete a pattern, its trend and its events. True if it existed."""
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            n = c.execute("DELETE FROM patterns WHERE fingerprint = ?", (fingerprint,)).rowcount
+            for table in ("pattern_workspaces", "trend", "events"):
+                c.execute(f"DELETE FROM {table} WHERE fingerprint = ?", (fingerprint,))
+            if n:
+                rev = self._bump_rev()
+                c.execute(
+                    "INSERT OR REPLACE INTO forgotten (fingerprint, rev) VALUES (?, ?)",
+                    (fingerprint, rev),
+                )
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return n > 0
+
+    def reset(self) -> None:
+        """Delete all learned data (keeps the salt and the schema)."""
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            for table in ("patterns", "pattern_workspaces", "trend", "events", "forgotten"):
+                c.execute(f"DELETE FROM {table}")
+            c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'epoch'")
+            c.execute("UPDATE meta SET value = '0' WHERE key = 'refused'")
+            self._bump_rev()
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    def prune(self, cfg: PruneConfig, now: float, *, dry_run: bool) -> PruneReport:
+        """Archive failing or idle patterns and trim the event log (see docs/knowledge.md)."""
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            idle_cut = now - cfg.max_idle_days * 86400.0
+            archived: list[tuple[str, str]] = []
+            for fp, ok, bad, last in c.execute(
+                "SELECT fingerprint, succeeded, failed, last_seen FROM patterns"
+                " WHERE archived_at IS NULL AND ((succeeded + failed >= ? AND"
+                " succeeded < ? * (succeeded + failed)) OR last_seen < ?) ORDER BY fingerprint",
+                (cfg.min_uses, cfg.min_success, idle_cut),
+            ).fetchall():
+                if ok + bad >= cfg.min_uses and ok < cfg.min_success * (ok + bad):
+                    archived.append((fp, f"success {ok}/{ok + bad} below {cfg.min_success:g}"))
+                else:
+                    idle = (now - last) / 86400.0
+                    archived.append((fp, f"unused for {idle:.0f} days"))
+            ev_cut = now - cfg.event_retention_days * 86400.0
+            old = self.scalar("SELECT count(*) FROM events WHERE at < ?", (ev_cut,))
+            total = self.scalar("SELECT count(*) FROM events")
+            excess = max(0, total - old - cfg.event_max_rows)
+            if not dry_run:
+                rev = self._bump_rev() if archived else 0
+                c.executemany(
+                    "UPDATE patterns SET archived_at = ?, archive_reason = ?, rev = ?"
+                    " WHERE fingerprint = ?",
+                    [(now, why, rev, fp) for fp, why in archived],
+                )
+                c.execute("DELETE FROM events WHERE at < ?", (ev_cut,))
+                if excess:
+                    c.execute(
+                        "DELETE FROM events WHERE id <= (SELECT id FROM events"
+                        " ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                        (cfg.event_max_rows,),
+                    )
+                self.set_meta("last_prune", repr(now))
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        return PruneReport(
+            archived=tuple(archived), events_deleted=old + excess, dry_run=dry_run
+        )
+
+    # -- reads --------------------------------------------------------------------------
+
+    def rows(self, *, since_rev: int = 0, archived: bool = False) -> Iterator[sqlite3.Row]:
+        """Pattern rows (active, or archived too) changed after ``since_rev``."""
+        sql = (
+            "SELECT fingerprint, language, source, code, category, has_shape, context,"
+            f" CASE WHEN has_shape THEN body ELSE NULL END AS body, {_COLS},"
+            " first_seen, last_seen, workspaces, archived_at, rev FROM patterns WHERE rev > ?"
+        )
+        if not archived and since_rev == 0:
+            sql += " AND archived_at IS NULL"
+        yield from self.conn.execute(sql, (since_rev,))
+
+    def forgotten_since(self, rev: int) -> list[str]:
+        """Fingerprints forgotten after ``rev``."""
+        return [
+            r[0]
+            for r in self.conn.execute("SELECT fingerprint FROM forgotten WHERE rev > ?", (rev,))
+        ]
+
+    def full_rows(
+        self, *, language: str | None = None, archived: bool = False
+    ) -> Iterator[tuple[object, ...]]:
+        """Rows for listing and export, with the body, ordered by fingerprint."""
+        sql = (
+            f"SELECT fingerprint, language, source, code, category, body, {_COLS},"
+            " first_seen, last_seen, workspaces, archived_at, archive_reason FROM patterns"
+            " WHERE (? IS NULL OR language = ?)"
+        )
+        if not archived:
+            sql += " AND archived_at IS NULL"
+        yield from self.conn.execute(sql + " ORDER BY fingerprint", (language, language))
+
+    def find(self, prefix: str) -> list[tuple[object, ...]]:
+        """Rows whose fingerprint starts with ``prefix`` (archived included)."""
+        esc = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        return list(
+            self.conn.execute(
+                f"SELECT fingerprint, language, source, code, category, body, {_COLS},"
+                " first_seen, last_seen, workspaces, archived_at, archive_reason FROM patterns"
+                " WHERE fingerprint LIKE ? ESCAPE '\\' ORDER BY fingerprint LIMIT 10",
+                (esc + "%",),
+            )
+        )
+
+    def trend(self, fingerprint: str) -> list[tuple[int, ...]]:
+        """Per-week counts of one pattern, oldest first."""
+        return [
+            tuple(r)
+            for r in self.conn.execute(
+                f"SELECT week, {_COLS} FROM trend WHERE fingerprint = ? ORDER BY week",
+                (fingerprint,),
+            )
+        ]
+
+    def scalar(self, sql: str, params: Iterable[object] = ()) -> int:
+        """One integer from a query."""
+        row = self.conn.execute(sql, tuple(params)).fetchone()
+        return int(row[0] or 0) if row else 0
+
+
+def store_exists(path: Path) -> bool:
+    """True if a store file exists at ``path``."""
+    return os.path.exists(path)
