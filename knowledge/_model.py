@@ -141,7 +141,7 @@ class RankingConfig:
         (Scope.BASE, 0.5),
     )
     """How much one observation of each scope counts."""
-    preferred_margin: float = 0.05
+    preferred_margin: float = 0.1
     """The top score must beat the runner-up by at least this to be preferred."""
     preferred_min_uses: int = 2
     """The top candidate needs at least this many acceptances (or manual fixes)."""

@@ -19,6 +19,11 @@ def check_privacy(pattern: Pattern) -> tuple[bool, str]:
     try:
         from fixlore.abstraction import verify_privacy
     except ImportError:
+        try:  # until fixlore.abstraction re-exports it
+            from fixlore.abstraction._privacy import verify_privacy
+        except ImportError:
+            verify_privacy = None
+    if verify_privacy is None:
         logger.error("privacy verifier unavailable: refusing pattern %s", pattern.fingerprint)
         return False, "(verifier unavailable)"
     verdict = verify_privacy(pattern)
