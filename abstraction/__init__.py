@@ -1,1 +1,78 @@
-"""x."""
+"""fixlore's abstraction layer: concrete fixes in, privacy-safe patterns out, and back.
+
+Pure functions, no I/O, no pygls. Entry points never raise on user code; they
+return a result (:class:`Extracted`, :class:`Instantiated`), a
+:class:`Skipped` with a :class:`SkipReason`, or a :class:`Failed` with the
+traceback text.
+"""
+
+from __future__ import annotations
+
+from fixlore.abstraction._extract import extract_pattern
+from fixlore.abstraction._generalise import generalise
+from fixlore.abstraction._instantiate import instantiate
+from fixlore.abstraction._pattern import (
+    PATTERN_FORMAT_VERSION,
+    ActionTemplate,
+    Anchor,
+    EditShape,
+    FixCategory,
+    Hole,
+    Origin,
+    Pattern,
+    Scope,
+    Signature,
+    canonical_json,
+    fingerprint_of,
+)
+from fixlore.abstraction._privacy import verify_privacy
+from fixlore.abstraction._results import (
+    Extracted,
+    Failed,
+    Instantiated,
+    PrivacyVerdict,
+    Skipped,
+    SkipReason,
+)
+from fixlore.abstraction._templates import abstract_action, abstract_signature
+from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, apply_edits
+from fixlore.abstraction.languages import get_parser, language_for, supported_languages
+from fixlore.abstraction.syntax import SyntaxCode, SyntaxProblem, syntax_problems
+
+__all__ = [
+    "PATTERN_FORMAT_VERSION",
+    "ActionTemplate",
+    "Anchor",
+    "DiagnosticInfo",
+    "EditShape",
+    "Extracted",
+    "Failed",
+    "FixCategory",
+    "Hole",
+    "Instantiated",
+    "Origin",
+    "Pattern",
+    "Position",
+    "PrivacyVerdict",
+    "Scope",
+    "Signature",
+    "SkipReason",
+    "Skipped",
+    "SyntaxCode",
+    "SyntaxProblem",
+    "TextEdit",
+    "TextRange",
+    "abstract_action",
+    "abstract_signature",
+    "apply_edits",
+    "canonical_json",
+    "extract_pattern",
+    "fingerprint_of",
+    "generalise",
+    "get_parser",
+    "instantiate",
+    "language_for",
+    "supported_languages",
+    "syntax_problems",
+    "verify_privacy",
+]

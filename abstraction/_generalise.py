@@ -1,0 +1,152 @@
+"""Generalisation: patterns that differ only in allowlisted names merge (anti-unification).
+
+Two patterns of one rule key, category, anchor and unit merge when their
+message, title and shapes line up token by token and every column where they
+differ is either a pair of placeholders (renumbered consistently) or a pair of
+allowlisted names of one class, which becomes a hole ``$Hk`` over that class
+(``import os`` / ``import re`` -> ``import $H1`` over ``python.stdlib_module``).
+The same pair of names in several fields becomes the same hole. Instance
+counts add up. This is Getafix's anti-unification, restricted to the names
+fixlore may keep.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import replace
+
+from fixlore.abstraction._pattern import ActionTemplate, EditShape, Hole, Pattern, Signature
+from fixlore.abstraction._vocab import class_members, class_of, is_allowed_name
+
+_TOKEN = re.compile(r"\$(?:\d+|H\d+|[SN]|CODE)|\w+|\s+|.", re.S)
+_PH = re.compile(r"\$\d+\Z")
+
+
+def generalise(patterns: Iterable[Pattern]) -> list[Pattern]:
+    """Merge patterns that anti-unify; the rest are returned as they are, in order."""
+    merged: list[Pattern] = []
+    for pattern in patterns:
+        for i, existing in enumerate(merged):
+            combined = merge(existing, pattern)
+            if combined is not None:
+                merged[i] = combined
+                break
+        else:
+            merged.append(pattern)
+    return merged
+
+
+def merge(a: Pattern, b: Pattern) -> Pattern | None:
+    """The least general pattern covering both ``a`` and ``b``, or ``None``."""
+    if a.signature.rule_key != b.signature.rule_key or a.category != b.category:
+        return None
+    if a.extra != b.extra or (a.shape is None) != (b.shape is None):
+        return None
+    if (a.action is None) != (b.action is None):
+        return None
+    if a.shape and b.shape and (a.shape.anchor, a.shape.unit) != (b.shape.anchor, b.shape.unit):
+        return None
+    if a.action and b.action and a.action.kind != b.action.kind:
+        return None
+    au = _Unifier(a, b)
+    try:
+        message = au.field(a.signature.message, b.signature.message)
+        title = au.field(a.action.title, b.action.title) if a.action and b.action else None
+        before = au.field(a.shape.before, b.shape.before) if a.shape and b.shape else None
+        after = au.field(a.shape.after, b.shape.after) if a.shape and b.shape else None
+    except _Mismatch:
+        return None
+    sig = Signature(a.signature.language, a.signature.source, a.signature.code, message)
+    shape = None
+    if a.shape is not None and before is not None and after is not None:
+        shape = EditShape(a.shape.anchor, a.shape.unit, before, after)
+    action = ActionTemplate(a.action.kind, title) if a.action and title is not None else None
+    context = a.context if a.context == b.context else _common_tail(a.context, b.context)
+    return replace(
+        a,
+        signature=sig,
+        shape=shape,
+        action=action,
+        context=context,
+        holes=tuple(sorted(au.holes.values(), key=lambda h: int(h.name[2:]))),
+        instances=a.instances + b.instances,
+    )
+
+
+class _Mismatch(Exception):
+    """Internal: the two patterns do not anti-unify."""
+
+
+class _Unifier:
+    def __init__(self, a: Pattern, b: Pattern) -> None:
+        self.language = a.signature.language
+        self.a_holes = {h.name: h.klass for h in a.holes}
+        self.b_holes = {h.name: h.klass for h in b.holes}
+        self.holes: dict[str, Hole] = {}
+        self.pairs: dict[tuple[str, str], str] = {}
+        self.ph_ab: dict[str, str] = {}
+        self.ph_ba: dict[str, str] = {}
+        taken = [int(h.name[2:]) for h in a.holes]
+        self.next_hole = max(taken, default=0) + 1
+
+    def field(self, x: str, y: str) -> str:
+        xs, ys = _TOKEN.findall(x), _TOKEN.findall(y)
+        if len(xs) != len(ys):
+            raise _Mismatch
+        return "".join(self.column(p, q) for p, q in zip(xs, ys, strict=True))
+
+    def column(self, p: str, q: str) -> str:
+        if _PH.match(p) or _PH.match(q):
+            if not (_PH.match(p) and _PH.match(q)):
+                raise _Mismatch
+            if self.ph_ab.setdefault(p, q) != q or self.ph_ba.setdefault(q, p) != p:
+                raise _Mismatch
+            return p
+        if p == q and not p.startswith("$H"):
+            return p
+        return self.hole(p, q)
+
+    def hole(self, p: str, q: str) -> str:
+        key = (p, q)
+        if key in self.pairs:
+            return self.pairs[key]
+        klass = self._klass(p, q)
+        if p.startswith("$H") and p in self.a_holes and self.a_holes[p] == klass:
+            name = p
+        else:
+            name = f"$H{self.next_hole}"
+            self.next_hole += 1
+        if name in self.holes and self.holes[name].klass != klass:
+            raise _Mismatch
+        self.pairs[key] = name
+        self.holes[name] = Hole(name, klass)
+        return name
+
+    def _klass(self, p: str, q: str) -> str:
+        lang = self.language
+        known = [self.a_holes.get(p), self.b_holes.get(q)]
+        names = {t for t in (p, q) if not t.startswith("$")}
+        if any(t.startswith("$") and t not in self.a_holes and t not in self.b_holes for t in (p, q)):
+            raise _Mismatch
+        if not all(t.isidentifier() and is_allowed_name(lang, t) for t in names):
+            raise _Mismatch
+        for klass in known:
+            if klass is not None:
+                others = [k for k in known if k is not None and k != klass]
+                if not others and names <= class_members(lang, klass):
+                    return klass
+                raise _Mismatch
+        klass = class_of(lang, names)
+        if klass is None:
+            raise _Mismatch
+        return klass
+
+
+def _common_tail(x: tuple[str, ...], y: tuple[str, ...]) -> tuple[str, ...]:
+    out: list[str] = []
+    for p, q in zip(reversed(x), reversed(y), strict=False):
+        if p != q:
+            break
+        out.append(p)
+    return tuple(reversed(out))

@@ -1,0 +1,363 @@
+"""Instantiation: a pattern applied to new code at a diagnostic, as concrete edits.
+
+Placeholders are bound from the diagnostic's message (through the signature's
+template) and by matching the pattern's before-shape against the units around
+the diagnostic, token by token. Only tokens that the pattern changes are
+edited, so the user's own layout survives. Insertions go where the anchor
+says, found in the new file's structure (end of its import block, before the
+diagnostic's statement, ...). The result must parse, or nothing is offered.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+
+import tree_sitter
+
+from fixlore.abstraction._pattern import Anchor, FixCategory, Pattern
+from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
+from fixlore.abstraction._shape import (
+    enclosing_function,
+    flat,
+    function_body_start,
+    header_end,
+    import_insertion,
+    shape_lines,
+    statement_at,
+)
+from fixlore.abstraction._templates import Namer, bind_template
+from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, offset_at
+from fixlore.abstraction._tree import Source, Tok, error_count, render, render_suppression, tokens
+from fixlore.abstraction._vocab import class_members, keywords
+from fixlore.abstraction.languages import get_parser
+
+logger = logging.getLogger(__name__)
+
+_MAX_CANDIDATES = 60
+
+
+class _NoMatch(Exception):
+    """Internal: this candidate does not fit the pattern."""
+
+
+def instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo) -> Instantiated | Skipped | Failed:
+    """Concrete edits applying ``pattern`` to ``text`` at ``diag``; never raises on user code."""
+    try:
+        return _instantiate(pattern, language, text, diag)
+    except Exception as exc:  # noqa: BLE001 - the contract: a result, never a raise
+        logger.warning("instantiation failed for a %s pattern", language)
+        return Failed.from_exception(exc)
+
+
+def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo) -> Instantiated | Skipped:
+    shape = pattern.shape
+    if shape is None:
+        return Skipped(SkipReason.NO_MATCH, "pattern has no shape")
+    if get_parser(language) is None:
+        return Skipped(SkipReason.UNSUPPORTED_LANGUAGE, language[:32])
+    sig = pattern.signature
+    if (sig.language, sig.source, sig.code) != (language, diag.source, str(diag.code or "")):
+        return Skipped(SkipReason.SIGNATURE_MISMATCH)
+    binding = bind_template(language, sig.message, diag.message, pattern.holes)
+    if binding is None:
+        return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
+    src = Source(language, text)
+    code = str(diag.code or "")
+    before = shape_lines(shape.before)
+    after = shape_lines(shape.after)
+    d0 = src.byte(offset_at(text, diag.range.start))
+    d1 = max(d0, src.byte(offset_at(text, diag.range.end)))
+    ctx = _Ctx(src, pattern, binding, code)
+    edits = _edits_at_unit(ctx, before, after, d0, d1) if before else _insert(ctx, after, d0)
+    if edits is None:
+        return Skipped(SkipReason.NO_MATCH)
+    new_edits = tuple(_to_edit(src, s, e, t) for s, e, t in edits)
+    if not _result_parses(src, edits):
+        return Skipped(SkipReason.DOES_NOT_PARSE, "the edited file would not parse")
+    return Instantiated(new_edits, _title(ctx, edits))
+
+
+class _Ctx:
+    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit")
+
+    def __init__(self, src: Source, pattern: Pattern, binding: dict[str, str], code: str) -> None:
+        self.src = src
+        self.pattern = pattern
+        self.binding = dict(binding)
+        self.code = code
+        self.kws = keywords(src.language)
+        self.holes = {h.name: h.klass for h in pattern.holes}
+        self.unit: tuple[int, int] | None = None
+
+    def concrete(self, tok: str) -> str:
+        if tok in self.binding:
+            return self.binding[tok]
+        if "\u2423" in tok or tok == "$CODE":
+            return render_suppression(tok, self.code)
+        if tok in ("$S", "$N") or (tok.startswith("$") and tok[1:2].isalnum()):
+            raise _NoMatch(tok)
+        return tok
+
+
+def _edits_at_unit(
+    ctx: _Ctx, before: list[tuple[int, list[str]]], after: list[tuple[int, list[str]]], d0: int, d1: int
+) -> list[tuple[int, int, str]] | None:
+    b_flat = [t for t, _ in flat(before)]
+    node_kind = dict(ctx.pattern.extra).get("node")
+    for node in _candidates(ctx.src, d0, d1):
+        if node_kind and node.type != node_kind:
+            continue
+        for end in {node.end_byte, header_end(node, node.start_byte)}:
+            toks = tokens(ctx.src, node.start_byte, end, Namer(), ctx.code)
+            if len(toks) != len(b_flat):
+                continue
+            saved = dict(ctx.binding)
+            try:
+                _match(ctx, b_flat, toks)
+                edits = _diff_edits(ctx, b_flat, toks, after, node)
+                ctx.unit = (toks[0].start, toks[-1].end)
+                return edits
+            except _NoMatch:
+                ctx.binding = saved
+    return None
+
+
+def _candidates(src: Source, d0: int, d1: int) -> list[tree_sitter.Node]:
+    first: tree_sitter.Node | None = src.root.descendant_for_byte_range(d0, d1)
+    out: list[tree_sitter.Node] = []
+    node = first
+    while node is not None and node.parent is not None:
+        if node.is_named:
+            out.append(node)
+        node = node.parent
+    if first is not None:
+        queue = list(first.named_children)
+        while queue and len(out) < _MAX_CANDIDATES:
+            n = queue.pop(0)
+            out.append(n)
+            queue.extend(n.named_children)
+    # Statements on the diagnostic's line (a diagnostic may point at a whole line).
+    stmt = statement_at(src, d0)
+    if stmt is not None and stmt not in out:
+        out.append(stmt)
+    return out
+
+
+def _match(ctx: _Ctx, pattern_toks: list[str], toks: list[Tok]) -> None:
+    for p, tok in zip(pattern_toks, toks, strict=True):
+        if p in ("$S", "$N"):
+            if tok.abstract != p:
+                raise _NoMatch(p)
+            continue
+        if p.startswith("$H"):
+            if tok.text not in class_members(ctx.src.language, ctx.holes.get(p, "")):
+                raise _NoMatch(p)
+        elif p.startswith("$") and p[1:].isdigit():
+            if not tok.abstract.startswith("$") or tok.abstract in ("$S", "$N"):
+                raise _NoMatch(p)
+        else:
+            if p != tok.abstract:
+                raise _NoMatch(p)
+            continue
+        if ctx.binding.setdefault(p, tok.text) != tok.text:
+            raise _NoMatch(p)
+
+
+def _diff_edits(
+    ctx: _Ctx,
+    b_flat: list[str],
+    toks: list[Tok],
+    after: list[tuple[int, list[str]]],
+    node: tree_sitter.Node,
+) -> list[tuple[int, int, str]]:
+    src = ctx.src
+    a_flat = flat(after)
+    if not a_flat:
+        return [_delete_span(src, toks[0].start, toks[-1].end)]
+    base = src.line_indent(toks[0].start)
+    edits: list[tuple[int, int, str]] = []
+    ops = difflib.SequenceMatcher(None, b_flat, [t for t, _ in a_flat], False).get_opcodes()
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            continue
+        olds = toks[i1:i2]
+        literals = {
+            "$S": [t.text for t in olds if t.abstract == "$S"],
+            "$N": [t.text for t in olds if t.abstract == "$N"],
+        }
+        pieces = []
+        for tok, _line in a_flat[j1:j2]:
+            if tok in literals and literals[tok]:
+                pieces.append(literals[tok].pop(0))
+            else:
+                pieces.append(ctx.concrete(tok))
+        new_text = _render_lines(ctx, pieces, [ln for _, ln in a_flat[j1:j2]], after, base)
+        if i1 < i2:
+            start, end = olds[0].start, olds[-1].end
+            if not new_text:
+                start, end = _absorb_space(src, start, end)
+            else:
+                prev = toks[i1 - 1] if i1 > 0 else None
+                nxt = toks[i2] if i2 < len(toks) else None
+                if prev is not None and not _space(ctx, prev.text, pieces[0]):
+                    if not src.data[prev.end : start].strip():
+                        start = prev.end
+                if nxt is not None and not _space(ctx, pieces[-1], nxt.text):
+                    if not src.data[end : nxt.start].strip():
+                        end = nxt.start
+            edits.append((start, end, new_text))
+        else:
+            prev = toks[i1 - 1] if i1 > 0 else None
+            nxt = toks[i1] if i1 < len(toks) else None
+            at = prev.end if prev is not None else (nxt.start if nxt is not None else node.start_byte)
+            gap = src.data[prev.end : nxt.start] if prev is not None and nxt is not None else b""
+            lead = " " if prev is not None and pieces and _space(ctx, prev.text, pieces[0]) else ""
+            trail = ""
+            if nxt is not None and pieces and _space(ctx, pieces[-1], nxt.text) and (prev is None or not gap):
+                trail = " "
+            edits.append((at, at, lead + new_text + trail))
+    return edits
+
+
+def _space(ctx: _Ctx, prev: str, tok: str) -> bool:
+    return render([prev, tok], ctx.kws) != prev + tok
+
+
+def _render_lines(ctx: _Ctx, pieces: list[str], lines: list[int], after: list[tuple[int, list[str]]], base: str) -> str:
+    out: list[str] = []
+    current: list[str] = []
+    line = lines[0] if lines else 0
+    for piece, ln in zip(pieces, lines, strict=True):
+        if ln != line:
+            out.append(render(current, ctx.kws))
+            out.append("\n" + base + " " * after[ln][0])
+            current = []
+            line = ln
+        current.append(piece)
+    out.append(render(current, ctx.kws))
+    return "".join(out)
+
+
+def _absorb_space(src: Source, start: int, end: int) -> tuple[int, int]:
+    """Widen a deletion over one side's spaces, so ``a,  b`` does not remain."""
+    while end < len(src.data) and src.data[end : end + 1] == b" ":
+        end += 1
+    return start, end
+
+
+def _delete_span(src: Source, start: int, end: int) -> tuple[int, int, str]:
+    line_start = src.data.rfind(b"\n", 0, start) + 1
+    line_end = src.data.find(b"\n", end)
+    line_end = len(src.data) if line_end < 0 else line_end
+    if not src.data[line_start:start].strip() and not src.data[end:line_end].strip():
+        return line_start, min(len(src.data), line_end + 1), ""
+    return start, end, ""
+
+
+def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tuple[int, int, str]] | None:
+    src = ctx.src
+    anchor = ctx.pattern.shape.anchor if ctx.pattern.shape else Anchor.AT_DIAGNOSTIC
+    if anchor is Anchor.IMPORT_BLOCK:
+        at, after_import = import_insertion(src)
+        body = _render_block(ctx, after, "")
+        if after_import:
+            return [(at, at, "\n" + body)]
+        return [(at, at, ("\n" if at else "") + body + ("\n" if not at else ""))]
+    if anchor is Anchor.FILE_START:
+        return [(0, 0, _render_block(ctx, after, "") + "\n")]
+    if anchor is Anchor.FILE_END:
+        end = len(src.data)
+        return [(end, end, ("" if src.data.endswith(b"\n") else "\n") + _render_block(ctx, after, "") + "\n")]
+    stmt = statement_at(src, d0)
+    if stmt is None:
+        return None
+    target: tree_sitter.Node | None = stmt
+    if anchor is Anchor.FUNCTION_START:
+        fn = enclosing_function(stmt)
+        target = function_body_start(src, fn) if fn is not None else None
+        if target is None:
+            return None
+    indent = src.line_indent(target.start_byte)
+    if anchor in (Anchor.BEFORE_STATEMENT, Anchor.FUNCTION_START):
+        line_start = src.data.rfind(b"\n", 0, target.start_byte) + 1
+        if src.data[line_start : target.start_byte].strip():
+            return None
+        return [(line_start, line_start, indent + _render_block(ctx, after, indent) + "\n")]
+    if anchor is Anchor.AFTER_STATEMENT:
+        end = target.end_byte
+        return [(end, end, "\n" + indent + _render_block(ctx, after, indent))]
+    return None
+
+
+def _render_block(ctx: _Ctx, lines: list[tuple[int, list[str]]], indent: str) -> str:
+    rendered = [
+        (indent if i else "") + " " * rel + render([ctx.concrete(t) for t in toks], ctx.kws)
+        for i, (rel, toks) in enumerate(lines)
+    ]
+    return "\n".join(rendered)
+
+
+def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
+    data = src.data
+    for start, end, new in sorted(edits, reverse=True):
+        data = data[:start] + new.encode("utf-8", errors="surrogatepass") + data[end:]
+    new_text = data.decode("utf-8", errors="surrogatepass")
+    if src.language == "python":
+        try:
+            compile(new_text, "<fix>", "exec", flags=0x400, dont_inherit=True)
+            return True
+        except (SyntaxError, ValueError):
+            pass
+    new_src = Source(src.language, new_text)
+    errors = error_count(new_src.root)
+    if src.language == "python":
+        return errors < error_count(src.root)
+    return errors == 0 or errors < error_count(src.root)
+
+
+def _to_edit(src: Source, start: int, end: int, new_text: str) -> TextEdit:
+    return TextEdit(TextRange(_pos(src, start), _pos(src, end)), new_text)
+
+
+def _pos(src: Source, byte: int) -> Position:
+    line = src.data.count(b"\n", 0, byte)
+    line_start = src.data.rfind(b"\n", 0, byte) + 1
+    return Position(line, len(src.data[line_start:byte].decode("utf-8", errors="surrogatepass")))
+
+
+_CATEGORY_TITLES = {
+    FixCategory.ADD_IMPORT: "Add",
+    FixCategory.REMOVE_IMPORT: "Remove import",
+    FixCategory.DELETE_STATEMENT: "Remove",
+    FixCategory.ADD_SUPPRESSION: "Suppress",
+    FixCategory.ADD_GUARD: "Add guard",
+}
+
+
+def _title(ctx: _Ctx, edits: list[tuple[int, int, str]]) -> str:
+    """A title for the user: the learned fix, in the user's own names."""
+    if ctx.pattern.action is not None:
+        title = ctx.pattern.action.title
+        for ph in sorted(ctx.binding, key=len, reverse=True):
+            title = title.replace(ph, ctx.binding[ph])
+        return title
+    if ctx.unit is not None:
+        u0, u1 = ctx.unit
+        old = ctx.src.slice(u0, u1)
+        data = ctx.src.data[u0:u1]
+        for start, end, text in sorted(edits, reverse=True):
+            if u0 <= start and end <= u1:
+                data = data[: start - u0] + text.encode("utf-8", "surrogatepass") + data[end - u0 :]
+        new = data.decode("utf-8", "surrogatepass")
+        if not new.strip():
+            return f"Remove `{_clip(old)}`"
+        return f"Replace `{_clip(old)}` with `{_clip(new)}`"
+    new = " ".join(t.strip() for _, _, t in edits if t.strip())
+    verb = _CATEGORY_TITLES.get(ctx.pattern.category, "Insert")
+    return f"{verb} `{_clip(new)}`"
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,114 @@
+"""The privacy verifier: a pattern passes only if no field can hold user text.
+
+Every text field of :meth:`Pattern.to_dict` is split into words and checked:
+a word must be a placeholder (``$1``, ``$S``, ``$N``, ``$H1``, ``$CODE``), a
+keyword or operator of the language's grammar, an allowlisted name, a node
+kind (for ``unit``/``context``/``extra``), or, in a message or title, common
+diagnostic vocabulary. ``language``, ``source``, ``code`` and the action kind
+must have a strict short form. Anything else is refused. Never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction._results import PrivacyVerdict
+from fixlore.abstraction._templates import PLACEHOLDER, STRICT
+from fixlore.abstraction._vocab import (
+    SUPPRESSION_WORDS,
+    is_allowed_name,
+    keywords,
+    name_classes,
+    node_kinds,
+    prose_words,
+)
+
+_WORDS = re.compile(r"\$\w+|[^\W\d][\w\-]*|\d\w*")
+_HOLE = re.compile(r"\$H\d+\Z")
+_MAX_FIELD = 4000
+
+
+def verify_privacy(pattern: object) -> PrivacyVerdict:
+    """Accept ``pattern`` only if every stored text field is made of safe tokens."""
+    if not isinstance(pattern, Pattern):
+        return PrivacyVerdict(False, "", "not a pattern")
+    try:
+        data = pattern.to_dict()
+    except (AttributeError, TypeError, ValueError):
+        return PrivacyVerdict(False, "", "malformed pattern")
+    return _verify(data)
+
+
+def _verify(data: dict[str, Any]) -> PrivacyVerdict:
+    sig = data["signature"]
+    language = sig["language"]
+    for name in ("language", "source", "code"):
+        value = sig[name]
+        if not isinstance(value, str) or (value and not STRICT.match(value)):
+            return PrivacyVerdict(False, f"signature.{name}", "not a short plain identifier")
+    if not language:
+        return PrivacyVerdict(False, "signature.language", "empty")
+    code = sig["code"]
+    bad = _text_field(language, sig["message"], prose=True, code=code)
+    if bad:
+        return PrivacyVerdict(False, "signature.message", bad)
+    action = data.get("action")
+    if action is not None:
+        if action["kind"] and not STRICT.match(action["kind"]):
+            return PrivacyVerdict(False, "action.kind", "not a short plain identifier")
+        bad = _text_field(language, action["title"], prose=True, code=code)
+        if bad:
+            return PrivacyVerdict(False, "action.title", bad)
+    shape = data.get("shape")
+    kinds = node_kinds(language)
+    if shape is not None:
+        if shape["unit"] not in kinds:
+            return PrivacyVerdict(False, "shape.unit", "not a node kind")
+        for name in ("before", "after"):
+            bad = _text_field(language, shape[name], prose=False, code=code)
+            if bad:
+                return PrivacyVerdict(False, f"shape.{name}", bad)
+    for kind in data.get("context", ()):
+        if kind not in kinds:
+            return PrivacyVerdict(False, "context", "not a node kind")
+    classes = name_classes(language)
+    for name, klass in data.get("holes", ()):
+        if not _HOLE.match(name) or klass not in classes:
+            return PrivacyVerdict(False, "holes", "not a hole of a known class")
+    for key, value in data.get("extra", ()):
+        if key != "node" or value not in kinds:
+            return PrivacyVerdict(False, "extra", "unknown extra field")
+    return PrivacyVerdict(True)
+
+
+def _text_field(language: str, text: str, *, prose: bool, code: str) -> str:
+    """Why ``text`` is refused, or ``""`` if every word in it is safe."""
+    if not isinstance(text, str):
+        return "not text"
+    if len(text) > _MAX_FIELD:
+        return "too long"
+    kws = keywords(language)
+    vocab = prose_words() if prose else frozenset()
+    for word in _WORDS.findall(text):
+        if word[0] == "$":
+            if PLACEHOLDER.match(word):
+                continue
+            return "malformed placeholder"
+        if word[0].isdigit():
+            if word in kws:
+                continue
+            return "a literal number"
+        if word in kws or is_allowed_name(language, word) or word.lower() in vocab:
+            continue
+        if word.lstrip("@") in SUPPRESSION_WORDS or word in SUPPRESSION_WORDS:
+            continue
+        if prose and "-" in word and all(p.lower() in vocab for p in word.split("-") if p):
+            continue
+        if "-" in word and all(
+            p in kws or is_allowed_name(language, p) or p in SUPPRESSION_WORDS for p in word.split("-") if p
+        ):
+            continue
+        return "a word that is neither allowlisted nor a placeholder"
+    return ""

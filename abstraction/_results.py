@@ -1,0 +1,77 @@
+"""Results of the abstraction entry points, in the style of LibCST's ``TransformResult``.
+
+Entry points never raise on user code: they return one of these. A
+``Skipped`` carries a reason (an enum) and a detail that never holds user
+text; a ``Failed`` carries the traceback text of an unexpected error.
+"""
+
+from __future__ import annotations
+
+import enum
+import traceback
+from dataclasses import dataclass
+
+from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction._text import TextEdit
+
+
+class SkipReason(enum.StrEnum):
+    """Why no pattern (or no edit) was produced."""
+
+    NO_CHANGE = "no_change"
+    TOO_MANY_PLACES = "too_many_places"
+    UNSUPPORTED_LANGUAGE = "unsupported_language"
+    DOES_NOT_PARSE = "does_not_parse"
+    NOT_A_FIX = "not_a_fix"
+    NO_MATCH = "no_match"
+    PRIVACY = "privacy"
+    TOO_LARGE = "too_large"
+    SIGNATURE_MISMATCH = "signature_mismatch"
+    """``instantiate`` was given a diagnostic whose signature is not the pattern's."""
+
+
+@dataclass(frozen=True, slots=True)
+class Extracted:
+    """A pattern was extracted."""
+
+    pattern: Pattern
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    """Nothing was produced, for a known reason. ``detail`` holds no user text."""
+
+    reason: SkipReason
+    detail: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    """An unexpected error; ``error`` is its traceback text (for the log of a bug report)."""
+
+    error: str
+
+    @classmethod
+    def from_exception(cls, exc: BaseException) -> Failed:
+        """Wrap the exception being handled."""
+        return cls("".join(traceback.format_exception(exc)))
+
+
+@dataclass(frozen=True, slots=True)
+class Instantiated:
+    """Concrete edits for the code at hand, and a title to show the user."""
+
+    edits: tuple[TextEdit, ...]
+    title: str
+
+
+@dataclass(frozen=True, slots=True)
+class PrivacyVerdict:
+    """The privacy verifier's answer. ``field``/``reason`` say what was refused (no user text)."""
+
+    ok: bool
+    field: str = ""
+    reason: str = ""
+
+    def __bool__(self) -> bool:
+        return self.ok

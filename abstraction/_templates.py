@@ -1,0 +1,186 @@
+"""Message and title templates: the cheap half of abstraction (no parsing).
+
+``abstract_signature`` and ``abstract_action`` run on the request path, so
+they use one regular expression pass and set look-ups. A tool's message is
+split into code spans (backticks, quotes), whose identifiers are kept only if
+allowlisted for the language, and prose, whose words are kept only if they are
+common diagnostic vocabulary. Everything else becomes a numbered placeholder,
+shared with the pattern's shape through one :class:`Namer`.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from fixlore.abstraction._pattern import ActionTemplate, FixCategory, Hole, Pattern, Signature
+from fixlore.abstraction._text import DiagnosticInfo
+from fixlore.abstraction._vocab import class_members, is_allowed_name, keywords, prose_words
+
+STRICT = re.compile(r"[A-Za-z0-9_.\-/]{1,64}\Z")
+"""The form of ``language``, ``source``, ``code`` and action ``kind`` fields."""
+
+PLACEHOLDER = re.compile(r"\$(?:\d+|S|N|H\d+|CODE)\Z")
+
+_SPAN = re.compile(r"`[^`\n]+`|(?<!\w)'[^'\n]+'(?!\w)|\"[^\"\n]+\"")
+_WORD = re.compile(r"\$(?:\d+|H\d+|[SN])|[^\W\d]\w*|\d[\w.]*")
+_MATCH_TOKEN = re.compile(r"\$(?:\d+|H\d+|[SN])|[^\W\d]\w*|\d[\w.]*|\s+|.", re.S)
+
+
+class Namer:
+    """Numbers user names in order of first appearance: ``$1``, ``$2``, ..."""
+
+    __slots__ = ("names", "concrete")
+
+    def __init__(self) -> None:
+        self.names: dict[str, str] = {}
+        self.concrete: dict[str, str] = {}
+
+    def __call__(self, text: str) -> str:
+        ph = self.names.get(text)
+        if ph is None:
+            ph = self.names[text] = f"${len(self.names) + 1}"
+            self.concrete[ph] = text
+        return ph
+
+
+def template_text(language: str, text: str, namer: Namer) -> str:
+    """Template a message or title: code spans and prose, each by its own rule."""
+    out: list[str] = []
+    pos = 0
+    for m in _SPAN.finditer(text):
+        out.append(_template_prose(language, text[pos : m.start()], namer))
+        out.append(_template_code(language, m.group(), namer))
+        pos = m.end()
+    out.append(_template_prose(language, text[pos:], namer))
+    return "".join(out)
+
+
+def _template_prose(language: str, text: str, namer: Namer) -> str:
+    prose = prose_words()
+
+    def repl(m: re.Match[str]) -> str:
+        word = m.group()
+        if word[0] == "$":
+            return namer(word)
+        if word[0].isdigit():
+            return "$N"
+        if word.lower() in prose or is_allowed_name(language, word):
+            return word
+        return namer(word)
+
+    return _WORD.sub(repl, text)
+
+
+def _template_code(language: str, text: str, namer: Namer) -> str:
+    kws = keywords(language)
+
+    def repl(m: re.Match[str]) -> str:
+        word = m.group()
+        if word[0] == "$":
+            return namer(word)
+        if word[0].isdigit():
+            return "$N"
+        if word in kws or is_allowed_name(language, word):
+            return word
+        return namer(word)
+
+    return _WORD.sub(repl, text)
+
+
+def _strict(value: str) -> str:
+    return value if STRICT.match(value) else ""
+
+
+def abstract_signature(language: str, diag: DiagnosticInfo) -> Signature:
+    """The abstract signature of a diagnostic (cheap: no parsing)."""
+    return _signature(language, diag.source, str(diag.code or ""), diag.message)
+
+
+@lru_cache(maxsize=4096)
+def _signature(language: str, source: str, code: str, message: str) -> Signature:
+    return signature_with(language, source, code, message, Namer())
+
+
+def signature_with(language: str, source: str, code: str, message: str, namer: Namer) -> Signature:
+    """Like :func:`abstract_signature`, numbering placeholders with ``namer``."""
+    return Signature(
+        language=_strict(language),
+        source=_strict(source),
+        code=_strict(code),
+        message=template_text(language, message, namer),
+    )
+
+
+def abstract_action(language: str, diag: DiagnosticInfo, title: str, kind: str) -> Pattern:
+    """An upstream code action as a pattern: signature plus templated title (no parsing)."""
+    return _action(language, diag.source, str(diag.code or ""), diag.message, title, kind)
+
+
+@lru_cache(maxsize=4096)
+def _action(language: str, source: str, code: str, message: str, title: str, kind: str) -> Pattern:
+    namer = Namer()
+    sig = signature_with(language, source, code, message, namer)
+    action = ActionTemplate(kind=_strict(kind), title=template_text(language, title, namer))
+    return Pattern(signature=sig, category=_action_category(title, kind), action=action)
+
+
+_TITLE_CATEGORIES: tuple[tuple[str, FixCategory], ...] = (
+    ("disable", FixCategory.ADD_SUPPRESSION),
+    ("noqa", FixCategory.ADD_SUPPRESSION),
+    ("ignore", FixCategory.ADD_SUPPRESSION),
+    ("suppress", FixCategory.ADD_SUPPRESSION),
+    ("remove unused import", FixCategory.REMOVE_IMPORT),
+    ("import", FixCategory.ADD_IMPORT),
+    ("remove assignment", FixCategory.DELETE_STATEMENT),
+    ("remove", FixCategory.DELETE_TOKEN),
+    ("delete", FixCategory.DELETE_TOKEN),
+    ("rename", FixCategory.RENAME),
+    ("replace", FixCategory.REWRITE),
+    ("insert", FixCategory.INSERT_TOKEN),
+    ("add", FixCategory.INSERT_TOKEN),
+    ("wrap", FixCategory.WRAP_EXPRESSION),
+)
+
+
+def _action_category(title: str, kind: str) -> FixCategory:
+    if kind.startswith("source.organizeImports"):
+        return FixCategory.REMOVE_IMPORT
+    if kind.startswith("source."):
+        return FixCategory.OTHER
+    low = title.lower()
+    for needle, category in _TITLE_CATEGORIES:
+        if needle in low:
+            return category
+    return FixCategory.OTHER
+
+
+def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole, ...]) -> dict[str, str] | None:
+    """Match a concrete message against a template: placeholder -> concrete text.
+
+    Returns ``None`` when the message does not fit the template. A hole binds
+    to an allowlisted name of its class; ``$k`` binds to the user name that
+    the same templating would have replaced.
+    """
+    namer = Namer()
+    abstract = template_text(language, concrete, namer)
+    a_toks = _MATCH_TOKEN.findall(abstract)
+    t_toks = _MATCH_TOKEN.findall(template)
+    if len(a_toks) != len(t_toks):
+        return None
+    klass = {h.name: h.klass for h in holes}
+    binding: dict[str, str] = {}
+    for t, a in zip(t_toks, a_toks, strict=True):
+        if t == a and not (t.startswith("$") and t[1:].isdigit()):
+            continue
+        if t.startswith("$H"):
+            if a not in class_members(language, klass.get(t, "")):
+                return None
+            value = a
+        elif t.startswith("$") and t[1:].isdigit() and a.startswith("$") and a[1:].isdigit():
+            value = namer.concrete[a]
+        else:
+            return None
+        if binding.setdefault(t, value) != value:
+            return None
+    return binding

@@ -1,0 +1,267 @@
+"""Parsed source and its tokens: the concrete side of abstraction.
+
+A :class:`Source` holds a text, its UTF-8 bytes and its tree-sitter tree (one
+parse, cached by the caller). :func:`tokens` lists the leaves in a byte range
+with their abstract form: keywords and punctuation as they are, allowlisted
+names as they are, other names as placeholders, strings as ``$S``, numbers as
+``$N``; comments and docstrings are dropped (a suppression comment is kept in
+an abstract form, since it is tool syntax, not user text).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import tree_sitter
+
+from fixlore.abstraction._templates import Namer
+from fixlore.abstraction._vocab import SUPPRESSION_WORDS, is_allowed_name, keywords
+from fixlore.abstraction.languages import get_parser
+
+STRING_KINDS = frozenset(
+    {
+        "string",
+        "concatenated_string",
+        "template_string",
+        "regex",
+        "raw_string",
+        "ansi_c_string",
+        "heredoc_body",
+        "interpreted_string_literal",
+        "raw_string_literal",
+        "rune_literal",
+        "string_literal",
+        "char_literal",
+        "character_literal",
+        "text_block",
+        "system_lib_string",
+        "translated_string",
+        "jsx_text",
+    }
+)
+NUMBER_KINDS = frozenset(
+    {
+        "integer",
+        "float",
+        "number",
+        "int_literal",
+        "float_literal",
+        "imaginary_literal",
+        "integer_literal",
+        "number_literal",
+        "decimal_integer_literal",
+        "decimal_floating_point_literal",
+        "hex_integer_literal",
+        "octal_integer_literal",
+        "binary_integer_literal",
+        "hex_floating_point_literal",
+    }
+)
+_NUMBER = re.compile(r"[0-9][0-9A-Za-z_.+\-]*\Z")
+_SUPPRESSION = re.compile(
+    r"noqa|type:\s*ignore|pyright:\s*ignore|pylint:\s*disable|eslint-disable|@ts-ignore|"
+    r"@ts-expect-error|nolint|shellcheck\s+disable|NOSONAR"
+)
+_COMMENT_WORD = re.compile(r"[A-Za-z@][\w\-]*")
+BLOCK_KINDS = frozenset(
+    {"block", "statement_block", "compound_statement", "do_group", "declaration_list", "class_body"}
+)
+
+
+@dataclass(slots=True)
+class Tok:
+    """One leaf: its concrete text, abstract form and byte span."""
+
+    text: str
+    abstract: str
+    start: int
+    end: int
+    row: int
+    col: int
+
+
+class Source:
+    """A text with its bytes and tree-sitter tree."""
+
+    __slots__ = ("language", "text", "data", "tree", "_ascii")
+
+    def __init__(self, language: str, text: str) -> None:
+        parser = get_parser(language)
+        if parser is None:
+            raise LookupError(language)
+        self.language = language
+        self.text = text
+        self.data = text.encode("utf-8", errors="surrogatepass")
+        self._ascii = len(self.data) == len(text)
+        self.tree: tree_sitter.Tree = parser.parse(self.data)
+
+    @property
+    def root(self) -> tree_sitter.Node:
+        """The root node."""
+        return self.tree.root_node
+
+    def char(self, byte: int) -> int:
+        """Code-point offset of a byte offset."""
+        if self._ascii:
+            return byte
+        return len(self.data[:byte].decode("utf-8", errors="surrogatepass"))
+
+    def byte(self, char: int) -> int:
+        """Byte offset of a code-point offset."""
+        if self._ascii:
+            return char
+        return len(self.text[:char].encode("utf-8", errors="surrogatepass"))
+
+    def slice(self, start: int, end: int) -> str:
+        """Text between two byte offsets."""
+        return self.data[start:end].decode("utf-8", errors="surrogatepass")
+
+    def line_indent(self, byte: int) -> str:
+        """The leading whitespace of the line holding ``byte``."""
+        line_start = self.data.rfind(b"\n", 0, byte) + 1
+        i = line_start
+        while i < len(self.data) and self.data[i] in b" \t":
+            i += 1
+        return self.slice(line_start, i)
+
+
+def error_count(node: tree_sitter.Node) -> int:
+    """Number of ERROR and MISSING nodes under ``node``."""
+    if not node.has_error:
+        return 0
+    count = 0
+    stack = [node]
+    while stack:
+        n = stack.pop()
+        if n.is_error or n.is_missing:
+            count += 1
+        elif n.has_error:
+            stack.extend(n.children)
+    return count
+
+
+def _is_docstring(node: tree_sitter.Node) -> bool:
+    return (
+        node.type == "expression_statement"
+        and node.named_child_count == 1
+        and (node.named_children[0].type in ("string", "concatenated_string"))
+    )
+
+
+def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> list[Tok]:
+    """The abstracted leaves of ``src`` within bytes ``[start, end)``."""
+    out: list[Tok] = []
+    lang = src.language
+    kws = keywords(lang)
+    python = lang == "python"
+    bash = lang == "shellscript"
+    stack = [src.root]
+    while stack:
+        node = stack.pop()
+        if node.end_byte <= start or node.start_byte >= end:
+            if not (node.start_byte == node.end_byte == start):
+                continue
+        kind = node.type
+        atomic = kind in STRING_KINDS and not (bash and kind == "string")
+        if node.child_count and not atomic:
+            if python and _is_docstring(node):
+                continue
+            stack.extend(reversed(node.children))
+            continue
+        if node.is_missing or node.start_byte < start or node.end_byte > end:
+            continue
+        text = src.slice(node.start_byte, node.end_byte)
+        if not node.is_named:
+            abstract = text
+        elif "comment" in kind:
+            sup = suppression_token(text, code)
+            if sup is None:
+                continue
+            abstract = sup
+        elif kind in STRING_KINDS or kind == "string_content":
+            abstract = _import_path(lang, node, text) or "$S"
+        elif kind in NUMBER_KINDS or _NUMBER.match(text):
+            abstract = "$N"
+        elif text in kws or is_allowed_name(lang, text):
+            abstract = text
+        elif not text or text.isspace():
+            continue
+        else:
+            abstract = namer(text)
+        row, col = node.start_point
+        out.append(Tok(text, abstract, node.start_byte, node.end_byte, row, col))
+    return out
+
+
+_IMPORT_PARENTS = frozenset(
+    {"import_spec", "import_statement", "import_declaration", "preproc_include", "export_statement"}
+)
+_PATH_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def _import_path(language: str, node: tree_sitter.Node, text: str) -> str | None:
+    """An imported module path made only of allowlisted names (``"fmt"``, ``<stdio.h>``), kept."""
+    parent = node.parent
+    if parent is None or parent.type not in _IMPORT_PARENTS or len(text) > 64:
+        return None
+    inner = text[1:-1]
+    if not inner or not re.fullmatch(r"[\w/.\-]+", inner):
+        return None
+    if all(is_allowed_name(language, w) for w in _PATH_WORD.findall(inner)):
+        return text
+    return None
+
+
+def suppression_token(comment: str, code: str) -> str | None:
+    """The abstract form of a suppression comment (``#␣noqa:␣$CODE``), or ``None``.
+
+    Only the comment marker, suppression words, punctuation and the
+    diagnostic's own code (as ``$CODE``) are kept; other words are dropped.
+    """
+    if not _SUPPRESSION.search(comment):
+        return None
+
+    def repl(m: re.Match[str]) -> str:
+        word = m.group()
+        if code and word == code:
+            return "$CODE"
+        return word if word.lstrip("@") in SUPPRESSION_WORDS or word in SUPPRESSION_WORDS else ""
+
+    body = _COMMENT_WORD.sub(repl, comment.strip())
+    body = re.sub(r"\s*,\s*(?=,|$)", "", body)
+    body = re.sub(r"[:=]\s*$", "", body).rstrip()
+    return "\u2423".join(body.split())
+
+
+def render_suppression(token: str, code: str) -> str:
+    """Concrete text of a suppression token."""
+    return token.replace("\u2423", " ").replace("$CODE", code)
+
+
+_OPEN = frozenset({"(", "[", "{", ".", "::", "@", "!", "~", "${", "?."})
+_CLOSE = frozenset({")", "]", "}", ",", ".", ":", ";", "::", "?.", "?", "++", "--"})
+
+
+def needs_space(prev: str, tok: str, kws: frozenset[str]) -> bool:
+    """Canonical spacing between two concrete tokens."""
+    if prev in ('"', "$", "${", "'") or tok in ('"', "'"):
+        return False
+    if prev in _OPEN or tok in _CLOSE:
+        return tok == "}" and prev != "{" or prev == "{" and tok != "}"
+    word = prev[-1:].isalnum() or prev[-1:] in "_)]'\""
+    if tok in ("(", "[", "!") and word and prev not in kws:
+        return False
+    return True
+
+
+def render(tokens_: list[str], kws: frozenset[str]) -> str:
+    """Join concrete tokens with canonical spacing."""
+    out: list[str] = []
+    prev = ""
+    for tok in tokens_:
+        if out and needs_space(prev, tok, kws):
+            out.append(" ")
+        out.append(tok)
+        prev = tok
+    return "".join(out)

@@ -1,0 +1,184 @@
+"""What may stay literal in a pattern: keywords, node kinds and allowlisted names.
+
+The allowlists are data (``allowlists.json`` in this package) plus, for
+Python, what the running interpreter knows (``sys.stdlib_module_names``, the
+``builtins`` module, ``keyword``). A language's keywords and punctuation are
+taken from its tree-sitter grammar: every *anonymous* node kind is a fixed
+string of the grammar, never user text.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import keyword
+import re
+import sys
+from functools import cache
+from importlib import resources
+
+from fixlore.abstraction.languages import get_language
+
+_LIBCST_KINDS_EXTRA = frozenset(
+    {"Module", "SimpleStatementLine", "IndentedBlock", "Header", "Body"},
+)
+
+IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
+
+# Which allowlist family a language id uses.
+_FAMILY = {
+    "python": "python",
+    "javascript": "javascript",
+    "javascriptreact": "javascript",
+    "typescript": "typescript",
+    "typescriptreact": "typescript",
+    "shellscript": "shellscript",
+    "go": "go",
+    "rust": "rust",
+    "java": "java",
+    "c": "c",
+}
+
+
+def family(language: str) -> str:
+    """The allowlist family of an LSP language id (``typescriptreact`` -> ``typescript``)."""
+    return _FAMILY.get(language, language)
+
+
+@cache
+def _data() -> dict[str, object]:
+    text = resources.files("fixlore.abstraction").joinpath("allowlists.json").read_text("utf-8")
+    loaded: dict[str, object] = json.loads(text)
+    return loaded
+
+
+@cache
+def name_classes(language: str) -> dict[str, frozenset[str]]:
+    """Allowlist classes of a language, ``{"python.stdlib_module": {...}, ...}``.
+
+    Classes are ordered from the most specific (smallest) to the broadest, so
+    that generalisation picks the tightest class that holds all its values.
+    """
+    fam = family(language)
+    raw = _data()
+    classes: dict[str, set[str]] = {}
+    families = [fam] + (["javascript"] if fam == "typescript" else [])
+    for f in families:
+        section = raw.get(f)
+        if isinstance(section, dict):
+            for klass, names in section.items():
+                classes.setdefault(f"{fam}.{klass}", set()).update(str(n) for n in names)
+    if fam == "python":
+        classes["python.stdlib_module"] = {m for m in sys.stdlib_module_names if not m.startswith("_")}
+        classes["python.builtin"] = {n for n in dir(builtins) if not n.startswith("_")} | {
+            "self",
+            "cls",
+        }
+    ordered = sorted(classes.items(), key=lambda kv: (len(kv[1]), kv[0]))
+    return {k: frozenset(v) for k, v in ordered}
+
+
+@cache
+def allowed_names(language: str) -> frozenset[str]:
+    """Every allowlisted name of a language (all classes, plus its keywords)."""
+    out: set[str] = set()
+    for names in name_classes(language).values():
+        out |= names
+    return frozenset(out | keywords(language))
+
+
+def is_allowed_name(language: str, name: str) -> bool:
+    """Whether an identifier may stay literal in a pattern of ``language``."""
+    if name in allowed_names(language):
+        return True
+    # Python's dunder protocol names (``__init__``, ``__name__``) are language, not user text.
+    return (
+        family(language) == "python"
+        and len(name) > 4
+        and name[:2] == name[-2:] == "__"
+        and (name[2:-2].isalpha() and name[2:-2].islower())
+    )
+
+
+def class_of(language: str, names: set[str]) -> str | None:
+    """The most specific allowlist class holding all ``names``, or ``None``."""
+    for klass, members in name_classes(language).items():
+        if names <= members:
+            return klass
+    return None
+
+
+def class_members(language: str, klass: str) -> frozenset[str]:
+    """Names in allowlist class ``klass`` (empty if unknown)."""
+    return name_classes(language).get(klass, frozenset())
+
+
+@cache
+def keywords(language: str) -> frozenset[str]:
+    """Keywords, operators and punctuation: the grammar's anonymous node kinds."""
+    out: set[str] = set()
+    lang = get_language(language)
+    if lang is not None:
+        for kind_id in range(lang.node_kind_count):
+            if not lang.node_kind_is_named(kind_id) and lang.node_kind_is_visible(kind_id):
+                name = lang.node_kind_for_id(kind_id)
+                if name and not name.isspace() and "\n" not in name:
+                    out.add(name)
+    if family(language) == "python":
+        out |= set(keyword.kwlist) | set(keyword.softkwlist)
+    return frozenset(out)
+
+
+@cache
+def node_kinds(language: str) -> frozenset[str]:
+    """Names of syntax node kinds (tree-sitter named kinds; libcst classes for Python)."""
+    out: set[str] = set()
+    lang = get_language(language)
+    if lang is not None:
+        for kind_id in range(lang.node_kind_count):
+            if lang.node_kind_is_named(kind_id):
+                name = lang.node_kind_for_id(kind_id)
+                if name:
+                    out.add(name)
+    if family(language) == "python":
+        import libcst
+
+        out |= {
+            n for n in dir(libcst) if n[:1].isupper() and isinstance(getattr(libcst, n), type)
+        } | _LIBCST_KINDS_EXTRA
+    return frozenset(out)
+
+
+@cache
+def prose_words() -> frozenset[str]:
+    """Lower-case words a tool's message may keep outside code spans."""
+    words = _data().get("prose")
+    return frozenset(str(w).lower() for w in words) if isinstance(words, list) else frozenset()
+
+
+SUPPRESSION_WORDS = frozenset(
+    {
+        "noqa",
+        "type",
+        "ignore",
+        "pyright",
+        "pylint",
+        "disable",
+        "mypy",
+        "eslint",
+        "disable-line",
+        "disable-next-line",
+        "ts-ignore",
+        "ts-expect-error",
+        "ts-nocheck",
+        "nolint",
+        "shellcheck",
+        "NOSONAR",
+        "allow",
+        "fmt",
+        "off",
+        "on",
+        "skip",
+    }
+)
+"""Words of suppression comments (``# noqa``, ``// eslint-disable-line``, ``//nolint``)."""
