@@ -56,6 +56,9 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = Object.freeze({
   upstreamTimeoutMs: 3000,
 });
 
+/** The largest millisecond value the server accepts (lsp/config.py). */
+export const MAX_MILLIS = 600_000;
+
 /** The keys of the `fixlore` settings section that reach the server. */
 export const SERVER_SETTING_KEYS: readonly (keyof ServerConfig)[] = Object.keys(
   DEFAULT_CONFIG,
@@ -97,17 +100,14 @@ export function toServerConfig(read: SettingsReader): MappedConfig {
     }
     return value;
   };
-  const millis = (
-    key: "diagnosticsDebounceMs" | "manualFixPauseMs" | "upstreamTimeoutMs",
-    minimum: number,
-  ): number => {
+  const millis = (key: "diagnosticsDebounceMs" | "manualFixPauseMs" | "upstreamTimeoutMs"): number => {
     const value = read(key);
     if (value === undefined || value === null) {
       return DEFAULT_CONFIG[key];
     }
-    if (typeof value !== "number" || !Number.isInteger(value) || value < minimum) {
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_MILLIS) {
       problems.push(
-        `fixlore.${key} must be a whole number of milliseconds >= ${minimum}; using ${DEFAULT_CONFIG[key]}.`,
+        `fixlore.${key} must be a whole number of milliseconds from 0 to ${MAX_MILLIS}; using ${DEFAULT_CONFIG[key]}.`,
       );
       return DEFAULT_CONFIG[key];
     }
@@ -120,9 +120,9 @@ export function toServerConfig(read: SettingsReader): MappedConfig {
       workspaceKnowledge: bool("workspaceKnowledge"),
       baseKnowledge: bool("baseKnowledge"),
       logLevel: mapLogLevel(read("logLevel"), problems),
-      diagnosticsDebounceMs: millis("diagnosticsDebounceMs", 0),
-      manualFixPauseMs: millis("manualFixPauseMs", 0),
-      upstreamTimeoutMs: millis("upstreamTimeoutMs", 1),
+      diagnosticsDebounceMs: millis("diagnosticsDebounceMs"),
+      manualFixPauseMs: millis("manualFixPauseMs"),
+      upstreamTimeoutMs: millis("upstreamTimeoutMs"),
     },
     problems,
   };
@@ -196,12 +196,12 @@ function mapUpstreams(value: unknown, problems: string[]): Record<string, Upstre
 }
 
 function mapUpstream(entry: unknown): UpstreamConfig | undefined {
-  // A bare list of strings is accepted as shorthand for {command: [...]}.
-  const raw: unknown = Array.isArray(entry) ? { command: entry } : entry;
+  // Shorthands, as the server accepts them: a command line, or a list of strings.
+  const raw: unknown = typeof entry === "string" || Array.isArray(entry) ? { command: entry } : entry;
   if (!isPlainObject(raw)) {
     return undefined;
   }
-  const command = raw.command;
+  const command = typeof raw.command === "string" ? splitCommandLine(raw.command) : raw.command;
   if (
     !Array.isArray(command) ||
     command.length === 0 ||
@@ -220,6 +220,59 @@ function mapUpstream(entry: unknown): UpstreamConfig | undefined {
     server.settings = raw.settings;
   }
   return server;
+}
+
+/**
+ * Split a command line as a POSIX shell would (Python's `shlex.split`, which
+ * the server uses for the same setting): whitespace separates words, single
+ * quotes keep everything, double quotes keep all but backslash escapes.
+ * Returns `undefined` for an unterminated quote.
+ */
+export function splitCommandLine(line: string): string[] | undefined {
+  const words: string[] = [];
+  let word = "";
+  let inWord = false;
+  let quote: "'" | '"' | undefined;
+  for (let i = 0; i < line.length; i++) {
+    const ch = line[i];
+    if (quote === "'") {
+      if (ch === "'") {
+        quote = undefined;
+      } else {
+        word += ch;
+      }
+    } else if (quote === '"') {
+      if (ch === '"') {
+        quote = undefined;
+      } else if (ch === "\\" && i + 1 < line.length && '"\\$`'.includes(line[i + 1])) {
+        word += line[++i];
+      } else {
+        word += ch;
+      }
+    } else if (/\s/.test(ch)) {
+      if (inWord) {
+        words.push(word);
+        word = "";
+        inWord = false;
+      }
+    } else {
+      inWord = true;
+      if (ch === "'" || ch === '"') {
+        quote = ch;
+      } else if (ch === "\\" && i + 1 < line.length) {
+        word += line[++i];
+      } else {
+        word += ch;
+      }
+    }
+  }
+  if (quote !== undefined) {
+    return undefined;
+  }
+  if (inWord) {
+    words.push(word);
+  }
+  return words;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

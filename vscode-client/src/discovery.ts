@@ -3,7 +3,7 @@
  *
  * Pure apart from the file-system probe, which is injected, so it is
  * unit-tested under plain Node. Order: setting `fixlore.path` → setting
- * `fixlore.interpreter` (`<python> -m fixlore.lsp.cli serve`) → the
+ * `fixlore.interpreter` (`<python> -m fixlore.lsp serve`) → the
  * workspace's `.venv` → `fixlore` on `PATH` → an error a person can act on.
  */
 
@@ -14,7 +14,7 @@ import * as path from "node:path";
 export const SERVE_ARGS: readonly string[] = ["serve", "--stdio"];
 
 /** The module a Python interpreter runs to start fixlore. */
-export const SERVER_MODULE = "fixlore.lsp.cli";
+export const SERVER_MODULE = "fixlore.lsp";
 
 export type CommandSource = "setting:path" | "setting:interpreter" | "workspace-venv" | "PATH";
 

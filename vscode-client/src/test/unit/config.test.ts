@@ -9,6 +9,7 @@ import {
   DEFAULT_CONFIG,
   readerOf,
   SERVER_SETTING_KEYS,
+  splitCommandLine,
   toServerConfig,
 } from "../../config";
 
@@ -73,11 +74,24 @@ describe("toServerConfig", () => {
     assert.deepEqual(problems, []);
   });
 
+  it("splits a command line as the server's shlex does", () => {
+    const { config, problems } = toServerConfig(
+      readerOf({ upstreams: { python: ["ruff server --preview", { command: "'/opt/my tools/pyright' --stdio", name: "p" }] } }),
+    );
+    assert.deepEqual(problems, []);
+    assert.deepEqual(config.upstreams.python, [
+      { command: ["ruff", "server", "--preview"] },
+      { command: ["/opt/my tools/pyright", "--stdio"], name: "p" },
+    ]);
+    assert.deepEqual(splitCommandLine('a "b \\"c\\"" d\\ e'), ["a", 'b "c"', "d e"]);
+    assert.equal(splitCommandLine("unterminated 'quote"), undefined);
+  });
+
   it("drops an upstream without a usable command, names it, and keeps the others", () => {
     const { config, problems } = toServerConfig(
       readerOf({
         upstreams: {
-          python: [{ command: "ruff server" }, { command: ["ruff", "server"] }],
+          python: [{ command: "'unterminated" }, { command: ["ruff", "server"] }],
           rust: [{ command: [] }],
           go: [{ name: "gopls" }],
         },
@@ -97,7 +111,7 @@ describe("toServerConfig", () => {
         learning: "yes",
         logLevel: "verbose",
         diagnosticsDebounceMs: -5,
-        upstreamTimeoutMs: 0,
+        upstreamTimeoutMs: 600_001,
         manualFixPauseMs: 1.5,
       }),
     );

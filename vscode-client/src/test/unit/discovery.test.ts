@@ -29,11 +29,11 @@ describe("findServer (POSIX)", () => {
     assert.deepEqual(found, { command: "/opt/fx/fixlore", args: ["serve", "--stdio"], source: "setting:path" });
   });
 
-  it("runs the interpreter with -m fixlore.lsp.cli when only fixlore.interpreter is set", () => {
+  it("runs the interpreter with -m fixlore.lsp when only fixlore.interpreter is set", () => {
     const found = ok(findServer({ ...base, interpreter: "/usr/bin/python3", isExecutable: everything }));
     assert.deepEqual(found, {
       command: "/usr/bin/python3",
-      args: ["-m", "fixlore.lsp.cli", "serve", "--stdio"],
+      args: ["-m", "fixlore.lsp", "serve", "--stdio"],
       source: "setting:interpreter",
     });
   });
