@@ -439,6 +439,8 @@ def _add_pending(index: Index, fp: str, d: PatternDelta) -> None:
         row[i] += n
     row[R_FIRST] = min(row[R_FIRST], d.first_seen)
     row[R_LAST] = max(row[R_LAST], d.last_seen)
+    if d.set_workspaces:
+        row[R_WS] = max(row[R_WS], d.set_workspaces)
 
 
 def _merge_batch(src: Batch, dst: Batch) -> None:

@@ -1,0 +1,74 @@
+"""Regenerate ``patterns.json``, the base knowledge, from real ruff messages.
+
+Run ``python -m fixlore.knowledge.base.generate`` after the abstraction's
+templating changes: the patterns are built with ``abstract_action`` exactly as
+the server builds them for ruff's actions, so their fingerprints match at run
+time. Each rule gets its fix (mostly accepted, mostly verified) and ruff's
+"Disable for this line" (mostly rejected), with modest counts: anything the
+user does outranks them. Patterns the privacy verifier refuses are left out.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from fixlore.abstraction import abstract_action
+from fixlore.abstraction._text import DiagnosticInfo, Position, TextRange
+
+from .._exchange import Record, dump_document
+from .._model import Counts
+from .._verify import check_privacy
+
+SHIPPED_AT = 1767225600.0  # 2026-01-01; base knowledge does not age
+HERE = Path(__file__).parent
+
+# (code, message, fix title) as `ruff check --output-format json` reports them,
+# with a made-up name where the message names user code.
+RUFF = (
+    ("F401", "`zz_module` imported but unused", "Remove unused import: `zz_module`"),
+    ("F541", "f-string without any placeholders", "Remove extraneous `f` prefix"),
+    ("E711", "Comparison to `None` should be `cond is None`", "Replace with `cond is None`"),
+    ("E712", "Avoid equality comparisons to `True`; use `zz_flag:` for truth checks", "Replace with `zz_flag`"),
+    ("E713", "Test for membership should be `not in`", "Convert to `not in`"),
+    ("E714", "Test for object identity should be `is not`", "Convert to `is not`"),
+    ("F811", "Redefinition of unused `zz_name` from line 1", "Remove definition: `zz_name`"),
+    ("F841", "Local variable `zz_local` is assigned to but never used", "Remove assignment to unused variable `zz_local`"),
+    ("B006", "Do not use mutable data structures for argument defaults", "Replace with `None`; initialize within function"),
+    ("UP034", "Avoid extraneous parentheses", "Remove extraneous parentheses"),
+    ("W291", "Trailing whitespace", "Remove trailing whitespace"),
+    ("W293", "Blank line contains whitespace", "Remove whitespace from blank line"),
+    ("I001", "Import block is un-sorted or un-formatted", "Organize imports"),
+)
+FIX_COUNTS = Counts(offered=5, accepted=4, rejected=1, succeeded=4)
+NOQA_COUNTS = Counts(offered=5, accepted=1, rejected=4, succeeded=1)
+
+
+def records() -> tuple[list[Record], list[str]]:
+    """The base records, and the rules left out (refused by the privacy verifier)."""
+    zero = Position(0, 0)
+    out: list[Record] = []
+    skipped: list[str] = []
+    for code, message, title in RUFF:
+        diag = DiagnosticInfo("Ruff", code, message, TextRange(zero, zero))
+        pair = (
+            (abstract_action("python", diag, title, "quickfix"), FIX_COUNTS),
+            (abstract_action("python", diag, "Disable for this line", "quickfix"), NOQA_COUNTS),
+        )
+        if not all(check_privacy(p)[0] for p, _ in pair):
+            skipped.append(code)
+            continue
+        out.extend(Record(p, c, SHIPPED_AT, SHIPPED_AT, 1) for p, c in pair)
+    return out, skipped
+
+
+def main() -> int:
+    """Write ``patterns.json`` next to this file."""
+    recs, skipped = records()
+    (HERE / "patterns.json").write_text(dump_document(recs, exported_at=SHIPPED_AT), encoding="utf-8")
+    print(f"{len(recs)} base patterns written; left out: {', '.join(skipped) or 'none'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
