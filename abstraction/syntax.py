@@ -20,6 +20,11 @@ MAX_PROBLEMS = 20
 
 _SNIPPET_MAX = 24
 
+PYTHON_PARSER_MAX_CHARS = 1_000_000
+"""Past this size Python's own parser is skipped: on a syntax error it makes a
+second, much slower pass for its messages (15 s for 5 MB here) and holds the
+GIL throughout; tree-sitter alone answers in a fraction of that."""
+
 
 class SyntaxCode(enum.StrEnum):
     """Diagnostic codes of fixlore's own syntax diagnostics."""
@@ -48,7 +53,7 @@ def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
         return []
     problems: list[SyntaxProblem] = []
     python_line: int | None = None
-    if language == "python":
+    if language == "python" and len(text) <= PYTHON_PARSER_MAX_CHARS:
         problem = _python_problem(text)
         if problem is None:
             # Python's parser is the authority on Python; tree-sitter's grammar

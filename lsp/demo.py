@@ -123,7 +123,8 @@ def _describe(diag: dict[str, Any]) -> str:
 
 async def _demo(workspace: Path, use_ruff: bool, out: Callable[[str], None]) -> int:
     command = [sys.executable, "-m", "fixlore.lsp", "serve"]
-    ruff = shutil.which("ruff")
+    beside = Path(sys.executable).parent / "ruff"  # a venv's ruff, even when the venv is not on PATH
+    ruff = str(beside) if beside.exists() else shutil.which("ruff")
     if use_ruff and ruff:
         command += ["--upstream", f"python={ruff} server"]
     process, conn = await spawn(command, cwd=str(workspace))

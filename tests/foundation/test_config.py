@@ -1,0 +1,99 @@
+"""The configuration schema and its one precedence order, as a table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from fixlore.lsp.config import (
+    FixloreConfig,
+    UpstreamConfig,
+    merge_layers,
+    parse_config,
+    parse_upstream_flag,
+    read_pyproject,
+    split_init_options,
+)
+
+# (pyproject, workspace/configuration, initializationOptions, CLI) -> expected learning, pause
+PRECEDENCE = [
+    ({}, {}, {}, {}, True, 2000),
+    ({"learning": False}, {}, {}, {}, False, 2000),
+    ({"learning": False}, {"learning": True}, {}, {}, True, 2000),
+    ({}, {"learning": True}, {"learning": False}, {}, False, 2000),
+    ({}, {}, {"learning": True}, {"learning": False}, False, 2000),
+    ({"manualFixPauseMs": 10}, {"manualFixPauseMs": 20}, {}, {}, True, 20),
+    ({"manualFixPauseMs": 10}, {"manualFixPauseMs": 20}, {"manual_fix_pause_ms": 30}, {}, True, 30),
+    ({"manualFixPauseMs": 10}, {}, {}, {"manualFixPauseMs": 40}, True, 40),
+]
+
+
+@pytest.mark.parametrize(("pyproject", "workspace", "init", "cli", "learning", "pause"), PRECEDENCE)
+def test_precedence_defaults_pyproject_workspace_init_cli(
+    pyproject: dict, workspace: dict, init: dict, cli: dict, learning: bool, pause: int
+) -> None:
+    config, problems = parse_config(merge_layers(pyproject, workspace, init, cli))
+
+    assert problems == []
+    assert config.learning is learning
+    assert config.manual_fix_pause_ms == pause
+
+
+def test_upstreams_merge_per_language() -> None:
+    merged = merge_layers(
+        {"upstreams": {"python": ["pyright-langserver --stdio"], "go": ["gopls"]}},
+        {"upstreams": {"python": [{"command": ["ruff", "server"], "name": "ruff"}]}},
+    )
+    config, problems = parse_config(merged)
+
+    assert problems == []
+    assert config.upstreams["go"] == (UpstreamConfig(command=("gopls",)),)
+    assert config.upstreams["python"] == (UpstreamConfig(command=("ruff", "server"), name="ruff"),)
+
+
+@pytest.mark.parametrize(
+    ("raw", "problem_fragment"),
+    [
+        ({"learning": "yes"}, "`learning`: expected true or false"),
+        ({"logLevel": "loud"}, "`logLevel`: expected one of"),
+        ({"manualFixPauseMs": -5}, "`manualFixPauseMs`"),
+        ({"upstreams": {"python": [{"command": []}]}}, "needs a non-empty `command`"),
+        ({"upstreams": "ruff"}, "expected an object"),
+        ({"colour": "blue"}, "unknown setting `colour`"),
+    ],
+)
+def test_invalid_settings_fall_back_to_defaults_with_a_readable_problem(raw: dict, problem_fragment: str) -> None:
+    config, problems = parse_config(raw)
+
+    assert config == FixloreConfig()
+    assert len(problems) == 1 and problem_fragment in problems[0]
+
+
+def test_one_bad_setting_does_not_discard_the_good_ones() -> None:
+    config, problems = parse_config({"learning": False, "logLevel": 3})
+
+    assert config.learning is False
+    assert config.log_level == "info"
+    assert len(problems) == 1
+
+
+def test_cli_upstream_flag() -> None:
+    assert parse_upstream_flag("python=ruff server --preview") == ("python", {"command": ["ruff", "server", "--preview"]})
+    with pytest.raises(ValueError, match="LANGUAGE='COMMAND"):
+        parse_upstream_flag("ruff server")
+
+
+def test_init_options_split_keeps_the_editors_options_for_upstreams() -> None:
+    ours, rest = split_init_options({"fixlore": {"learning": False}, "settings": {"lineLength": 100}})
+
+    assert ours == {"learning": False}
+    assert rest == {"settings": {"lineLength": 100}}
+
+
+def test_pyproject_table_is_read_and_broken_toml_is_ignored(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.fixlore]\nlearning = false\n")
+    assert read_pyproject(tmp_path) == {"learning": False}
+
+    (tmp_path / "pyproject.toml").write_text("[tool.fixlore\nlearning = ")
+    assert read_pyproject(tmp_path) == {}
