@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import difflib
 import logging
+import re
 import textwrap
 from dataclasses import dataclass
 
@@ -42,6 +43,10 @@ logger = logging.getLogger(__name__)
 MAX_CHARS = 1_000_000
 MAX_UNIT_TOKENS = 200
 MAX_HUNKS = 2
+_MISSING = re.compile(
+    r"undefined|undeclared|not defined|cannot find|can't find|unresolved|implicit declaration",
+    re.IGNORECASE,
+)
 
 
 @dataclass(slots=True)
@@ -130,8 +135,6 @@ def _node_extra(b_src: Source, change: _Change) -> tuple[tuple[str, str], ...]:
         node = node.parent
     if found is not None:
         return (("node", found),)
-    if change.header and not change.node.has_error:
-        return (("node", change.node.type),)
     return ()
 
 
@@ -210,13 +213,19 @@ def _locate(
             toks = tokens(b_src, nodes[0].start_byte, nodes[-1].end_byte, namer, code)
             bs = (nodes[0].start_byte, nodes[-1].end_byte)
             return _Change(Anchor.AT_DIAGNOSTIC, nodes[0], toks, [], bs, (a0, a0))
-    node = _covering(a_src, a0, a1)
-    if node is None:
-        return Skipped(SkipReason.NOT_A_FIX, "no enclosing unit")
-    u0, u1 = node.start_byte, node.end_byte
-    h_end = header_end(node, a1)
-    header = h_end != u1
-    u1 = h_end
+    comment_line = _comment_change(b_src, a_src, span)
+    if comment_line is not None:
+        node, u0, u1 = comment_line
+        header = False
+    else:
+        covering = _covering(a_src, a0, a1)
+        if covering is None:
+            return Skipped(SkipReason.NOT_A_FIX, "no enclosing unit")
+        node = covering
+        u0, u1 = node.start_byte, node.end_byte
+        h_end = header_end(node, a1)
+        header = h_end != u1
+        u1 = h_end
     bu0, bu1 = u0, u1 - delta
     b_toks = tokens(b_src, bu0, bu1, namer, code)
     a_toks = tokens(a_src, u0, u1, namer, code)
@@ -246,7 +255,7 @@ def _insertion(
     toks = tokens(a_src, first.start_byte, last.end_byte, namer, code)
     a_span = (first.start_byte, last.end_byte)
     if all(n.type in IMPORT_KINDS for n in nodes):
-        if any(_mentions(a_src, n, diag.message) for n in nodes):
+        if any(_mentions(a_src, n, diag.message) for n in nodes) or _MISSING.search(diag.message):
             return _Change(Anchor.IMPORT_BLOCK, first, [], toks, (b_at, b_at), a_span)
         return Skipped(SkipReason.NOT_A_FIX, "import of a name the message does not mention")
     delta = a1 - a0
@@ -305,6 +314,27 @@ def _blank(src: Source, start: int, end: int) -> bool:
     return node is not None and node.type == "comment"
 
 
+_COMMENT_START = (b"#", b"//", b"/*", b"--")
+
+
+def _comment_change(
+    b_src: Source, a_src: Source, span: tuple[int, int, int, int]
+) -> tuple[tree_sitter.Node, int, int] | None:
+    """For a comment added to (or removed from) a line: the line's statement and span."""
+    b0, b1, a0, a1 = span
+    changed = (a_src.data[a0:a1] if a1 > a0 else b_src.data[b0:b1]).lstrip()
+    if not changed.startswith(_COMMENT_START) or b"\n" in changed.rstrip():
+        return None
+    line_start = a_src.data.rfind(b"\n", 0, a0) + 1
+    line_end = a_src.data.find(b"\n", a0)
+    line_end = len(a_src.data) if line_end < 0 else line_end
+    first = line_start + len(a_src.data[line_start:line_end]) - len(a_src.data[line_start:line_end].lstrip())
+    stmt = statement_at(a_src, first)
+    if stmt is None or stmt.start_byte < line_start:
+        return None
+    return stmt, stmt.start_byte, max(line_end, stmt.end_byte)
+
+
 def _covering(src: Source, a0: int, a1: int) -> tree_sitter.Node | None:
     node: tree_sitter.Node | None = src.root.descendant_for_byte_range(a0, max(a0, a1))
     while node is not None:
@@ -337,8 +367,6 @@ def _mentions(src: Source, node: tree_sitter.Node, message: str) -> bool:
 
 
 def _names(message: str) -> list[str]:
-    import re
-
     return re.findall(r"[^\W\d]\w*", message)
 
 

@@ -69,7 +69,10 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
     d0 = src.byte(offset_at(text, diag.range.start))
     d1 = max(d0, src.byte(offset_at(text, diag.range.end)))
     ctx = _Ctx(src, pattern, binding, code)
-    edits = _edits_at_unit(ctx, before, after, d0, d1) if before else _insert(ctx, after, d0)
+    try:
+        edits = _edits_at_unit(ctx, before, after, d0, d1) if before else _insert(ctx, after, d0)
+    except _NoMatch:
+        return Skipped(SkipReason.NO_MATCH, "a placeholder of the fix is not bound")
     if edits is None:
         return Skipped(SkipReason.NO_MATCH)
     new_edits = tuple(_to_edit(src, s, e, t) for s, e, t in edits)

@@ -91,7 +91,12 @@ def _text_field(language: str, text: str, *, prose: bool, code: str) -> str:
         return "too long"
     kws = keywords(language)
     vocab = prose_words() if prose else frozenset()
-    for word in _WORDS.findall(text):
+    words: list[str] = []
+    for chunk in text.split():
+        if chunk in kws or PLACEHOLDER.match(chunk):
+            continue
+        words.extend(_WORDS.findall(chunk))
+    for word in words:
         if word[0] == "$":
             if PLACEHOLDER.match(word):
                 continue

@@ -126,7 +126,13 @@ def keywords(language: str) -> frozenset[str]:
                     out.add(name)
     if family(language) == "python":
         out |= set(keyword.kwlist) | set(keyword.softkwlist)
-    return frozenset(out)
+    return frozenset(out | LITERAL_WORDS)
+
+
+LITERAL_WORDS = frozenset(
+    {"true", "false", "null", "nil", "undefined", "this", "super", "self", "None", "True", "False"}
+)
+"""Literal keywords that some grammars parse as named leaves (``true``, ``null``, ``nil``)."""
 
 
 @cache

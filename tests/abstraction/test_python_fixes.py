@@ -1,0 +1,196 @@
+"""Before/after tests for Python fixes (ruff's diagnostics), one behaviour per test."""
+
+from __future__ import annotations
+
+import re
+
+from fixlore.abstraction import (
+    Anchor,
+    Extracted,
+    FixCategory,
+    Skipped,
+    SkipReason,
+    extract_pattern,
+    syntax_problems,
+)
+from fixlore.abstraction._text import DiagnosticInfo
+
+from ._helpers import code, diag_at, learn
+
+F821 = ("Ruff", "F821")
+
+
+def test_import_added_at_top_for_undefined_name_is_an_import_block_pattern() -> None:
+    before = code('''
+        """Tool."""
+        import sys
+
+
+        def main(argv):
+            return os.path.join(argv[1], "out")
+        ''')
+    after = before.replace("import sys\n", "import os\nimport sys\n")
+    p = learn("python", before, after, diag_at(before, "os", *F821, "Undefined name `os`"))
+    assert p.category is FixCategory.ADD_IMPORT
+    assert p.shape is not None
+    assert (p.shape.anchor, p.shape.before, p.shape.after) == (Anchor.IMPORT_BLOCK, "", "import os")
+    assert p.signature.message == "Undefined name `os`"
+
+
+def test_user_module_import_is_templated_with_the_message_placeholder() -> None:
+    before = code("""
+        def load(path):
+            return yamlish.safe_load(path)
+        """)
+    after = "import yamlish\n\n\n" + before
+    p = learn("python", before, after, diag_at(before, "yamlish", *F821, "Undefined name `yamlish`"))
+    assert p.signature.message == "Undefined name `$1`"
+    assert p.shape is not None and p.shape.after == "import $1"
+
+
+def test_comparison_to_none_becomes_is_none() -> None:
+    before = code("""
+        def check(value):
+            if value == None:
+                return 0
+            return 1
+        """)
+    after = before.replace("== None", "is None")
+    d = diag_at(before, "None", "Ruff", "E711", "Comparison to `None` should be `cond is None`")
+    p = learn("python", before, after, d)
+    assert p.category is FixCategory.REPLACE_TOKEN
+    assert p.shape is not None
+    assert (p.shape.unit, p.shape.before, p.shape.after) == ("Comparison", "$2 == None", "$2 is None")
+    assert p.shape.anchor is Anchor.AT_DIAGNOSTIC
+    assert "if_statement" in p.context
+
+
+def test_unused_variable_assignment_removed_is_delete_statement() -> None:
+    before = code("""
+        def handler(request):
+            response_code = compute(request, 3)
+            return None
+        """)
+    after = before.replace("    response_code = compute(request, 3)\n", "")
+    d = diag_at(before, "response_code", "Ruff", "F841", "Local variable `response_code` is assigned to but never used")
+    p = learn("python", before, after, d)
+    assert p.category is FixCategory.DELETE_STATEMENT
+    assert p.shape is not None
+    assert (p.shape.unit, p.shape.before, p.shape.after) == ("Assign", "$1 = $2 ( $3 , $N )", "")
+
+
+def test_unused_import_removed_is_remove_import() -> None:
+    before = "import os\nimport sys\n\nprint(sys.argv)\n"
+    after = "import sys\n\nprint(sys.argv)\n"
+    p = learn("python", before, after, diag_at(before, "os", "Ruff", "F401", "`os` imported but unused"))
+    assert p.category is FixCategory.REMOVE_IMPORT
+    assert p.shape is not None and (p.shape.before, p.shape.after) == ("import os", "")
+
+
+def test_missing_colon_added_is_insert_token() -> None:
+    before = "def area(width, height)\n    return width * height\n"
+    after = "def area(width, height):\n    return width * height\n"
+    problem = syntax_problems("python", before)[0]
+    d = DiagnosticInfo("fixlore", problem.code, problem.message, problem.range)
+    p = learn("python", before, after, d)
+    assert p.category is FixCategory.INSERT_TOKEN
+    assert p.shape is not None
+    assert p.shape.after == p.shape.before + " :"
+    assert p.shape.unit == "FunctionDef"
+
+
+def test_noqa_comment_added_is_add_suppression() -> None:
+    before = "def f():\n    unused_total = 1\n    return 2\n"
+    after = before.replace("unused_total = 1", "unused_total = 1  # noqa: F841")
+    d = diag_at(before, "unused_total", "Ruff", "F841", "Local variable `unused_total` is assigned to but never used")
+    p = learn("python", before, after, d)
+    assert p.category is FixCategory.ADD_SUPPRESSION
+    assert p.shape is not None and p.shape.after.endswith("#\u2423noqa:\u2423$CODE")
+
+
+def test_guard_inserted_on_the_line_above_is_before_statement() -> None:
+    before = code("""
+        def first_name(person):
+            return person.name.split()[0]
+        """)
+    after = code("""
+        def first_name(person):
+            if person is None:
+                return None
+            return person.name.split()[0]
+        """)
+    d = diag_at(
+        before, "person.name", "pyright", "reportOptionalMemberAccess", '"name" is not a known attribute of "None"'
+    )
+    p = learn("python", before, after, d)
+    assert p.category is FixCategory.ADD_GUARD
+    assert p.shape is not None and p.shape.anchor in (Anchor.BEFORE_STATEMENT, Anchor.FUNCTION_START)
+    assert re.fullmatch(r"if \$\d+ is None :\n    return None", p.shape.after)
+
+
+def test_expression_wrapped_in_call_is_wrap_expression() -> None:
+    before = "def show(count):\n    return 'n=' + count\n"
+    after = "def show(count):\n    return 'n=' + str(count)\n"
+    d = diag_at(before, "count", "pyright", "reportOperatorIssue", 'Operator "+" not supported', nth=1)
+    p = learn("python", before, after, d)
+    assert p.category is FixCategory.WRAP_EXPRESSION
+
+
+def test_edits_in_many_places_are_skipped_with_a_reason() -> None:
+    before = "".join(f"def f{i}(a):\n    return a == None\n\n\n" for i in range(5))
+    after = before.replace("== None", "is None")
+    d = diag_at(before, "None", "Ruff", "E711", "Comparison to `None` should be `cond is None`")
+    result = extract_pattern("python", before, after, d)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.TOO_MANY_PLACES
+
+
+def test_edit_far_from_the_diagnostic_is_not_a_fix() -> None:
+    before = "def f(a):\n    return a == None\n\n\ndef g(b):\n    return b + 1\n"
+    after = before.replace("b + 1", "b + 2")
+    d = diag_at(before, "None", "Ruff", "E711", "Comparison to `None` should be `cond is None`")
+    result = extract_pattern("python", before, after, d)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.NOT_A_FIX
+
+
+def test_fixed_file_that_does_not_parse_is_skipped() -> None:
+    before = "x = a == None\n"
+    after = "x = a is None)\n"
+    d = diag_at(before, "None", "Ruff", "E711", "Comparison to `None` should be `cond is None`")
+    result = extract_pattern("python", before, after, d)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.DOES_NOT_PARSE
+
+
+def test_comment_only_change_is_not_a_fix() -> None:
+    before = "x = a == None\n"
+    after = "x = a == None  # why not\n"
+    d = diag_at(before, "None", "Ruff", "E711", "Comparison to `None` should be `cond is None`")
+    result = extract_pattern("python", before, after, d)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.NOT_A_FIX
+
+
+def test_unsupported_language_is_skipped() -> None:
+    d = diag_at("a\n", "a", "x", "y", "z")
+    result = extract_pattern("cobol", "a\n", "b\n", d)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.UNSUPPORTED_LANGUAGE
+
+
+def test_identical_texts_are_no_change() -> None:
+    d = diag_at("a = 1\n", "a", "x", "y", "z")
+    result = extract_pattern("python", "a = 1\n", "a = 1\n", d)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.NO_CHANGE
+
+
+def test_fingerprint_is_stable_across_names_and_layout() -> None:
+    d1 = "def f(alpha):\n    return alpha == None\n"
+    d2 = "def gee(beta):\n\n    return beta  ==  None\n"
+    msg = "Comparison to `None` should be `cond is None`"
+    p1 = learn("python", d1, d1.replace("== None", "is None"), diag_at(d1, "None", "Ruff", "E711", msg))
+    p2 = learn("python", d2, d2.replace("==  None", "is  None"), diag_at(d2, "None", "Ruff", "E711", msg))
+    assert isinstance(p1, type(p2)) and p1.fingerprint == p2.fingerprint
+
+
+def test_garbage_input_never_raises() -> None:
+    d = diag_at("x\n", "x", "Ruff", "F821", "Undefined name `x`")
+    for before, after in [("\x00\x01", "x"), ("(" * 500, ")" * 500), ("", "import os\n")]:
+        result = extract_pattern("python", before, after, d)
+        assert not isinstance(result, Extracted) or result.pattern.shape is not None
