@@ -137,7 +137,10 @@ describe("fixlore serve in front of ruff: the learning loop", { timeout: 180_000
 
   before(async () => {
     const ruff = ruffCommand(fixloreCommand());
-    const config = toServerConfig(readerOf({ upstreams: { python: [{ command: ruff, name: "ruff" }] } })).config;
+    // No base knowledge: whatever fixlore.patterns lists was learned in this test.
+    const config = toServerConfig(
+      readerOf({ upstreams: { python: [{ command: ruff, name: "ruff" }] }, baseKnowledge: false }),
+    ).config;
     server = ServerUnderTest.start({ cwd: root, home, configuration: { fixlore: config } });
     await server.initialize(root, { fixlore: config });
     await server.notify("textDocument/didOpen", { textDocument: { uri, languageId: "python", version: 1, text } });
@@ -205,6 +208,8 @@ describe("fixlore serve in front of ruff: the learning loop", { timeout: 180_000
       textDocument: { uri, version: 2 },
       contentChanges: [{ text: fixed }],
     });
+    const known = await server.executeCommand<PatternRow[]>("fixlore.patterns", ["python"]);
+    assert.ok(!known.some((r) => JSON.stringify(r.signature).includes("F401")), "nothing learned yet");
     const command = fix.command;
     assert.ok(command !== undefined);
     await server.executeCommand(command.command, command.arguments ?? []);
@@ -216,17 +221,17 @@ describe("fixlore serve in front of ruff: the learning loop", { timeout: 180_000
       "the F401 to go away after the fix",
       before,
     );
-    const patterns = await server.until(
-      () => server.executeCommand<PatternRow[]>("fixlore.patterns", ["python"]),
-      (rows) => Array.isArray(rows) && rows.some((r) => JSON.stringify(r.signature).includes("F401")),
-      "fixlore.patterns to list the accepted F401 fix",
+    // Learning is written in the background: wait until the store holds it.
+    const stats = await server.until(
+      () => server.executeCommand<{ patterns: number; events: number; learning: boolean }>("fixlore.stats", []),
+      (s) => s.patterns >= 1 && s.events >= 1,
+      "fixlore.stats to count the accepted fix",
     );
-    const row = patterns.find((r) => JSON.stringify(r.signature).includes("F401"));
-    assert.ok(row !== undefined);
-    learnedId = String(row.id);
-    const stats = await server.executeCommand<{ patterns: number; events: number; learning: boolean }>("fixlore.stats", []);
-    assert.ok(stats.patterns >= 1 && stats.events >= 1, `stats after learning: ${JSON.stringify(stats)}`);
     assert.equal(stats.learning, true);
+    const patterns = await server.executeCommand<PatternRow[]>("fixlore.patterns", ["python"]);
+    const row = patterns.find((r) => JSON.stringify(r.signature).includes("F401"));
+    assert.ok(row !== undefined, `fixlore.patterns does not list the accepted F401 fix: ${JSON.stringify(patterns)}`);
+    learnedId = String(row.id);
     await server.waitFor<Status>("fixlore/status", (s) => isStatus(s) && s.patterns >= 1, "fixlore/status with the learned pattern");
   });
 
