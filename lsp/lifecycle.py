@@ -13,7 +13,7 @@ Serves: ``initialize``, ``initialized``, ``workspace/didChangeConfiguration``,
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -31,6 +31,8 @@ logger = logging.getLogger(__name__)
 
 ConfigListener = Callable[[FixloreConfig, FixloreConfig], None]
 ShutdownHook = Callable[[], Any]
+InitializeHook = Callable[[dict[str, Any]], Awaitable[None]]
+"""Awaited inside ``initialize`` (after the config is applied) with the raw params."""
 
 
 class Lifecycle:
@@ -41,6 +43,12 @@ class Lifecycle:
         self.layers: dict[str, dict[str, Any]] = {"pyproject": {}, "workspace": {}, "init": {}, "cli": {}}
         self.listeners: list[ConfigListener] = []
         self.shutdown_hooks: list[ShutdownHook] = []
+        self.initialize_hooks: list[InitializeHook] = []
+        """Awaited before the initialize result is built (the proxy starts upstreams here)."""
+        self.initialized_hooks: list[Callable[[], None]] = []
+        """Called when the editor sends ``initialized``."""
+        self.configuration_hooks: list[Callable[[Any], None]] = []
+        """Called with the raw params of every ``workspace/didChangeConfiguration``."""
         self.root: Path | None = None
         self.upstream_init_options: Any = None
         """The editor's initializationOptions without fixlore's section (for upstreams)."""
@@ -87,7 +95,7 @@ def register(server: FixloreServer) -> None:
     server.config, _ = parse_config(merge_layers(life.layers["cli"]))
 
     @server.feature(types.INITIALIZE)
-    def initialize(params: types.InitializeParams) -> None:
+    async def initialize(params: types.InitializeParams) -> None:
         raw = current_raw_params() or {}
         ours, rest = split_init_options(raw.get("initializationOptions"))
         life.upstream_init_options = rest
@@ -95,14 +103,20 @@ def register(server: FixloreServer) -> None:
         life.root = workspace_root(params)
         life.layers["pyproject"] = read_pyproject(life.root)
         life.apply()
+        for hook in life.initialize_hooks:
+            await hook(raw)
 
     @server.feature(types.INITIALIZED)
     async def initialized(params: types.InitializedParams) -> None:
+        for hook in life.initialized_hooks:
+            hook()
         await pull_workspace_configuration(server, life)
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
         raw = current_raw_params() or {}
+        for hook in life.configuration_hooks:
+            hook(raw)
         settings = raw.get("settings")
         if isinstance(settings, dict) and isinstance(settings.get("fixlore"), dict):
             life.layers["workspace"] = settings["fixlore"]

@@ -93,6 +93,9 @@ class FixloreProtocol(LanguageServerProtocol):
         self.raw_router: RawRouter | None = None
         self._pending_raw: dict[str, Any] | None = None
         self.capability_hooks: list[Callable[[dict[str, Any]], dict[str, Any]]] = []
+        self.command_fallback: Callable[[str, Any], Awaitable[Any]] | None = None
+        """Runs ``workspace/executeCommand`` for commands fixlore has not registered
+        (the proxy: upstreams' commands), called with (command, raw arguments)."""
 
     # -- reading -----------------------------------------------------------
     def structure_message(self, data: dict[str, Any]) -> Any:
@@ -167,6 +170,15 @@ class FixloreProtocol(LanguageServerProtocol):
         for hook in self.capability_hooks:
             raw = hook(raw)
         return raw
+
+    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
+    def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
+        """Run fixlore's own commands as pygls does; any other goes to the fallback."""
+        fallback = self.command_fallback
+        if params.command in self.fm.commands or fallback is None:
+            return (yield from super().lsp_workspace__execute_command(params))
+        raw = current_raw_params() or {}
+        return (yield fallback, (params.command, raw.get("arguments")), None)
 
 
 def _forwarder(router: RawRouter, method: str) -> Callable[[Any], Any]:

@@ -1,1 +1,135 @@
-"""x."""
+"""The upstream proxy: fixlore as a transparent front for the user's language servers.
+
+Configure upstreams per language (several allowed, used in the given order):
+``fixlore serve --upstream python='ruff server' --upstream python='basedpyright-langserver --stdio'``,
+or ``initializationOptions.fixlore.upstreams`` / the ``fixlore.upstreams``
+setting (``{language: [{command, name?, initializationOptions?, settings?}]}``).
+The editor's ``initializationOptions`` minus the ``fixlore`` key, and its
+``workspace/configuration`` answers, reach each upstream unchanged unless that
+upstream's own config overrides them (``initializationOptions`` /
+``settings``; ``settings`` answers ``workspace/configuration`` by looking up
+each item's dotted section in it).
+
+What happens (details in the modules):
+
+* :mod:`.core` — :class:`Proxy`: starts upstreams inside ``initialize`` with
+  the editor's own capabilities, merges their capabilities into fixlore's
+  answer, forwards document sync and notifications, routes requests
+  (fan-out-and-merge for completion and locations, first capable otherwise),
+  relays server-to-client requests (applyEdit, configuration,
+  registerCapability, workDoneProgress/create, showMessageRequest, refresh, …)
+  to the editor and the answers back; ``$/cancelRequest`` reaches the
+  upstream and late answers are dropped.
+* :mod:`.upstream` — one child: back-off restart (gives up after 5 crashes
+  in 3 minutes, telling the user once), per-request timeout, one clear message
+  if the command is missing, every child stopped on shutdown/exit.
+* :mod:`.diagnostics` — push/pull translation (see its docstring).
+* :mod:`.capabilities`, :mod:`.merge` — capability union, answer merging, and
+  the ``data`` wrapper that records which upstream made an item.
+
+Position encoding: upstreams are offered exactly the encoding pygls chose
+with the editor (e.g. UTF-8 for Neovim). If any upstream answers another one,
+the whole session falls back to UTF-16 (which every server must support):
+fixlore's workspace codec switches, the upstreams that took the first offer
+are restarted with UTF-16, and fixlore advertises UTF-16. One encoding end to
+end, so positions are forwarded untouched.
+
+Integration API for the code-action / learning layer
+----------------------------------------------------
+``proxy = server.features["proxy"]`` (a :class:`Proxy`):
+
+* ``await proxy.code_actions(raw_params) -> list[tuple[UpstreamId, dict]]`` —
+  fan-out to the document's upstreams (timeout and try/except per upstream),
+  in upstream order. Each action's ``data`` is already wrapped as
+  ``{"fixlore": {"upstream": id}, "data": original}`` (no inner ``data`` if
+  the upstream had none), so return them to the editor as they are.
+* ``await proxy.resolve_code_action(raw_action) -> dict`` — unwraps, sends the
+  upstream's original action to the upstream that made it, and wraps the
+  answer again. ``fixlore.lsp.proxy.merge.origin(action)`` tells the origin.
+* ``await proxy.execute_command(command, arguments)`` — runs an upstream's
+  command with the upstream that offers it; ``fixlore.*`` commands are never
+  forwarded (JsonRpcInvalidParams).
+* ``proxy.upstream_diagnostics(uri) -> {UpstreamId: [raw diagnostic]}``.
+* ``proxy.upstreams_for(uri)``, ``proxy.state()``.
+
+Until a code-action layer exists, ``textDocument/codeAction`` and
+``codeAction/resolve`` reach the proxy through the raw router, which calls the
+two methods above — the proxy registers **no** pygls feature for them. So the
+code-action layer simply registers its own handlers with pygls in its
+``register(server)`` (pygls' FeatureManager refuses a second registration of
+a method, which is why the proxy leaves them free); from then on the raw
+router no longer sees those methods, and the handlers call the API above. Use
+``fixlore.lsp.server.current_raw_params()`` inside the handler for the raw
+params. pygls' capabilities for the layer's handler are merged with the
+upstreams' (kinds, ``resolveProvider`` united).
+
+``workspace/executeCommand`` is pygls' built-in: commands registered with
+``@server.command(...)`` (the ``fixlore.*`` ones) run as usual; any other
+command goes to ``proxy.execute_command`` through
+``server.protocol.command_fallback``. ``executeCommandProvider.commands`` is
+the union of fixlore's and the upstreams' commands.
+
+Not forwarded (documented limitations): notebook documents; work-done
+progress tokens are passed through unchanged (two upstreams could in theory
+pick the same token); upstreams added by a configuration change after
+``initialize`` serve only the capabilities already advertised.
+"""
+
+from __future__ import annotations
+
+import atexit
+import logging
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from fixlore.lsp.proxy.core import Proxy
+from fixlore.lsp.proxy.merge import origin, unwrap
+from fixlore.lsp.proxy.upstream import Upstream, UpstreamId
+from fixlore.lsp.server import current_raw_params
+
+if TYPE_CHECKING:
+    from fixlore.lsp.server import FixloreServer
+
+logger = logging.getLogger(__name__)
+
+
+def register(server: FixloreServer) -> None:
+    """Install the proxy: raw router, lifecycle and document hooks, capability merge."""
+    proxy = Proxy(server)
+    server.features["proxy"] = proxy
+    server.protocol.raw_router = proxy
+    server.protocol.capability_hooks.append(proxy.capabilities_hook)
+    server.protocol.command_fallback = proxy.execute_command
+
+    life = server.features["lifecycle"]
+    life.initialize_hooks.append(proxy.on_initialize)
+    life.initialized_hooks.append(proxy.on_initialized)
+    life.configuration_hooks.append(proxy.did_change_configuration)
+    life.listeners.append(proxy.on_config_change)
+    life.shutdown_hooks.append(proxy.shutdown)
+    atexit.register(proxy.kill_all)
+
+    hooks = server.features["document_hooks"]
+    hooks.opened.append(proxy.did_open)
+    hooks.changed.append(proxy.did_change)
+    hooks.saved.append(proxy.did_save)
+    hooks.closed.append(proxy.did_close)
+
+    # pygls handles these itself; fixlore's handler runs after it and forwards.
+    def forward(method: str) -> Any:
+        def handler(params: Any) -> None:
+            proxy.broadcast(method, current_raw_params())
+
+        return handler
+
+    for method in (
+        types.SET_TRACE,
+        types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS,
+        types.WINDOW_WORK_DONE_PROGRESS_CANCEL,
+    ):
+        if method not in server.protocol.fm.features:
+            server.feature(method)(forward(method))
+
+
+__all__ = ["Proxy", "Upstream", "UpstreamId", "origin", "register", "unwrap"]

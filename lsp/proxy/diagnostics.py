@@ -1,0 +1,196 @@
+"""Diagnostics between the editor and the upstreams: push, pull, and both.
+
+The combination chosen (simplest that is correct for every pairing):
+
+* Every upstream's diagnostics land in the :class:`DiagnosticsHub` under
+  ``upstream:<id>``, tagged with the document version they were computed for;
+  the hub merges them with fixlore's own and never mixes versions.
+* **Editor pushes only** (no ``textDocument.diagnostic`` client capability):
+  the hub publishes. Upstreams see the same capabilities, so they push; an
+  upstream that offers only pull (``diagnosticProvider``) is pulled by fixlore
+  after didOpen/didChange/didSave and on its ``workspace/diagnostic/refresh``.
+* **Editor pulls**: fixlore advertises its own ``diagnosticProvider`` and
+  stops publishing. A ``textDocument/diagnostic`` fans out to the upstreams of
+  that document that offer pull, stores their answers in the hub and answers
+  with a full report of the hub's merge (no ``resultId``: the editor never asks
+  for "unchanged", so fixlore never has to track upstreams' result ids). When a
+  push-only upstream pushes, or fixlore's own check finishes, fixlore sends
+  ``workspace/diagnostic/refresh`` (if the editor supports it) so the editor
+  pulls again; an upstream's own refresh request is relayed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING, Any
+
+from fixlore.lsp.jsonrpc import ConnectionClosed, RpcError
+from fixlore.lsp.proxy.upstream import Unavailable, Upstream
+
+if TYPE_CHECKING:
+    from fixlore.lsp.diagnostics import DiagnosticsHub
+    from fixlore.lsp.proxy.core import Proxy
+
+logger = logging.getLogger(__name__)
+
+CHANGE_PULL_DELAY = 0.05
+REFRESH_DELAY = 0.05
+
+
+def hub_key(upstream_id: str) -> str:
+    """The hub key of an upstream's diagnostics."""
+    return f"upstream:{upstream_id}"
+
+
+def offers_pull(upstream: Upstream) -> bool:
+    """True if the upstream answers ``textDocument/diagnostic``."""
+    if upstream.capabilities.get("diagnosticProvider"):
+        return True
+    return "textDocument/diagnostic" in upstream.dynamic_methods
+
+
+class DiagnosticsBridge:
+    """Moves diagnostics between upstreams, the hub and the editor."""
+
+    def __init__(self, proxy: Proxy, hub: DiagnosticsHub) -> None:
+        self._proxy = proxy
+        self._hub = hub
+        self.by_upstream: dict[str, dict[str, list[dict[str, Any]]]] = {}
+        """uri -> upstream id -> its latest diagnostics (raw)."""
+        self.editor_pulls = False
+        self._refresh_support = False
+        self._quiet = False
+        self._refresh: asyncio.TimerHandle | None = None
+        self._pulls: dict[tuple[str, str], asyncio.Task[None]] = {}
+        hub.listeners.append(self._published)
+
+    def configure(self, editor_capabilities: dict[str, Any]) -> None:
+        """Decide push or pull towards the editor from its capabilities."""
+        text_document = editor_capabilities.get("textDocument") or {}
+        workspace = editor_capabilities.get("workspace") or {}
+        self.editor_pulls = isinstance(text_document, dict) and text_document.get("diagnostic") is not None
+        diagnostics = workspace.get("diagnostics") if isinstance(workspace, dict) else None
+        self._refresh_support = isinstance(diagnostics, dict) and bool(diagnostics.get("refreshSupport"))
+        self._hub.publish_enabled = not self.editor_pulls
+
+    def provider(self, upstreams: list[Upstream]) -> dict[str, Any] | None:
+        """The ``diagnosticProvider`` fixlore advertises (``None`` when pushing)."""
+        if not self.editor_pulls:
+            return None
+        inter = any(
+            isinstance(u.capabilities.get("diagnosticProvider"), dict)
+            and u.capabilities["diagnosticProvider"].get("interFileDependencies")
+            for u in upstreams
+        )
+        return {"identifier": "fixlore", "interFileDependencies": bool(inter), "workspaceDiagnostics": False}
+
+    # -- storing -------------------------------------------------------------------
+    def put(self, upstream_id: str, uri: str, version: int | None, items: list[dict[str, Any]]) -> None:
+        """Store an upstream's diagnostics for ``uri`` and let the hub merge them."""
+        self.by_upstream.setdefault(uri, {})[upstream_id] = items
+        self._hub.set(uri, hub_key(upstream_id), version, items)
+
+    def pushed(self, upstream: Upstream, params: Any) -> None:
+        """An upstream's ``textDocument/publishDiagnostics``."""
+        if not isinstance(params, dict) or not isinstance(params.get("uri"), str):
+            logger.warning("upstream %s pushed malformed diagnostics", upstream.id)
+            return
+        items = params.get("diagnostics")
+        version = params.get("version")
+        self.put(
+            upstream.id,
+            params["uri"],
+            version if isinstance(version, int) else None,
+            [d for d in items if isinstance(d, dict)] if isinstance(items, list) else [],
+        )
+
+    def owner_of(self, uri: str, diagnostic: Any) -> str | None:
+        """Which upstream published this diagnostic (``None``: fixlore's or unknown)."""
+        for upstream_id, items in self.by_upstream.get(uri, {}).items():
+            if diagnostic in items:
+                return upstream_id
+        return None
+
+    def forget(self, uri: str) -> None:
+        """The document closed."""
+        self.by_upstream.pop(uri, None)
+        for key in [k for k in self._pulls if k[1] == uri]:
+            self._pulls.pop(key).cancel()
+
+    def forget_upstream(self, upstream_id: str) -> None:
+        """An upstream went away: its diagnostics go too."""
+        for uri, per in list(self.by_upstream.items()):
+            if per.pop(upstream_id, None) is not None:
+                self._hub.set(uri, hub_key(upstream_id), None, [])
+
+    # -- editor pulls ----------------------------------------------------------------
+    async def pull_for_editor(self, params: Any) -> dict[str, Any]:
+        """Answer the editor's ``textDocument/diagnostic`` with the merged full report."""
+        uri = (params or {}).get("textDocument", {}).get("uri") if isinstance(params, dict) else None
+        if not isinstance(uri, str):
+            return {"kind": "full", "items": []}
+        targets = [u for u in self._proxy.upstreams_for(uri) if u.running and offers_pull(u)]
+        if targets:
+            await asyncio.gather(*(self._pull(u, uri) for u in targets))
+        return {"kind": "full", "items": self._hub.current(uri)}
+
+    async def _pull(self, upstream: Upstream, uri: str) -> None:
+        version = self._proxy.document_version(uri)
+        params: dict[str, Any] = {"textDocument": {"uri": uri}}
+        identifier = upstream.capabilities.get("diagnosticProvider")
+        if isinstance(identifier, dict) and identifier.get("identifier"):
+            params["identifier"] = identifier["identifier"]
+        try:
+            report = await upstream.request("textDocument/diagnostic", params, timeout=self._proxy.timeout())
+        except (TimeoutError, RpcError, ConnectionClosed, Unavailable) as exc:
+            logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
+            return
+        if not isinstance(report, dict) or report.get("kind") != "full":
+            return  # "unchanged" cannot happen (no previousResultId is ever sent)
+        items = report.get("items")
+        self._quiet = True
+        try:
+            kept = [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []
+            self.put(upstream.id, uri, version, kept)
+        finally:
+            self._quiet = False
+
+    def _published(self, uri: str, version: int | None, merged: list[dict[str, Any]]) -> None:
+        """Hub listener: in pull mode, new diagnostics not fetched by a pull mean a refresh."""
+        if not self.editor_pulls or self._quiet or not self._refresh_support:
+            return
+        if self._refresh is None:
+            self._refresh = asyncio.get_running_loop().call_later(REFRESH_DELAY, self._send_refresh)
+
+    def _send_refresh(self) -> None:
+        self._refresh = None
+        self._proxy.spawn_relay("workspace/diagnostic/refresh", None)
+
+    # -- fixlore pulls for a pushing editor -------------------------------------------
+    def document_event(self, upstream: Upstream, uri: str, *, immediate: bool) -> None:
+        """After didOpen/didChange/didSave: pull from a pull-only upstream if the editor pushes."""
+        if self.editor_pulls or not offers_pull(upstream):
+            return
+        key = (upstream.id, uri)
+        task = self._pulls.pop(key, None)
+        if task is not None:
+            task.cancel()
+        delay = 0.0 if immediate else CHANGE_PULL_DELAY
+        self._pulls[key] = asyncio.ensure_future(self._pull_later(upstream, uri, delay))
+
+    async def _pull_later(self, upstream: Upstream, uri: str, delay: float) -> None:
+        if delay:
+            await asyncio.sleep(delay)
+        await self._pull(upstream, uri)
+        if self._pulls.get((upstream.id, uri)) is asyncio.current_task():
+            del self._pulls[(upstream.id, uri)]
+
+    async def refresh_requested(self, upstream: Upstream) -> None:
+        """An upstream asked for ``workspace/diagnostic/refresh``."""
+        if self.editor_pulls:
+            if self._refresh_support:
+                await self._proxy.relay_to_editor("workspace/diagnostic/refresh", None)
+            return
+        for uri in list(upstream.open_documents):
+            self.document_event(upstream, uri, immediate=True)

@@ -1,0 +1,145 @@
+"""End to end through `fixlore serve` with a real `ruff server` upstream."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.proxy.editor import PULL_CAPS, RUFF, Editor, apply_edits, edits_for, fixlore_cmd
+
+pytestmark = pytest.mark.e2e
+
+SOURCE = "import os\nimport sys\n\n\ndef f(x):\n    return x == None\n"
+
+
+@pytest.fixture
+async def editor(tmp_path: Path) -> AsyncIterator[Editor]:
+    (tmp_path / "ruff.toml").write_text('[lint]\nextend-select = ["E711"]\n')
+    ed = Editor()
+    await ed.start(fixlore_cmd(f"python={RUFF} server"))
+    yield ed
+    await ed.close()
+
+
+def codes(diagnostics: list[dict[str, Any]]) -> list[str]:
+    return sorted(str(d.get("code")) for d in diagnostics if d.get("source") == "Ruff")
+
+
+async def open_sample(editor: Editor, tmp_path: Path, text: str = SOURCE) -> str:
+    path = tmp_path / "sample.py"
+    path.write_text(text)
+    return editor.open(path)
+
+
+async def test_ruff_diagnostics_arrive_and_capabilities_are_united(editor: Editor, tmp_path: Path) -> None:
+    result = await editor.initialize(tmp_path)
+    caps = result["capabilities"]
+    assert caps["positionEncoding"] == "utf-8"
+    assert "source.fixAll.ruff" in caps["codeActionProvider"]["codeActionKinds"]
+    assert caps["codeActionProvider"]["resolveProvider"] is True
+    assert "ruff.applyAutofix" in caps["executeCommandProvider"]["commands"]
+    assert caps["documentFormattingProvider"] and caps["hoverProvider"]
+
+    uri = await open_sample(editor, tmp_path)
+    diagnostics = await editor.wait_for(lambda: editor.diagnostics.get(uri))
+    assert codes(diagnostics) == ["E711", "F401", "F401"]
+
+
+async def test_quick_fix_applied_makes_the_diagnostic_go_away(editor: Editor, tmp_path: Path) -> None:
+    await editor.initialize(tmp_path)
+    uri = await open_sample(editor, tmp_path)
+    diagnostics = await editor.wait_for(lambda: editor.diagnostics.get(uri))
+    [e711] = [d for d in diagnostics if d["code"] == "E711"]
+
+    actions = await editor.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": e711["range"], "context": {"diagnostics": [e711]}},
+    )
+    titles = [a["title"] for a in actions]
+    assert any("E711" in t and "Disable for this line" in t for t in titles)
+    [fix] = [a for a in actions if "E711" in a["title"] and "Disable" not in a["title"]]
+    # ruff builds its fix from the diagnostic's `data`, which passed both ways untouched
+    assert "data" in e711
+    assert fix["diagnostics"][0]["code"] == "E711"
+
+    new_text = apply_edits(SOURCE, edits_for(fix["edit"], uri))
+    assert "x is None" in new_text
+    editor.change(uri, new_text)
+    remaining = await editor.wait_for(lambda: "E711" not in codes(editor.diagnostics[uri]) and editor.diagnostics[uri])
+    assert codes(remaining) == ["F401", "F401"]
+
+
+async def test_disable_for_this_line_adds_noqa(editor: Editor, tmp_path: Path) -> None:
+    await editor.initialize(tmp_path)
+    uri = await open_sample(editor, tmp_path)
+    diagnostics = await editor.wait_for(lambda: editor.diagnostics.get(uri))
+    [e711] = [d for d in diagnostics if d["code"] == "E711"]
+    actions = await editor.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": e711["range"], "context": {"diagnostics": [e711]}},
+    )
+    [disable] = [a for a in actions if a["title"].endswith("Disable for this line")]
+    new_text = apply_edits(SOURCE, edits_for(disable["edit"], uri))
+    assert "# noqa: E711" in new_text
+    editor.change(uri, new_text)
+    await editor.wait_for(lambda: "E711" not in codes(editor.diagnostics[uri]) and editor.diagnostics[uri])
+
+
+async def test_fix_all_is_resolved_lazily_by_ruff(editor: Editor, tmp_path: Path) -> None:
+    await editor.initialize(tmp_path)
+    uri = await open_sample(editor, tmp_path)
+    await editor.wait_for(lambda: editor.diagnostics.get(uri))
+    whole = {"start": {"line": 0, "character": 0}, "end": {"line": 6, "character": 0}}
+    actions = await editor.request(
+        "textDocument/codeAction",
+        {"textDocument": {"uri": uri}, "range": whole, "context": {"diagnostics": [], "only": ["source.fixAll.ruff"]}},
+    )
+    [fix_all] = [a for a in actions if a.get("kind") == "source.fixAll.ruff"]
+    assert "edit" not in fix_all  # ruff resolves it lazily
+
+    resolved = await editor.request("codeAction/resolve", fix_all)
+    new_text = apply_edits(SOURCE, edits_for(resolved["edit"], uri))
+    assert "import os" not in new_text and "import sys" not in new_text
+    editor.change(uri, new_text)
+    await editor.wait_for(lambda: codes(editor.diagnostics[uri]) == ["E711"])
+
+
+async def test_hover_and_formatting_pass_through(editor: Editor, tmp_path: Path) -> None:
+    await editor.initialize(tmp_path)
+    text = "import os  # noqa: F401\nx = [1,2,\n  3]\n"
+    uri = await open_sample(editor, tmp_path, text)
+    await editor.wait_for(lambda: uri in editor.diagnostics)
+
+    hover = await editor.request(
+        "textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 20}}
+    )
+    assert "unused-import" in hover["contents"]["value"]
+
+    edits = await editor.request(
+        "textDocument/formatting",
+        {"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}},
+    )
+    assert apply_edits(text, edits) == "import os  # noqa: F401\n\nx = [1, 2, 3]\n"
+
+
+async def test_pull_diagnostics_editor_gets_ruff_and_own_merged(editor: Editor, tmp_path: Path) -> None:
+    result = await editor.initialize(tmp_path, caps=PULL_CAPS)
+    provider = result["capabilities"]["diagnosticProvider"]
+    assert provider["identifier"] == "fixlore"
+    uri = await open_sample(editor, tmp_path, "import os\ndef broken(:\n    pass\n")
+
+    async def pull() -> list[dict[str, Any]]:
+        report = await editor.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        assert report["kind"] == "full"
+        return report["items"]
+
+    first = await pull()
+    assert "Ruff" in {d.get("source") for d in first}
+    # fixlore's own syntax check lands a moment later; the editor is asked to pull again
+    await editor.wait_for(lambda: any(m == "workspace/diagnostic/refresh" for m, _ in editor.requests))
+    merged = await pull()
+    assert {"Ruff", "fixlore"} <= {d.get("source") for d in merged}
+    assert not any(m == "textDocument/publishDiagnostics" and p["diagnostics"] for m, p in editor.notifications)
