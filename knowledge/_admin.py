@@ -83,8 +83,14 @@ def _stats_from_full(r: tuple[object, ...], scope: Scope = Scope.USER) -> Patter
 
 def _record_stats(r: Record, scope: Scope) -> PatternStats:
     return PatternStats(
-        r.fingerprint, scope, r.counts, r.first_seen, r.last_seen, r.workspaces,
-        r.pattern.context, r.pattern,
+        r.fingerprint,
+        scope,
+        r.counts,
+        r.first_seen,
+        r.last_seen,
+        r.workspaces,
+        r.pattern.context,
+        r.pattern,
     )
 
 
@@ -132,9 +138,7 @@ class AdminMixin:
     def _ro(self) -> Store | None:
         return self._db
 
-    def list_patterns(
-        self, language: str | None = None, *, archived: bool = False
-    ) -> list[PatternStats]:
+    def list_patterns(self, language: str | None = None, *, archived: bool = False) -> list[PatternStats]:
         """Patterns of every scope (user from the store), by scope then fingerprint."""
         out: list[PatternStats] = []
         for scope in (Scope.WORKSPACE, Scope.BASE):
@@ -188,9 +192,7 @@ class AdminMixin:
                 rows = [r for r in db.find(fp) if r[0] == fp]
                 if rows:
                     r = rows[0]
-                    trend = tuple(
-                        (t[0] * WEEK, Counts(*t[1:])) for t in db.trend(fp)
-                    )
+                    trend = tuple((t[0] * WEEK, Counts(*t[1:])) for t in db.trend(fp))
                     st = _stats_from_full(r)
                     assert st.pattern is not None
                     return PatternDetail(st, st.pattern, r[9 + _N], r[10 + _N], trend)  # type: ignore[arg-type]
@@ -211,12 +213,12 @@ class AdminMixin:
         with self._db_lock:
             q = db.scalar
             sums = db.conn.execute(
-                "SELECT " + ", ".join(f"total({k.value})" for k in COUNT_KINDS)
+                "SELECT "
+                + ", ".join(f"total({k.value})" for k in COUNT_KINDS)
                 + " FROM patterns WHERE archived_at IS NULL"
             ).fetchone()
             langs = db.conn.execute(
-                "SELECT language, count(*) FROM patterns WHERE archived_at IS NULL"
-                " GROUP BY language ORDER BY language"
+                "SELECT language, count(*) FROM patterns WHERE archived_at IS NULL GROUP BY language ORDER BY language"
             ).fetchall()
             return KnowledgeStats(
                 patterns=q("SELECT count(*) FROM patterns WHERE archived_at IS NULL"),
@@ -265,7 +267,8 @@ class AdminMixin:
         self._drop_archived(report)
         logger.info(
             "automatic prune: %d patterns archived, %d events deleted",
-            len(report.archived), report.events_deleted,
+            len(report.archived),
+            report.events_deleted,
         )
 
     def export_text(self, filters: ExportFilters = ExportFilters()) -> tuple[str, int]:  # noqa: B008
@@ -316,10 +319,16 @@ class AdminMixin:
         for r in records:
             p = r.pattern
             d = PatternDelta(
-                r.fingerprint, p.signature.rule_key, p.category.value, p.shape is not None,
-                "/".join(p.context), p.to_json(),
-                counts=list(r.counts.as_tuple()), first_seen=r.first_seen,
-                last_seen=r.last_seen, set_workspaces=r.workspaces,
+                r.fingerprint,
+                p.signature.rule_key,
+                p.category.value,
+                p.shape is not None,
+                "/".join(p.context),
+                p.to_json(),
+                counts=list(r.counts.as_tuple()),
+                first_seen=r.first_seen,
+                last_seen=r.last_seen,
+                set_workspaces=r.workspaces,
             )
             batch.patterns[r.fingerprint] = d
         db = self._rw()

@@ -51,7 +51,7 @@ class Record:
     @property
     def fingerprint(self) -> str:
         """The pattern's fingerprint."""
-        return self.pattern.fingerprint
+        return str(self.pattern.fingerprint)
 
 
 def dump_document(records: Iterable[Record], *, exported_at: float | None = None) -> str:
@@ -68,7 +68,7 @@ def dump_document(records: Iterable[Record], *, exported_at: float | None = None
             }
             for r in records
         ),
-        key=lambda d: d["fingerprint"],
+        key=lambda d: str(d["fingerprint"]),
     )
     doc = {
         "format": FORMAT,
@@ -95,17 +95,14 @@ def parse_document(
     except UnicodeDecodeError as exc:
         raise InvalidImport(f"not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
-        raise InvalidImport(
-            f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}"
-        ) from None
+        raise InvalidImport(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
     _obj(doc, "(document)", required={"format", "version", "patterns"}, optional={"exported_at"})
     if doc["format"] != FORMAT:
         raise InvalidImport(f"format: expected {FORMAT!r}, this is not a fixlore knowledge file")
     version = doc["version"]
     if type(version) is not int or version != FORMAT_VERSION:
         raise InvalidImport(
-            f"version: this fixlore reads format version {FORMAT_VERSION}, the file has"
-            f" {_show(version)}"
+            f"version: this fixlore reads format version {FORMAT_VERSION}, the file has {_show(version)}"
         )
     if "exported_at" in doc:
         _number(doc["exported_at"], "exported_at")
@@ -163,9 +160,7 @@ def _pattern(d: Any, where: str) -> Pattern:
         optional={"context", "instances", "extra"},
     )
     if type(d["v"]) is not int or d["v"] != PATTERN_FORMAT_VERSION:
-        raise InvalidImport(
-            f"{where}.v: pattern format {_show(d['v'])} is not {PATTERN_FORMAT_VERSION}"
-        )
+        raise InvalidImport(f"{where}.v: pattern format {_show(d['v'])} is not {PATTERN_FORMAT_VERSION}")
     sig = d["signature"]
     _obj(sig, f"{where}.signature", required={"language", "source", "code", "message"})
     for k in ("language", "source", "code", "message"):

@@ -70,9 +70,7 @@ class Index:
         row[R_CTX] = self.intern(tuple(row[R_CTX]))
         self.scopes[scope].setdefault(self.key(rule_key), {})[fp] = row
 
-    def ensure(
-        self, scope: Scope, rule_key: RuleKey, fp: str, at: float, pattern: Pattern
-    ) -> Row:
+    def ensure(self, scope: Scope, rule_key: RuleKey, fp: str, at: float, pattern: Pattern) -> Row:
         """The row of ``fp``, created from ``pattern`` if new."""
         bucket = self.scopes[scope].setdefault(self.key(rule_key), {})
         row = bucket.get(fp)
@@ -104,11 +102,7 @@ class Index:
 
     def evidence(self, rule_key: RuleKey) -> EvidenceView:
         """A read-only view: fingerprint -> stats from the highest scope holding it."""
-        return EvidenceView(
-            tuple(
-                (s, self.scopes[s][rule_key]) for s in SCOPE_ORDER if rule_key in self.scopes[s]
-            )
-        )
+        return EvidenceView(tuple((s, self.scopes[s][rule_key]) for s in SCOPE_ORDER if rule_key in self.scopes[s]))
 
     def with_shape(self, rule_key: RuleKey) -> list[PatternStats]:
         """Learned fixes (patterns with a shape) under ``rule_key``, highest scope per id."""

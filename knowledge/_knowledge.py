@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import logging
 import secrets
+import sqlite3
 import threading
 import time
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from fixlore.abstraction._pattern import Pattern, Scope, Signature
 
@@ -90,16 +92,20 @@ class Knowledge(_admin.AdminMixin):
         self._rev = 0
         self._epoch = ""
         self._data_version = -1
-        if learning or self.db_path.exists():
-            self._db = Store(self.db_path, readonly=not learning)
-        salt = self._db.meta("salt") if self._db is not None else ""
+        try:
+            if learning or self.db_path.exists():
+                self._db = Store(self.db_path, readonly=not learning)
+            salt = self._db.meta("salt") if self._db is not None else ""
+        except sqlite3.Error as exc:
+            raise KnowledgeError(f"cannot open the knowledge store {self.db_path}: {exc}") from exc
         self._salt = bytes.fromhex(salt) if salt else secrets.token_bytes(32)
         self.workspace_id = workspace_hash(self._salt, workspace_root) if workspace_root else ""
         """This workspace's salted hash, for :attr:`Event.workspace`."""
-        self._workspace = (
-            WorkspaceScope(workspace_root, verifier) if workspace_scope and workspace_root else None
-        )
-        self._load(base)
+        self._workspace = WorkspaceScope(workspace_root, verifier) if workspace_scope and workspace_root else None
+        try:
+            self._load(base)
+        except sqlite3.Error as exc:
+            raise KnowledgeError(f"cannot read the knowledge store {self.db_path}: {exc}") from exc
 
     @classmethod
     def open(
@@ -288,9 +294,7 @@ class Knowledge(_admin.AdminMixin):
         _bump(row, i, at)
         d = self._pending.patterns.get(fp)
         if d is None:
-            d = PatternDelta(
-                fp, key, p.category.value, p.shape is not None, "/".join(p.context), p.to_json()
-            )
+            d = PatternDelta(fp, key, p.category.value, p.shape is not None, "/".join(p.context), p.to_json())
             self._pending.patterns[fp] = d
         d.counts[i] += 1
         d.first_seen = min(d.first_seen, at)
@@ -314,9 +318,7 @@ class Knowledge(_admin.AdminMixin):
 
     def _start_writer(self) -> None:
         if self._writer is None and not self._closing:
-            self._writer = threading.Thread(
-                target=self._run_writer, name="fixlore-knowledge-writer", daemon=True
-            )
+            self._writer = threading.Thread(target=self._run_writer, name="fixlore-knowledge-writer", daemon=True)
             self._writer.start()
 
     def _run_writer(self) -> None:
@@ -334,9 +336,7 @@ class Knowledge(_admin.AdminMixin):
             with self._cond:
                 self._cond.wait_for(lambda: bool(self._pending) or self._closing)
                 self._cond.wait_for(
-                    lambda: self._closing
-                    or self._flush_wanted()
-                    or len(self._pending.events) >= self._batch_max,
+                    lambda: self._closing or self._flush_wanted() or len(self._pending.events) >= self._batch_max,
                     timeout=self._batch_interval,
                 )
             self._write_once()
@@ -385,9 +385,7 @@ class Knowledge(_admin.AdminMixin):
             errors = self._errors
             self._flush_target = max(self._flush_target, target)
             self._cond.notify_all()
-            done = self._cond.wait_for(
-                lambda: self._committed >= target or self._errors > errors, timeout
-            )
+            done = self._cond.wait_for(lambda: self._committed >= target or self._errors > errors, timeout)
             if self._committed >= target:
                 return
         if not done:
@@ -419,7 +417,7 @@ def _bump(row: Row, i: int, at: float) -> None:
     row[R_LAST] = max(row[R_LAST], at)
 
 
-def _row_from_db(r: tuple[object, ...]) -> Row:
+def _row_from_db(r: sqlite3.Row | tuple[Any, ...]) -> Row:
     # fingerprint, language, source, code, category, has_shape, context, body, 7 counts,
     # first_seen, last_seen, workspaces, archived_at, rev
     ctx = str(r[6])

@@ -51,9 +51,7 @@ def rank_actions(
     preferred_at = _preferred(scored, config)
     out: list[RankedAction] = []
     for i, (score, _, cand, why, _uses) in enumerate(scored):
-        out.append(
-            RankedAction(candidate=cand, score=score, preferred=i == preferred_at, explanation=why)
-        )
+        out.append(RankedAction(candidate=cand, score=score, preferred=i == preferred_at, explanation=why))
     return out
 
 
@@ -94,11 +92,7 @@ def _score(
     bad = c.failed * w
     success = (a0 + ok) / (a0 + b0 + ok + bad)
     ctx, shared, total = _context_match(stats.context, cand.pattern.context if cand.pattern else ())
-    score = (
-        config.weight_acceptance * acceptance
-        + config.weight_success * success
-        + config.weight_context * ctx
-    )
+    score = config.weight_acceptance * acceptance + config.weight_success * success + config.weight_context * ctx
     why = (
         f"score {score:.3f} = {config.weight_acceptance:g}*acceptance"
         f" + {config.weight_success:g}*success + {config.weight_context:g}*context",
@@ -109,8 +103,7 @@ def _score(
         f" from {c.succeeded} succeeded, {c.failed} failed",
         f"recency {decay:.3f}: base knowledge does not age"
         if stats.scope is Scope.BASE
-        else f"recency {decay:.3f}: last seen {age_days:.1f} days ago,"
-        f" half-life {config.half_life_days:g} days",
+        else f"recency {decay:.3f}: last seen {age_days:.1f} days ago, half-life {config.half_life_days:g} days",
         f"scope {stats.scope.value} (weight {scope_w:g})",
         f"context {ctx:.2f}: {shared} of {total} node kinds shared",
         f"upstream position {cand.upstream_index}",
@@ -143,4 +136,3 @@ def _preferred(
     if top_score - runner_up < config.preferred_margin:
         return None
     return 0
-

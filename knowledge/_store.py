@@ -107,13 +107,18 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     try:
         if readonly:
             conn = sqlite3.connect(
-                f"{path.as_uri()}?mode=ro", uri=True, isolation_level=None,
-                check_same_thread=False, timeout=BUSY_TIMEOUT_MS / 1000,
+                f"{path.as_uri()}?mode=ro",
+                uri=True,
+                isolation_level=None,
+                check_same_thread=False,
+                timeout=BUSY_TIMEOUT_MS / 1000,
             )
         else:
             path.parent.mkdir(parents=True, exist_ok=True)
             conn = sqlite3.connect(
-                path, isolation_level=None, check_same_thread=False,
+                path,
+                isolation_level=None,
+                check_same_thread=False,
                 timeout=BUSY_TIMEOUT_MS / 1000,
             )
             conn.execute("PRAGMA journal_mode=WAL")
@@ -145,15 +150,12 @@ class Store:
         """Apply every migration not yet recorded, each with its record in one transaction."""
         c = self.conn
         c.execute(
-            "CREATE TABLE IF NOT EXISTS schema_migrations"
-            " (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
+            "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
         )
         for version, sql in MIGRATIONS:
             c.execute("BEGIN IMMEDIATE")
             try:
-                done = c.execute(
-                    "SELECT 1 FROM schema_migrations WHERE version = ?", (version,)
-                ).fetchone()
+                done = c.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone()
                 if done is None:
                     for stmt in sql.split(";"):
                         if stmt.strip():
@@ -165,8 +167,13 @@ class Store:
                     if version == 1:
                         c.executemany(
                             "INSERT INTO meta (key, value) VALUES (?, ?)",
-                            [("salt", secrets.token_hex(32)), ("rev", "0"), ("epoch", "0"),
-                             ("refused", "0"), ("last_prune", "0")],
+                            [
+                                ("salt", secrets.token_hex(32)),
+                                ("rev", "0"),
+                                ("epoch", "0"),
+                                ("refused", "0"),
+                                ("last_prune", "0"),
+                            ],
                         )
                     logger.info("knowledge store migrated to version %d", version)
                 c.execute("COMMIT")
@@ -182,8 +189,7 @@ class Store:
     def set_meta(self, key: str, value: str) -> None:
         """Set a value of the ``meta`` table (autocommit)."""
         self.conn.execute(
-            "INSERT INTO meta (key, value) VALUES (?, ?)"
-            " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
 
@@ -194,9 +200,7 @@ class Store:
     # -- writes -------------------------------------------------------------------------
 
     def _bump_rev(self) -> int:
-        self.conn.execute(
-            "UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev'"
-        )
+        self.conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev'")
         return int(self.meta("rev"))
 
     def apply(self, batch: Batch) -> None:
@@ -225,12 +229,22 @@ class Store:
             " archived_at = NULL, archive_reason = NULL, rev = excluded.rev"
         )
         rows = []
-        ws_rows = []
-        week_rows = []
+        ws_rows: list[tuple[str, str]] = []
+        week_rows: list[tuple[object, ...]] = []
         for d in batch.patterns.values():
             rows.append(
-                (d.fingerprint, *d.rule_key, d.category, int(d.has_shape), d.context, d.body,
-                 *d.counts, d.first_seen, d.last_seen, rev)
+                (
+                    d.fingerprint,
+                    *d.rule_key,
+                    d.category,
+                    int(d.has_shape),
+                    d.context,
+                    d.body,
+                    *d.counts,
+                    d.first_seen,
+                    d.last_seen,
+                    rev,
+                )
             )
             ws_rows.extend((d.fingerprint, w) for w in d.workspaces)
             week_rows.extend((d.fingerprint, wk, *n) for wk, n in d.weeks.items())
@@ -241,9 +255,7 @@ class Store:
                 (fp, ws),
             )
             if cur.rowcount == 1:
-                c.execute(
-                    "UPDATE patterns SET workspaces = workspaces + 1 WHERE fingerprint = ?", (fp,)
-                )
+                c.execute("UPDATE patterns SET workspaces = workspaces + 1 WHERE fingerprint = ?", (fp,))
         for d in batch.patterns.values():
             if d.set_workspaces:
                 c.execute(
@@ -327,15 +339,13 @@ class Store:
             if not dry_run:
                 rev = self._bump_rev() if archived else 0
                 c.executemany(
-                    "UPDATE patterns SET archived_at = ?, archive_reason = ?, rev = ?"
-                    " WHERE fingerprint = ?",
+                    "UPDATE patterns SET archived_at = ?, archive_reason = ?, rev = ? WHERE fingerprint = ?",
                     [(now, why, rev, fp) for fp, why in archived],
                 )
                 c.execute("DELETE FROM events WHERE at < ?", (ev_cut,))
                 if excess:
                     c.execute(
-                        "DELETE FROM events WHERE id <= (SELECT id FROM events"
-                        " ORDER BY id DESC LIMIT 1 OFFSET ?)",
+                        "DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)",
                         (cfg.event_max_rows,),
                     )
                 self.set_meta("last_prune", repr(now))
@@ -343,9 +353,7 @@ class Store:
         except BaseException:
             c.execute("ROLLBACK")
             raise
-        return PruneReport(
-            archived=tuple(archived), events_deleted=old + excess, dry_run=dry_run
-        )
+        return PruneReport(archived=tuple(archived), events_deleted=old + excess, dry_run=dry_run)
 
     # -- reads --------------------------------------------------------------------------
 
@@ -362,14 +370,9 @@ class Store:
 
     def forgotten_since(self, rev: int) -> list[str]:
         """Fingerprints forgotten after ``rev``."""
-        return [
-            r[0]
-            for r in self.conn.execute("SELECT fingerprint FROM forgotten WHERE rev > ?", (rev,))
-        ]
+        return [r[0] for r in self.conn.execute("SELECT fingerprint FROM forgotten WHERE rev > ?", (rev,))]
 
-    def full_rows(
-        self, *, language: str | None = None, archived: bool = False
-    ) -> Iterator[tuple[object, ...]]:
+    def full_rows(self, *, language: str | None = None, archived: bool = False) -> Iterator[tuple[object, ...]]:
         """Rows for listing and export, with the body, ordered by fingerprint."""
         sql = (
             f"SELECT fingerprint, language, source, code, category, body, {_COLS},"

@@ -140,16 +140,24 @@ def _list(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
     if not items:
         print("no patterns", file=out)
         return EXIT_NOT_FOUND
-    rows = [["ID", "SCOPE", "LANG", "RULE", "CATEGORY", "KIND", "OFFER", "ACC", "REJ", "OK", "FAIL", "MAN", "LAST SEEN"]]
+    rows = [
+        ["ID", "SCOPE", "LANG", "RULE", "CATEGORY", "KIND", "OFFER", "ACC", "REJ", "OK", "FAIL", "MAN", "LAST SEEN"]
+    ]
     for s in items:
         p = s.pattern
         c = s.counts
-        rows.append([
-            s.fingerprint[:12], s.scope.value, p.signature.language if p else "",
-            f"{p.signature.source} {p.signature.code}" if p else "", p.category.value if p else "",
-            "action" if p and p.action else "fix", *(str(n) for n in (c.offered, c.accepted, c.rejected,
-            c.succeeded, c.failed, c.manual)), _date(s.last_seen),
-        ])
+        rows.append(
+            [
+                s.fingerprint[:12],
+                s.scope.value,
+                p.signature.language if p else "",
+                f"{p.signature.source} {p.signature.code}" if p else "",
+                p.category.value if p else "",
+                "action" if p and p.action else "fix",
+                *(str(n) for n in (c.offered, c.accepted, c.rejected, c.succeeded, c.failed, c.manual)),
+                _date(s.last_seen),
+            ]
+        )
     _table(rows, out)
     return EXIT_OK
 
@@ -165,21 +173,28 @@ def _show(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     p, s = d.pattern, d.stats
     lines = [
-        ("id", s.fingerprint), ("scope", s.scope.value),
+        ("id", s.fingerprint),
+        ("scope", s.scope.value),
         ("diagnostic", f"{p.signature.language} {p.signature.source} {p.signature.code}: {p.signature.message}"),
         ("category", p.category.value),
     ]
     if p.action:
         lines.append(("action", f"[{p.action.kind}] {p.action.title}"))
     if p.shape:
-        lines += [("anchor", f"{p.shape.anchor.value} ({p.shape.unit})"), ("before", p.shape.before),
-                  ("after", p.shape.after)]
+        lines += [
+            ("anchor", f"{p.shape.anchor.value} ({p.shape.unit})"),
+            ("before", p.shape.before),
+            ("after", p.shape.after),
+        ]
     if p.context:
         lines.append(("context", " > ".join(p.context)))
     c = s.counts
     lines += [
-        ("counts", f"offered {c.offered}, accepted {c.accepted}, rejected {c.rejected}, succeeded {c.succeeded},"
-                   f" failed {c.failed}, manual {c.manual}, undone {c.undone}"),
+        (
+            "counts",
+            f"offered {c.offered}, accepted {c.accepted}, rejected {c.rejected}, succeeded {c.succeeded},"
+            f" failed {c.failed}, manual {c.manual}, undone {c.undone}",
+        ),
         ("seen", f"{_date(s.first_seen)} .. {_date(s.last_seen)} in {s.workspaces} workspace(s)"),
     ]
     if d.archived_at is not None:
@@ -189,8 +204,11 @@ def _show(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
     if d.trend:
         print("     trend  week of      acc rej  ok fail man", file=out)
         for week, wc in d.trend:
-            print(f"            {_date(week)}  {wc.accepted:>3} {wc.rejected:>3} {wc.succeeded:>3}"
-                  f" {wc.failed:>4} {wc.manual:>3}", file=out)
+            print(
+                f"            {_date(week)}  {wc.accepted:>3} {wc.rejected:>3} {wc.succeeded:>3}"
+                f" {wc.failed:>4} {wc.manual:>3}",
+                file=out,
+            )
     return EXIT_OK
 
 
@@ -219,23 +237,36 @@ def _stats(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
     if st.by_language:
         print("languages  " + ", ".join(f"{n} {v}" for n, v in st.by_language), file=out)
     c = st.counts
-    print(f"counts     offered {c.offered}, accepted {c.accepted}, rejected {c.rejected},"
-          f" succeeded {c.succeeded}, failed {c.failed}, manual {c.manual}, undone {c.undone}", file=out)
+    print(
+        f"counts     offered {c.offered}, accepted {c.accepted}, rejected {c.rejected},"
+        f" succeeded {c.succeeded}, failed {c.failed}, manual {c.manual}, undone {c.undone}",
+        file=out,
+    )
     return EXIT_OK
 
 
 def _prune(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
     r = k.prune(dry_run=args.dry_run)
     if args.json:
-        json.dump({"dry_run": r.dry_run, "archived": [{"id": fp, "reason": why} for fp, why in r.archived],
-                   "events_deleted": r.events_deleted}, out, indent=1)
+        json.dump(
+            {
+                "dry_run": r.dry_run,
+                "archived": [{"id": fp, "reason": why} for fp, why in r.archived],
+                "events_deleted": r.events_deleted,
+            },
+            out,
+            indent=1,
+        )
         print(file=out)
     else:
         verb = "would archive" if r.dry_run else "archived"
         for fp, why in r.archived:
             print(f"{verb} {fp}: {why}", file=out)
-        print(f"{verb} {len(r.archived)} patterns;"
-              f" {'would delete' if r.dry_run else 'deleted'} {r.events_deleted} old events", file=out)
+        print(
+            f"{verb} {len(r.archived)} patterns;"
+            f" {'would delete' if r.dry_run else 'deleted'} {r.events_deleted} old events",
+            file=out,
+        )
     return EXIT_OK if (r.archived or r.events_deleted) else EXIT_NOT_FOUND
 
 
@@ -278,8 +309,14 @@ def _reset(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
 
 
 _COMMANDS = {
-    "list": _list, "show": _show, "stats": _stats, "prune": _prune, "export": _export,
-    "import": _import, "forget": _forget, "reset": _reset,
+    "list": _list,
+    "show": _show,
+    "stats": _stats,
+    "prune": _prune,
+    "export": _export,
+    "import": _import,
+    "forget": _forget,
+    "reset": _reset,
 }
 
 

@@ -33,8 +33,16 @@ RUFF = (
     ("E713", "Test for membership should be `not in`", "Convert to `not in`"),
     ("E714", "Test for object identity should be `is not`", "Convert to `is not`"),
     ("F811", "Redefinition of unused `zz_name` from line 1", "Remove definition: `zz_name`"),
-    ("F841", "Local variable `zz_local` is assigned to but never used", "Remove assignment to unused variable `zz_local`"),
-    ("B006", "Do not use mutable data structures for argument defaults", "Replace with `None`; initialize within function"),
+    (
+        "F841",
+        "Local variable `zz_local` is assigned to but never used",
+        "Remove assignment to unused variable `zz_local`",
+    ),
+    (
+        "B006",
+        "Do not use mutable data structures for argument defaults",
+        "Replace with `None`; initialize within function",
+    ),
     ("UP034", "Avoid extraneous parentheses", "Remove extraneous parentheses"),
     ("W291", "Trailing whitespace", "Remove trailing whitespace"),
     ("W293", "Blank line contains whitespace", "Remove whitespace from blank line"),

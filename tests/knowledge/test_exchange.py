@@ -31,8 +31,14 @@ def open_k(home: Path) -> Knowledge:
 def fill(k: Knowledge) -> None:
     """FIX: 3 uses, 2 workspaces, verified 2/3; NOQA: 1 use; LEARNED: 2 manual, verified; REMOVE: offered."""
     now = time.time()
-    for ws, kind in [("w1", EventKind.ACCEPTED), ("w2", EventKind.ACCEPTED), ("w1", EventKind.ACCEPTED),
-                     ("w1", EventKind.SUCCEEDED), ("w2", EventKind.SUCCEEDED), ("w1", EventKind.FAILED)]:
+    for ws, kind in [
+        ("w1", EventKind.ACCEPTED),
+        ("w2", EventKind.ACCEPTED),
+        ("w1", EventKind.ACCEPTED),
+        ("w1", EventKind.SUCCEEDED),
+        ("w2", EventKind.SUCCEEDED),
+        ("w1", EventKind.FAILED),
+    ]:
         k.record(Event(kind, FIX, ws, now))
     k.record(Event(EventKind.ACCEPTED, NOQA, "w1", now))
     for kind in (EventKind.MANUAL, EventKind.MANUAL, EventKind.SUCCEEDED):
@@ -153,14 +159,20 @@ HOSTILE: list[tuple[str, Callable[[dict[str, Any]], Any], str]] = [
     ("boolean count", _set("patterns.0.counts.failed", True), "expected an integer"),
     ("future time", _set("patterns.0.last_seen", 9e12), "patterns[0].last_seen: not a plausible"),
     ("NaN-like time", _set("patterns.0.first_seen", "yesterday"), "first_seen: expected a finite number"),
-    ("first after last", lambda d: _set("patterns.0.first_seen", d["patterns"][0]["last_seen"] + 60)(d),
-     "first_seen: later than last_seen"),
+    (
+        "first after last",
+        lambda d: _set("patterns.0.first_seen", d["patterns"][0]["last_seen"] + 60)(d),
+        "first_seen: later than last_seen",
+    ),
     ("missing counts", _del("patterns.0.counts"), "patterns[0]: missing field 'counts'"),
     ("unknown field", _set("patterns.0.owner", "alice"), "patterns[0]: unknown field"),
     ("unknown category", _set("patterns.0.pattern.category", "exfiltrate"), "pattern.category"),
     ("tampered fingerprint", _set("patterns.0.fingerprint", "0" * 20), "fingerprint: does not match"),
-    ("identifier in a message", _set("patterns.0.pattern.signature.message", "Undefined name `acme_payroll`"),
-     "fingerprint: does not match"),
+    (
+        "identifier in a message",
+        _set("patterns.0.pattern.signature.message", "Undefined name `acme_payroll`"),
+        "fingerprint: does not match",
+    ),
     ("identifier with a forged fingerprint", _shape_text("acme_payroll == None"), "privacy verifier"),
     ("code with a forged fingerprint", _shape_text("os.system('rm -rf ~')  # pwned"), "privacy verifier"),
     ("huge string", _shape_text("$1 " * 3000), "characters, the limit is"),
@@ -200,7 +212,7 @@ def _re(text: str) -> str:
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"{\"format\": \"fixlore-knowledge\", \"version\": 1, \"patterns\": [", "malformed JSON at line 1"),
+        (b'{"format": "fixlore-knowledge", "version": 1, "patterns": [', "malformed JSON at line 1"),
         (b"\xff\xfe\x00garbage", "not UTF-8"),
         (b"[]", "(document): expected an object"),
         (b"", "malformed JSON"),

@@ -33,8 +33,7 @@ def st(
     context: tuple[str, ...] = (),
 ) -> PatternStats:
     """Evidence for candidate ``key``."""
-    counts = Counts(offered=acc + rej, accepted=acc, rejected=rej, succeeded=ok, failed=fail, manual=man,
-                    undone=undone)
+    counts = Counts(offered=acc + rej, accepted=acc, rejected=rej, succeeded=ok, failed=fail, manual=man, undone=undone)
     return PatternStats(key, scope, counts, NOW - age_days * DAY - 1, NOW - age_days * DAY, 1, context)
 
 
@@ -51,22 +50,31 @@ CASES = [
     ("clear winner is preferred", 3, [st("c", acc=5, ok=5)], "Cab"),
     ("one acceptance moves it up but is not enough to prefer", 3, [st("c", acc=1)], "cab"),
     ("manual fixes count as acceptance", 2, [st("b", man=3, ok=3)], "Ba"),
-    ("equal evidence is a tie: upstream order stands, nobody preferred", 3,
-     [st("b", acc=4), st("c", acc=4)], "bca"),
-    ("conflicting evidence: mostly rejected loses to mostly accepted", 2,
-     [st("a", acc=2, rej=6), st("b", acc=6, rej=2)], "Ba"),
+    ("equal evidence is a tie: upstream order stands, nobody preferred", 3, [st("b", acc=4), st("c", acc=4)], "bca"),
+    (
+        "conflicting evidence: mostly rejected loses to mostly accepted",
+        2,
+        [st("a", acc=2, rej=6), st("b", acc=6, rej=2)],
+        "Ba",
+    ),
     ("conflicting evidence, evenly split, stays at the prior", 2, [st("b", acc=5, rej=5)], "ab"),
     ("close scores: no clear margin, no preferred", 2, [st("a", acc=20, ok=20), st("b", acc=19, ok=20)], "ab"),
-    ("accepted but failing loses to accepted and succeeding", 2,
-     [st("a", acc=4, fail=4), st("b", acc=4, ok=4)], "Ba"),
+    ("accepted but failing loses to accepted and succeeding", 2, [st("a", acc=4, fail=4), st("b", acc=4, ok=4)], "Ba"),
     ("undone counts against", 2, [st("a", acc=3, undone=3), st("b", acc=3)], "Ba"),
-    ("old evidence decays: fresh beats stale", 2,
-     [st("a", acc=10, ok=10, age_days=365), st("b", acc=3, ok=3)], "Ba"),
+    ("old evidence decays: fresh beats stale", 2, [st("a", acc=10, ok=10, age_days=365), st("b", acc=3, ok=3)], "Ba"),
     ("decayed to nothing is not preferred", 2, [st("b", acc=10, ok=10, age_days=3650)], "ab"),
-    ("workspace outranks user for equal counts", 2,
-     [st("a", acc=3, scope=Scope.USER), st("b", acc=3, scope=Scope.WORKSPACE)], "ba"),
-    ("user outranks base for equal counts", 2,
-     [st("a", acc=3, scope=Scope.BASE), st("b", acc=3, scope=Scope.USER)], "ba"),
+    (
+        "workspace outranks user for equal counts",
+        2,
+        [st("a", acc=3, scope=Scope.USER), st("b", acc=3, scope=Scope.WORKSPACE)],
+        "ba",
+    ),
+    (
+        "user outranks base for equal counts",
+        2,
+        [st("a", acc=3, scope=Scope.BASE), st("b", acc=3, scope=Scope.USER)],
+        "ba",
+    ),
     ("base knowledge does not decay", 2, [st("b", acc=4, ok=4, age_days=3650, scope=Scope.BASE)], "Ba"),
 ]
 
@@ -107,8 +115,11 @@ def test_ranking_is_deterministic_and_independent_of_input_order() -> None:
 
 
 def test_explanations_name_factors_and_numbers_only() -> None:
-    ranked = rank_actions([Candidate(LEARNED.fingerprint, LEARNED, 0)],
-                          {LEARNED.fingerprint: st(LEARNED.fingerprint, acc=3, ok=2, fail=1)}, now=NOW)
+    ranked = rank_actions(
+        [Candidate(LEARNED.fingerprint, LEARNED, 0)],
+        {LEARNED.fingerprint: st(LEARNED.fingerprint, acc=3, ok=2, fail=1)},
+        now=NOW,
+    )
     text = "\n".join(ranked[0].explanation)
     for factor in ("acceptance", "success", "recency", "scope user", "context", "upstream position 0"):
         assert factor in text
