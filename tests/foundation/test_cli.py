@@ -1,0 +1,110 @@
+"""The `fixlore` command line: version, doctor, serve over TCP, demo."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fixlore.lsp.jsonrpc import JsonRpcConnection
+
+FIXLORE = str(Path(sys.executable).parent / "fixlore")
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([FIXLORE, *args], capture_output=True, text=True, timeout=120, cwd=cwd, env=dict(os.environ))
+
+
+def test_version() -> None:
+    proc = run("--version")
+    assert proc.returncode == 0
+    assert proc.stdout.startswith("fixlore ")
+
+
+def test_doctor_is_happy_with_grammars_and_a_present_upstream(tmp_path: Path) -> None:
+    proc = run("doctor", "--upstream", "python=ruff server", cwd=tmp_path)
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "tree-sitter-python" in proc.stdout
+    assert str(os.environ["FIXLORE_HOME"]) in proc.stdout
+    assert "All good." in proc.stdout
+
+
+def test_doctor_fails_on_a_missing_upstream_and_names_it(tmp_path: Path) -> None:
+    proc = run("doctor", "--upstream", "go=gopls-not-installed-anywhere", cwd=tmp_path)
+
+    assert proc.returncode == 1
+    assert "upstream `gopls-not-installed-anywhere` for go is not on PATH" in proc.stdout
+
+
+def test_doctor_reports_invalid_pyproject_settings(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text("[tool.fixlore]\nlearning = 'sometimes'\n")
+    proc = run("doctor", cwd=tmp_path)
+
+    assert proc.returncode == 1
+    assert "`learning`: expected true or false" in proc.stdout
+
+
+def test_bad_upstream_flag_is_a_usage_error() -> None:
+    proc = run("serve", "--upstream", "ruff server")
+    assert proc.returncode == 2
+    assert "LANGUAGE='COMMAND" in proc.stderr
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.mark.e2e
+async def test_serve_over_tcp(tmp_path: Path) -> None:
+    port = free_port()
+    process = await asyncio.create_subprocess_exec(FIXLORE, "serve", "--tcp", f"127.0.0.1:{port}")
+    try:
+        for _ in range(200):
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", port)
+                break
+            except OSError:
+                await asyncio.sleep(0.05)  # polling for the listening socket, not synchronising on work
+        else:
+            pytest.fail("fixlore did not listen on its TCP port")
+        notes: list[tuple[str, object]] = []
+        got = asyncio.Event()
+        conn = JsonRpcConnection(reader, writer, on_notification=lambda m, p: (notes.append((m, p)), got.set()))
+        conn.start()
+        result = await conn.request("initialize", {"processId": None, "capabilities": {}}, timeout=30)
+        assert result["serverInfo"]["name"] == "fixlore"
+        conn.notify("initialized", {})
+        conn.notify(
+            "textDocument/didOpen",
+            {"textDocument": {"uri": "file:///t/x.rs", "languageId": "rust", "version": 1, "text": "fn main() { let x = 1 }"}},
+        )
+        await asyncio.wait_for(got.wait(), 20)
+        method, params = notes[0]
+        assert method == "textDocument/publishDiagnostics"
+        assert params["diagnostics"][0]["message"] == "Syntax error: missing `;`"  # type: ignore[index]
+        await conn.request("shutdown", None, timeout=10)
+        conn.notify("exit")
+        await conn.close()
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await process.wait()
+
+
+@pytest.mark.e2e
+def test_demo_runs_on_the_shipped_workspace() -> None:
+    proc = run("demo")
+
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    # fixlore's own syntax diagnostics for each broken sample file
+    assert "fixlore python-syntax    Expected ':'" in proc.stdout
+    assert "fixlore missing-token    Syntax error: missing `)`" in proc.stdout
+    assert "fixlore missing-token    Syntax error: missing fi" in proc.stdout
