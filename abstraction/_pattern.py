@@ -237,9 +237,7 @@ class Pattern:
                 before=str(shape["before"]),
                 after=str(shape["after"]),
             ),
-            action=None
-            if action is None
-            else ActionTemplate(kind=str(action["kind"]), title=str(action["title"])),
+            action=None if action is None else ActionTemplate(kind=str(action["kind"]), title=str(action["title"])),
             context=tuple(str(c) for c in data.get("context", ())),
             holes=tuple(Hole(name=str(h[0]), klass=str(h[1])) for h in data.get("holes", ())),
             instances=int(data.get("instances", 1)),

@@ -1,0 +1,62 @@
+"""Generalisation (anti-unification) of patterns of one signature."""
+
+from __future__ import annotations
+
+from fixlore.abstraction import Hole, generalise, verify_privacy
+
+from ._helpers import apply, diag_at, learn
+
+
+def _import_fix(module: str):  # noqa: ANN202 - a Pattern
+    before = f"def f():\n    return {module}.thing\n"
+    after = f"import {module}\n\n\n" + before
+    return learn("python", before, after, diag_at(before, module, "Ruff", "F821", f"Undefined name `{module}`"))
+
+
+def test_os_and_re_import_fixes_merge_into_a_stdlib_hole() -> None:
+    merged = generalise([_import_fix("os"), _import_fix("re")])
+    assert len(merged) == 1
+    p = merged[0]
+    assert p.signature.message == "Undefined name `$H1`"
+    assert p.shape is not None and p.shape.after == "import $H1"
+    assert p.holes == (Hole("$H1", "python.stdlib_module"),)
+    assert p.instances == 2
+    assert verify_privacy(p).ok
+
+
+def test_generalised_import_pattern_instantiates_for_json() -> None:
+    p = generalise([_import_fix("os"), _import_fix("re")])[0]
+    new = "import sys\n\nprint(json.dumps(sys.argv))\n"
+    fixed = apply(p, "python", new, diag_at(new, "json", "Ruff", "F821", "Undefined name `json`"))
+    assert fixed == "import sys\nimport json\n\nprint(json.dumps(sys.argv))\n"
+
+
+def test_generalised_pattern_does_not_bind_a_user_module_to_a_stdlib_hole() -> None:
+    from fixlore.abstraction import Skipped, instantiate
+
+    p = generalise([_import_fix("os"), _import_fix("re")])[0]
+    new = "print(mymodule.x)\n"
+    result = instantiate(p, "python", new, diag_at(new, "mymodule", "Ruff", "F821", "Undefined name `mymodule`"))
+    assert isinstance(result, Skipped)
+
+
+def test_a_third_instance_joins_the_generalised_pattern() -> None:
+    merged = generalise([_import_fix("os"), _import_fix("re"), _import_fix("json")])
+    assert len(merged) == 1 and merged[0].instances == 3
+
+
+def test_identical_patterns_merge_and_count_instances() -> None:
+    merged = generalise([_import_fix("os"), _import_fix("os")])
+    assert len(merged) == 1 and merged[0].instances == 2 and merged[0].holes == ()
+
+
+def test_patterns_with_different_shapes_stay_apart() -> None:
+    msg = "Comparison to `None` should be `cond is None`"
+    b1 = "def f(a):\n    return a == None\n"
+    p1 = learn("python", b1, b1.replace("== None", "is None"), diag_at(b1, "None", "Ruff", "E711", msg))
+    assert len(generalise([p1, _import_fix("os")])) == 2
+
+
+def test_user_names_placeholders_merge_but_literals_of_no_common_class_do_not() -> None:
+    mixed = [_import_fix("os"), _import_fix("yamlish")]  # `os` literal vs `$1`: no common class
+    assert len(generalise(mixed)) == 2
