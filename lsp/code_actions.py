@@ -1,0 +1,158 @@
+"""Code actions: the upstreams' actions and learned quick fixes, ranked by what the user does.
+
+For each diagnostic of the request's context, the candidates are the
+upstreams' actions for it plus the learned fixes instantiated from patterns
+(:mod:`fixlore.lsp.learning_fixes`). :mod:`fixlore.lsp.learning_actions` ranks
+them with the knowledge and gives every action fixlore's ``fixlore.accept``
+command, whose token (kept here, in memory) says what was offered, so the
+acceptance is recorded when the editor applies the action. A
+``codeAction/resolve`` of a lazily resolved action counts as acceptance too.
+
+Only memory is touched on the request path: the upstreams are asked through
+the proxy, learned fixes come from a cache filled in the background.
+
+Serves: ``textDocument/codeAction``, ``codeAction/resolve``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol import types
+
+from fixlore.lsp.documents import document_language
+from fixlore.lsp.learning_actions import ACCEPT, Assembly, Offer, Tokens, assemble, token_of
+from fixlore.lsp.server import current_raw_params
+
+if TYPE_CHECKING:
+    from fixlore.lsp.learning import LearningLoop
+    from fixlore.lsp.learning_fixes import LearnedFix
+    from fixlore.lsp.server import FixloreServer
+
+logger = logging.getLogger(__name__)
+
+INVOKED = 1
+
+
+async def upstream_actions(server: FixloreServer, raw: dict[str, Any]) -> list[Any]:
+    """The upstreams' code actions for ``raw`` params (``[]`` without a proxy or on failure)."""
+    proxy = server.features.get("proxy")
+    if proxy is None:
+        return []
+    try:
+        result = await proxy.code_actions(raw)
+    except Exception as exc:  # one failing source must not cost the others (STYLE.md)
+        logger.warning("upstream code actions failed: %s", type(exc).__name__)
+        return []
+    if not isinstance(result, list):
+        return []
+    # The proxy answers (upstream id, action) pairs, actions' ``data`` already wrapped.
+    return [item[1] if isinstance(item, tuple) else item for item in result]
+
+
+async def learned_actions(
+    learning: LearningLoop | None, uri: str, version: int | None, diagnostics: list[dict[str, Any]]
+) -> list[list[LearnedFix]]:
+    """The learned fixes per context diagnostic (each waits briefly at most)."""
+    if learning is None or not diagnostics:
+        return [[] for _ in diagnostics]
+    found = await asyncio.gather(*(learning.fixes.get(uri, version, d) for d in diagnostics))
+    return list(found)
+
+
+async def build(server: FixloreServer, raw: dict[str, Any], tokens: Tokens, *, count: bool = True) -> Assembly:
+    """Everything a code-action answer needs, ranked; shared by the handler and explain."""
+    uri = str(((raw.get("textDocument") or {}).get("uri")) or "")
+    context = raw.get("context") or {}
+    diagnostics = [d for d in context.get("diagnostics") or [] if isinstance(d, dict)]
+    invoked = context.get("triggerKind") == INVOKED
+    doc = server.workspace.text_documents.get(uri)
+    learning: LearningLoop | None = server.features.get("learning")
+    version = None if doc is None else doc.version
+    upstream, learned = await asyncio.gather(
+        upstream_actions(server, raw), learned_actions(learning, uri, version, diagnostics)
+    )
+    language = None if doc is None else document_language(doc)
+    knowledge = None if learning is None else learning.knowledge
+    return assemble(
+        uri=uri,
+        doc=doc,
+        language=language,
+        diagnostics=diagnostics,
+        upstream=upstream,
+        learned=learned,
+        knowledge=knowledge,
+        tokens=tokens,
+        invoked=invoked and count,
+        now=time.time(),
+    )
+
+
+def record_offers(learning: LearningLoop | None, assembly: Assembly) -> None:
+    """An invoked list was seen: each candidate of each diagnostic was offered (once per version)."""
+    if learning is None:
+        return
+    from fixlore.knowledge import EventKind
+
+    for pattern in assembly.offered:
+        learning.record(EventKind.OFFERED, pattern)
+
+
+def register(server: FixloreServer) -> None:
+    """Register the code-action handlers; fixlore owns them (the proxy's interim ones step aside)."""
+    server.features["code_action_handler_owner"] = __name__
+    tokens = Tokens()
+    server.features["action_tokens"] = tokens
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=True),
+    )
+    async def code_action(params: types.CodeActionParams) -> list[dict[str, Any]] | None:
+        raw = current_raw_params() or {}
+        assembly = await build(server, raw, tokens)
+        record_offers(server.features.get("learning"), assembly)
+        return assembly.actions or None
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(params: types.CodeAction) -> dict[str, Any]:
+        raw = current_raw_params() or {}
+        return await resolve(server, raw, tokens)
+
+
+async def resolve(server: FixloreServer, raw: dict[str, Any], tokens: Tokens) -> dict[str, Any]:
+    """Resolve at the owner, keeping fixlore's command; the resolve itself is an acceptance."""
+    token = token_of(raw)
+    offer = tokens.get(token) if token else None
+    if offer is not None:
+        accept(server, offer)
+    upstream_raw = dict(raw)
+    upstream_raw.pop("command", None)
+    if offer is not None and offer.original is not None:
+        upstream_raw["command"] = offer.original
+    proxy = server.features.get("proxy")
+    if proxy is None or (offer is not None and offer.learned):
+        return raw
+    resolved = await proxy.resolve_code_action(upstream_raw)
+    if not isinstance(resolved, dict):
+        return raw
+    out = dict(resolved)
+    if token is not None:
+        if offer is not None:
+            offer.original = out.get("command") if isinstance(out.get("command"), dict) else offer.original
+        out["command"] = raw.get("command") or {"title": out.get("title", ""), "command": ACCEPT, "arguments": [token]}
+    return out
+
+
+def accept(server: FixloreServer, offer: Offer) -> None:
+    """Record an acceptance once per offer (the resolve and the command may both report it)."""
+    if offer.done:
+        return
+    offer.done = True
+    learning: LearningLoop | None = server.features.get("learning")
+    if learning is None:
+        return
+    learning.accepted(offer.pattern, offer.siblings, offer.invoked, offer.uri, offer.version, offer.diag, offer.text)

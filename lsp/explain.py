@@ -1,0 +1,192 @@
+"""Why the code actions of a diagnostic ranked as they did: the ``fixlore.explain`` command and CLI.
+
+``explain_at(server, uri, position)`` builds the code-action answer for each
+diagnostic at a position exactly as a request would (without counting it as
+seen by the user) and returns, per action, its score, whether it is
+preferred and the ranker's explanation (numbers and factor names only).
+
+``fixlore explain FILE LINE[:COL]`` starts ``fixlore serve`` (with ``ruff
+server`` as the Python upstream when installed, learning off so nothing is
+written), opens the file, and prints the same explanation.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fixlore.lsp.learning_actions import Tokens
+
+if TYPE_CHECKING:
+    from fixlore.lsp.server import FixloreServer
+
+AUTOMATIC = 2
+_TIMEOUT = 15.0
+
+
+def _covers(diag: dict[str, Any], line: int, character: int | None) -> bool:
+    rng = diag.get("range") or {}
+    start, end = rng.get("start") or {}, rng.get("end") or {}
+    s_line, e_line = int(start.get("line", -1)), int(end.get("line", -1))
+    if not s_line <= line <= e_line:
+        return False
+    if character is None:
+        return True
+    if line == s_line and character < int(start.get("character", 0)):
+        return False
+    return not (line == e_line and character > int(end.get("character", 0)))
+
+
+async def explain_at(server: FixloreServer, uri: str, position: dict[str, Any]) -> dict[str, Any]:
+    """The ranking of every diagnostic's actions at ``position`` (``character`` optional)."""
+    from fixlore.lsp.code_actions import build
+
+    line = int(position.get("line", 0))
+    character = position.get("character")
+    hub = server.features["diagnostics"]
+    found = [d for d in hub.current(uri) if _covers(d, line, None if character is None else int(character))]
+    out: list[dict[str, Any]] = []
+    for diag in found:
+        raw = {
+            "textDocument": {"uri": uri},
+            "range": diag["range"],
+            "context": {"diagnostics": [diag], "triggerKind": AUTOMATIC},
+        }
+        assembly = await build(server, raw, Tokens(), count=False)
+        entry: dict[str, Any] = {
+            "message": diag.get("message", ""),
+            "source": diag.get("source", ""),
+            "code": diag.get("code"),
+            "range": diag.get("range"),
+            "evidence": False,
+            "actions": [],
+        }
+        for group in assembly.groups:
+            entry["evidence"] = group.evidence
+            for ranked in group.ranked if group.evidence else sorted(group.ranked, key=_upstream_index):
+                entry["actions"].append(
+                    {
+                        "title": group.titles.get(ranked.candidate.upstream_index, "?"),
+                        "score": round(ranked.score, 4),
+                        "preferred": ranked.preferred and group.evidence,
+                        "explanation": list(ranked.explanation)
+                        + ([] if group.evidence else ["no evidence for any action: upstream order kept"]),
+                    }
+                )
+        out.append(entry)
+    return {"diagnostics": out}
+
+
+def _upstream_index(ranked: Any) -> int:
+    return int(ranked.candidate.upstream_index)
+
+
+def format_explanation(result: dict[str, Any], label: str) -> str:
+    """The human-readable form the CLI prints."""
+    lines: list[str] = []
+    if not result.get("diagnostics"):
+        return f"{label}: no diagnostic here"
+    for diag in result["diagnostics"]:
+        start = (diag.get("range") or {}).get("start") or {}
+        code = f" {diag['code']}" if diag.get("code") else ""
+        lines.append(
+            f"{label}:{start.get('line', 0) + 1}:{start.get('character', 0) + 1}"
+            f" {diag.get('source', '')}{code} {diag.get('message', '').splitlines()[0] if diag.get('message') else ''}"
+        )
+        if not diag["actions"]:
+            lines.append("  (no code actions)")
+        for n, action in enumerate(diag["actions"], 1):
+            mark = "  [preferred]" if action["preferred"] else ""
+            lines.append(f"  {n}. {action['title']}  score {action['score']:.3f}{mark}")
+            for why in action["explanation"]:
+                lines.append(f"       {why}")
+    return "\n".join(lines)
+
+
+def register(subparsers: Any) -> None:
+    """Add ``fixlore explain FILE LINE[:COL]`` to the CLI."""
+    parser = subparsers.add_parser("explain", help="show why the actions of a diagnostic rank as they do")
+    parser.add_argument("file", help="the source file")
+    parser.add_argument("position", metavar="LINE[:COL]", help="1-based line, optional 1-based column")
+    parser.add_argument(
+        "--upstream",
+        action="append",
+        default=[],
+        metavar="LANG='CMD ...'",
+        help="an upstream server (default for Python: ruff server, when installed)",
+    )
+    parser.add_argument("--no-ruff", action="store_true", help="do not use `ruff server` as the default upstream")
+    parser.add_argument("--json", action="store_true", help="print the result as JSON")
+    parser.set_defaults(run=run)
+
+
+def _parse_position(text: str) -> tuple[int, int | None]:
+    line, _, col = text.partition(":")
+    if not line.isdigit() or int(line) < 1 or (col and (not col.isdigit() or int(col) < 1)):
+        raise ValueError(f"position must be LINE or LINE:COL (1-based), got {text!r}")
+    return int(line) - 1, (int(col) - 1 if col else None)
+
+
+def run(args: argparse.Namespace) -> int:
+    """The ``fixlore explain`` command."""
+    path = Path(args.file)
+    if not path.is_file():
+        print(f"fixlore: no such file: {path}", file=sys.stderr)
+        return 1
+    try:
+        line, col = _parse_position(args.position)
+    except ValueError as exc:
+        print(f"fixlore: {exc}", file=sys.stderr)
+        return 2
+    upstreams = list(args.upstream)
+    ruff = shutil.which("ruff")
+    if not upstreams and not args.no_ruff and ruff:
+        upstreams.append(f"python={ruff} server")
+    result = asyncio.run(_explain_file(path.resolve(), line, col, upstreams))
+    if args.json:
+        print(json.dumps(result, indent=2))
+    else:
+        print(format_explanation(result, str(path)))
+    return 0
+
+
+async def _explain_file(path: Path, line: int, col: int | None, upstreams: list[str]) -> dict[str, Any]:
+    from fixlore.lsp.demo import EditorSession
+    from fixlore.lsp.jsonrpc import spawn
+
+    command = [sys.executable, "-m", "fixlore.lsp", "serve", "--no-learning"]
+    for flag in upstreams:
+        command += ["--upstream", flag]
+    process, conn = await spawn(command, cwd=str(path.parent))
+    session = EditorSession(conn, path.parent)
+    conn._on_notification = session.on_notification  # noqa: SLF001 - wired after spawn, as the demo does
+    conn._on_request = session.on_request  # noqa: SLF001
+    try:
+        await session.initialize()
+        uri = session.open(path)
+        await session.wait_for(lambda: uri in session.diagnostics)
+        position: dict[str, Any] = {"line": line}
+        if col is not None:
+            position["character"] = col
+        deadline = time.monotonic() + 3.0
+        result: dict[str, Any] = {"diagnostics": []}
+        # Sources report one after the other: ask until one covers the position, or give up.
+        while True:
+            params = {"command": "fixlore.explain", "arguments": [uri, position]}
+            result = await conn.request("workspace/executeCommand", params, timeout=_TIMEOUT)
+            if result.get("diagnostics") or time.monotonic() > deadline:
+                break
+            await session.wait_for(lambda: False, timeout=0.2)
+        await session.shutdown()
+        await asyncio.wait_for(process.wait(), _TIMEOUT)
+        return result
+    finally:
+        if process.returncode is None:
+            process.kill()
+        await conn.close()

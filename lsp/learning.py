@@ -1,0 +1,417 @@
+"""The learning loop: knowledge lifecycle, acceptances, manual fixes, verification.
+
+* Opens :class:`~fixlore.knowledge.Knowledge` once the workspace is known (in
+  a worker thread), follows configuration changes, closes it at shutdown.
+* Keeps a :class:`~fixlore.lsp.timeline.DocTimeline` per open document from the
+  document hooks and every diagnostics publish. When the user pauses (or
+  saves) and the file parses, the document *settles*: diagnostics that
+  vanished since the last settled state are fix events, unless an accepted
+  code action explains them.
+* Verifies accepted actions and manual fixes at the next settle (gone and no
+  new error near it: succeeded; otherwise failed) and watches for undo.
+
+Everything slow (parsing, libcst, the store) runs in worker threads; handlers
+only touch memory. Logs carry pattern ids and counts, never code.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fixlore.abstraction import Extracted, Pattern, extract_pattern, syntax_problems
+from fixlore.knowledge import Event, EventKind, Knowledge
+from fixlore.lsp.documents import document_language
+from fixlore.lsp.learning_fixes import LearnedFixes
+from fixlore.lsp.timeline import ERROR, MATCH_LINES, DocTimeline, Tracked, diag_info, diag_line
+
+if TYPE_CHECKING:
+    from fixlore.lsp.config import FixloreConfig
+    from fixlore.lsp.server import FixloreServer
+
+logger = logging.getLogger(__name__)
+
+UNDO_WINDOW_S = 30.0
+"""An edit undone within this many seconds counts against its fix."""
+VERIFY_WINDOW_S = 120.0
+"""A verification that sees no settled, parsing state within this long is dropped."""
+NEAR_LINES = 3
+"""A new error this close to a fixed diagnostic means the fix broke something."""
+STATUS_INTERVAL_S = 1.0
+
+
+@dataclass
+class Watch:
+    """A fix being verified (at the next settle) and watched for undo."""
+
+    tracked: Tracked
+    """The fixed diagnostic, followed through edits."""
+    pattern: Pattern
+    before_text: str
+    started: float
+    accepted: bool
+    """True for an accepted code action, False for a manual fix."""
+    verified: bool = False
+
+
+class LearningLoop:
+    """One per server; ``server.features["learning"]``."""
+
+    def __init__(self, server: FixloreServer) -> None:
+        self.server = server
+        self.knowledge: Knowledge | None = None
+        self.timelines: dict[str, DocTimeline] = {}
+        self.watches: dict[str, list[Watch]] = {}
+        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fixlore-learning")
+        self.fixes = LearnedFixes(self)
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._settle_wanted: set[str] = set()
+        self._settling: set[str] = set()
+        self._opening: asyncio.Future[Any] | None = None
+        self._status_handle: asyncio.TimerHandle | None = None
+        self._status_last = 0.0
+        self.events_recorded = 0
+        self.fixes_learned = 0
+
+    # -- knowledge lifecycle -----------------------------------------------------------
+    @property
+    def learning(self) -> bool:
+        """Whether fixes are being learned right now."""
+        return self.knowledge is not None and self.knowledge.learning
+
+    def config_changed(self, old: FixloreConfig, new: FixloreConfig) -> None:
+        """Open the knowledge on the first config (initialize), reopen when its scopes change."""
+        life = self.server.features.get("lifecycle")
+        root = getattr(life, "root", None)
+        if self.knowledge is None and self._opening is None:
+            self._open(new, root)
+        elif self.knowledge is not None:
+            if (old.workspace_knowledge, old.base_knowledge) != (new.workspace_knowledge, new.base_knowledge):
+                stale, self.knowledge = self.knowledge, None
+                self.executor.submit(stale.close)
+                self._open(new, root)
+            elif old.learning != new.learning:
+                self.knowledge.set_learning(new.learning)
+                self.schedule_status()
+
+    def _open(self, config: FixloreConfig, root: Path | None) -> None:
+        loop = asyncio.get_running_loop()
+
+        def open_() -> Knowledge:
+            return Knowledge.open(
+                workspace_root=root,
+                learning=config.learning,
+                workspace_scope=config.workspace_knowledge,
+                base=config.base_knowledge,
+            )
+
+        future = loop.run_in_executor(self.executor, open_)
+        self._opening = future
+
+        def done(f: asyncio.Future[Any]) -> None:
+            self._opening = None
+            if f.cancelled() or f.exception() is not None:
+                logger.error("cannot open the knowledge store: %s", type(f.exception()).__name__)
+                self.server.notify_user("fixlore: cannot open its knowledge store; see the log.", key="knowledge")
+                return
+            self.knowledge = f.result()
+            logger.info("knowledge open (learning %s)", self.knowledge.learning)
+            self.schedule_status()
+
+        future.add_done_callback(done)
+
+    async def ready(self, timeout: float = 5.0) -> Knowledge | None:
+        """The knowledge, waiting for it to open if it is being opened."""
+        if self.knowledge is None and self._opening is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._opening), timeout)
+            except (TimeoutError, Exception):  # noqa: BLE001 - logged by the done callback
+                pass
+        return self.knowledge
+
+    def shutdown(self) -> None:
+        """Flush and close the store (blocking the shutdown request only)."""
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+        if self.knowledge is not None:
+            self.knowledge.close()
+            self.knowledge = None
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    def set_learning(self, on: bool) -> bool:
+        """Turn learning on or off for this session."""
+        if self.knowledge is not None:
+            self.knowledge.set_learning(on)
+        self.schedule_status()
+        return self.learning
+
+    # -- events --------------------------------------------------------------------------
+    def record(self, kind: EventKind, pattern: Pattern) -> None:
+        """Queue one event (non-blocking; nothing when learning is off)."""
+        knowledge = self.knowledge
+        if knowledge is None or not knowledge.learning:
+            return
+        knowledge.record(Event(kind=kind, pattern=pattern, workspace=knowledge.workspace_id, at=time.time()))
+        self.events_recorded += 1
+        logger.debug("recorded %s for pattern %s", kind.value, pattern.fingerprint)
+        self.schedule_status()
+
+    def accepted(self, pattern: Pattern | None, siblings: tuple[Pattern, ...], invoked: bool,
+                 uri: str, version: int | None, diag: dict[str, Any] | None, before_text: str) -> None:
+        """The user chose an action fixlore offered: record it and start verifying it."""
+        if pattern is None:
+            return
+        self.record(EventKind.ACCEPTED, pattern)
+        if invoked:
+            for other in siblings:
+                if other.fingerprint != pattern.fingerprint:
+                    self.record(EventKind.REJECTED, other)
+        timeline = self.timelines.get(uri)
+        if diag is None or timeline is None:
+            return
+        line = timeline.line_now(diag_line(diag), version)
+        tracked = Tracked(raw=diag, version=version, text=before_text, line=diag_line(diag) if line is None else line)
+        timeline.followed.append(tracked)
+        self.watches.setdefault(uri, []).append(
+            Watch(tracked=tracked, pattern=pattern, before_text=before_text, started=time.monotonic(), accepted=True)
+        )
+        self._want_settle(uri, delay=self.pause_s())
+
+    # -- document hooks ------------------------------------------------------------------
+    def pause_s(self) -> float:
+        """The configured pause after which a vanished diagnostic counts as fixed."""
+        return self.server.config.manual_fix_pause_ms / 1000
+
+    def did_open(self, uri: str, raw: Any) -> None:
+        """A new timeline; the first settle happens after a pause, once every source reported."""
+        self.timelines[uri] = DocTimeline(uri)
+        self._want_settle(uri, delay=self.pause_s())
+
+    def did_change(self, uri: str, raw: Any) -> None:
+        """Shift what is followed; restart the pause; notice an undo."""
+        timeline = self.timelines.setdefault(uri, DocTimeline(uri))
+        changes = raw.get("contentChanges", []) if isinstance(raw, dict) else []
+        version = (raw.get("textDocument") or {}).get("version") if isinstance(raw, dict) else None
+        timeline.apply_change(version, changes)
+        self._check_undo(uri)
+        self._want_settle(uri, delay=self.pause_s())
+
+    def did_save(self, uri: str, raw: Any) -> None:
+        """A save settles the document at once (if its diagnostics are current)."""
+        self._want_settle(uri, delay=0.0)
+
+    def did_close(self, uri: str, raw: Any) -> None:
+        """Forget the document (memory only)."""
+        self.timelines.pop(uri, None)
+        self.watches.pop(uri, None)
+        self._settle_wanted.discard(uri)
+        handle = self._timers.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        self.fixes.forget(uri)
+
+    def published(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
+        """Every merged publish: remember it; settle if one is due; precompute learned fixes."""
+        timeline = self.timelines.get(uri)
+        if timeline is None:
+            return
+        timeline.published(version, diagnostics)
+        self.fixes.prepare(uri, version, diagnostics)
+        if uri in self._settle_wanted and uri not in self._timers:
+            self._try_settle(uri)
+
+    # -- settling ------------------------------------------------------------------------
+    def _want_settle(self, uri: str, *, delay: float) -> None:
+        self._settle_wanted.add(uri)
+        handle = self._timers.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
+        loop = asyncio.get_running_loop()
+        self._timers[uri] = loop.call_later(delay, self._timer_fired, uri)
+
+    def _timer_fired(self, uri: str) -> None:
+        self._timers.pop(uri, None)
+        self._try_settle(uri)
+
+    def _try_settle(self, uri: str) -> None:
+        timeline = self.timelines.get(uri)
+        doc = self.server.workspace.text_documents.get(uri)
+        if timeline is None or doc is None or uri in self._settling:
+            return
+        if timeline.latest_version != doc.version:
+            return  # this version's diagnostics are not in yet: the next publish settles
+        self._settle_wanted.discard(uri)
+        self._settling.add(uri)
+        self.server.spawn(self._settle(uri), name="settle")
+
+    async def _settle(self, uri: str) -> None:
+        try:
+            await self._settle_once(uri)
+        finally:
+            self._settling.discard(uri)
+
+    async def _settle_once(self, uri: str) -> None:
+        timeline = self.timelines.get(uri)
+        doc = self.server.workspace.text_documents.get(uri)
+        if timeline is None or doc is None:
+            return
+        language = document_language(doc)
+        if language is None:
+            return
+        version, text, diagnostics = doc.version, doc.source, list(timeline.latest)
+        loop = asyncio.get_running_loop()
+        problems = await loop.run_in_executor(self.executor, syntax_problems, language, text)
+        current = self.server.workspace.text_documents.get(uri)
+        if current is None or current.version != version or self.timelines.get(uri) is not timeline:
+            return  # the text moved on; a newer settle is scheduled
+        if problems:
+            return  # typing through errors: keep the last parsing state as the baseline
+        result = timeline.settle(version, text, diagnostics)
+        watches = self.watches.get(uri, [])
+        claimed = self._verify(timeline, watches, diagnostics, result.new)
+        num_units = doc.position_codec.client_num_units
+        for tracked in result.vanished:
+            if any(_same(tracked, w.tracked) for w in claimed):
+                continue
+            info = diag_info(tracked.raw, tracked.text, num_units)
+            new_errors = [d for d in result.new if _near(d, tracked.line) and d.get("severity") == ERROR]
+            self.server.spawn(
+                self._learn_manual(uri, language, tracked, text, info, bool(new_errors)), name="learn-manual"
+            )
+
+    def _verify(
+        self,
+        timeline: DocTimeline,
+        watches: list[Watch],
+        current: list[dict[str, Any]],
+        new: tuple[dict[str, Any], ...],
+    ) -> list[Watch]:
+        """Decide the pending verifications; returns the watches that explain a vanished diagnostic."""
+        claimed: list[Watch] = []
+        now = time.monotonic()
+        for watch in watches:
+            if watch.verified:
+                continue
+            tracked = watch.tracked
+            still = any(
+                (d.get("source"), str(d.get("code")), d.get("message")) == tracked.key and _near(d, tracked.line)
+                for d in current
+            )
+            broke = any(_near(d, tracked.line) and d.get("severity") == ERROR for d in new)
+            watch.verified = True
+            if still or broke:
+                self.record(EventKind.FAILED, watch.pattern)
+            else:
+                self.record(EventKind.SUCCEEDED, watch.pattern)
+                claimed.append(watch)
+            logger.info("verified pattern %s: %s", watch.pattern.fingerprint, "failed" if still or broke else "ok")
+        self._expire(timeline.uri, now)
+        return claimed
+
+    def _expire(self, uri: str, now: float) -> None:
+        watches = self.watches.get(uri, [])
+        keep = [w for w in watches if now - w.started < max(UNDO_WINDOW_S, 0 if w.verified else VERIFY_WINDOW_S)]
+        self.watches[uri] = keep
+        timeline = self.timelines.get(uri)
+        if timeline is not None:
+            alive = {id(w.tracked) for w in keep}
+            timeline.followed = [t for t in timeline.followed if id(t) in alive]
+
+    async def _learn_manual(
+        self, uri: str, language: str, tracked: Tracked, after: str, info: Any, broke: bool
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        result = await loop.run_in_executor(self.executor, extract_pattern, language, tracked.text, after, info)
+        if not isinstance(result, Extracted):
+            logger.info("vanished diagnostic not learned: %s", getattr(result, "reason", "failed"))
+            return
+        pattern = result.pattern
+        self.fixes_learned += 1
+        self.record(EventKind.MANUAL, pattern)
+        self.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
+        timeline = self.timelines.get(uri)
+        if timeline is None:
+            return
+        follow = Tracked(raw=tracked.raw, version=tracked.version, text=tracked.text, line=tracked.line)
+        self.watches.setdefault(uri, []).append(
+            Watch(follow, pattern, tracked.text, time.monotonic(), accepted=False, verified=True)
+        )
+        logger.info("learned a manual fix: pattern %s", pattern.fingerprint)
+
+    def _check_undo(self, uri: str) -> None:
+        watches = self.watches.get(uri)
+        if not watches:
+            return
+        doc = self.server.workspace.text_documents.get(uri)
+        if doc is None:
+            return
+        now = time.monotonic()
+        text = doc.source
+        for watch in list(watches):
+            if now - watch.started > UNDO_WINDOW_S:
+                continue
+            if len(text) == len(watch.before_text) and text == watch.before_text:
+                self.record(EventKind.UNDONE, watch.pattern)
+                watches.remove(watch)
+                logger.info("fix undone: pattern %s", watch.pattern.fingerprint)
+                self._rebaseline_after_undo(uri, watch)
+
+    def _rebaseline_after_undo(self, uri: str, watch: Watch) -> None:
+        """An undone fix brings its diagnostic back: that is no new fix to learn."""
+        timeline = self.timelines.get(uri)
+        if timeline is not None and timeline.settled_version is not None:
+            timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
+
+    # -- status --------------------------------------------------------------------------
+    def schedule_status(self) -> None:
+        """Send ``fixlore/status`` soon (at most once a second)."""
+        if self._status_handle is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        delay = max(0.0, self._status_last + STATUS_INTERVAL_S - time.monotonic())
+        self._status_handle = loop.call_later(delay, self._send_status)
+
+    def _send_status(self) -> None:
+        self._status_handle = None
+        self._status_last = time.monotonic()
+        self.server.spawn(self._status(), name="status")
+
+    async def _status(self) -> None:
+        knowledge = self.knowledge
+        patterns = 0
+        if knowledge is not None:
+            stats = await asyncio.get_running_loop().run_in_executor(self.executor, knowledge.stats)
+            patterns = stats.patterns
+        self.server.protocol.send_raw_notification("fixlore/status", {"learning": self.learning, "patterns": patterns})
+
+
+def _near(diag: dict[str, Any], line: int) -> bool:
+    return abs(diag_line(diag) - line) <= NEAR_LINES
+
+
+def _same(a: Tracked, b: Tracked) -> bool:
+    return a.key == b.key and abs(a.line - b.line) <= MATCH_LINES
+
+
+def register(server: FixloreServer) -> None:
+    """Wire the learning loop into the document hooks, diagnostics and lifecycle."""
+    loop = LearningLoop(server)
+    server.features["learning"] = loop
+    hooks = server.features["document_hooks"]
+    hooks.opened.append(loop.did_open)
+    hooks.changed.append(loop.did_change)
+    hooks.saved.append(loop.did_save)
+    hooks.closed.append(loop.did_close)
+    server.features["diagnostics"].listeners.append(loop.published)
+    life = server.features["lifecycle"]
+    life.listeners.append(loop.config_changed)
+    life.shutdown_hooks.append(loop.shutdown)

@@ -1,0 +1,291 @@
+"""Assembling a code-action answer: group, rank, mark preferred, attach fixlore's command.
+
+Pure apart from reading the in-memory knowledge index: given the request's
+diagnostics, the upstreams' raw actions and the learned fixes ready for each
+diagnostic, :func:`assemble` returns the actions to send and, per diagnostic,
+the ranking (for ``fixlore.explain``).
+
+Rules (issue 6): candidates of one diagnostic are its upstream actions plus
+its learned fixes; with no evidence for any of them the upstream order and
+its ``isPreferred`` marks stand exactly; with evidence the ranking orders them
+and at most one is preferred, only when the ranker says the evidence is
+clear. Every action gets ``fixlore.accept`` with a token; the upstream's own
+command is kept in the token's :class:`Offer` and run after recording.
+Titles are unique.
+"""
+
+from __future__ import annotations
+
+import itertools
+import logging
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from fixlore.abstraction import DiagnosticInfo, Pattern, abstract_action, abstract_signature
+from fixlore.knowledge import Candidate, RankedAction, rank_actions
+from fixlore.lsp.diagnostics import to_lsp_range
+from fixlore.lsp.timeline import diag_info
+
+if TYPE_CHECKING:
+    from pygls.workspace import TextDocument
+
+    from fixlore.knowledge import Knowledge
+    from fixlore.lsp.learning_fixes import LearnedFix
+
+logger = logging.getLogger(__name__)
+
+ACCEPT = "fixlore.accept"
+LEARNED_PREFIX = "Apply learned fix: "
+MAX_TOKENS = 1024
+
+
+@dataclass
+class Offer:
+    """What fixlore knows about one action it returned (in memory, behind its token)."""
+
+    pattern: Pattern | None
+    siblings: tuple[Pattern, ...]
+    invoked: bool
+    uri: str
+    version: int | None
+    diag: dict[str, Any] | None
+    text: str
+    """The document text at the request (to notice an undo)."""
+    original: dict[str, Any] | None
+    """The upstream's own command, run at its owner after recording."""
+    learned: bool
+    done: bool = False
+
+
+class Tokens:
+    """A bounded LRU from token to :class:`Offer`."""
+
+    def __init__(self, size: int = MAX_TOKENS) -> None:
+        self._size = size
+        self._items: OrderedDict[str, Offer] = OrderedDict()
+        self._ids = itertools.count(1)
+
+    def new(self, offer: Offer) -> str:
+        """Remember ``offer``; returns its token."""
+        token = f"t{next(self._ids)}"
+        self._items[token] = offer
+        while len(self._items) > self._size:
+            self._items.popitem(last=False)
+        return token
+
+    def get(self, token: str) -> Offer | None:
+        """The offer behind ``token`` (``None`` if unknown or evicted)."""
+        offer = self._items.get(token)
+        if offer is not None:
+            self._items.move_to_end(token)
+        return offer
+
+
+def token_of(action: Any) -> str | None:
+    """Fixlore's token in a raw action's command, if it carries one."""
+    command = action.get("command") if isinstance(action, dict) else None
+    if isinstance(command, dict) and command.get("command") == ACCEPT:
+        args = command.get("arguments") or []
+        if args and isinstance(args[0], str):
+            return args[0]
+    return None
+
+
+@dataclass
+class GroupReport:
+    """How the actions of one diagnostic ranked (for explain)."""
+
+    diag: dict[str, Any]
+    ranked: list[RankedAction]
+    titles: dict[int, str]
+    """``upstream_index`` of each candidate -> the title shown."""
+    evidence: bool
+
+
+@dataclass
+class Assembly:
+    """A code-action answer and how it came about."""
+
+    actions: list[dict[str, Any]] = field(default_factory=list)
+    groups: list[GroupReport] = field(default_factory=list)
+    offered: list[Pattern] = field(default_factory=list)
+
+
+@dataclass
+class _Item:
+    action: dict[str, Any]
+    pattern: Pattern | None = None
+    learned: bool = False
+    group: int | None = None
+
+
+def assemble(
+    *,
+    uri: str,
+    doc: TextDocument | None,
+    language: str | None,
+    diagnostics: list[dict[str, Any]],
+    upstream: list[Any],
+    learned: list[list[LearnedFix]],
+    knowledge: Knowledge | None,
+    tokens: Tokens,
+    invoked: bool,
+    now: float,
+) -> Assembly:
+    """The answer to one code-action request (see the module docstring)."""
+    items = [_Item(dict(a)) for a in upstream if isinstance(a, dict) and isinstance(a.get("title"), str)]
+    for item in items:
+        item.group = _group_of(item.action, diagnostics)
+    lines = doc.source.split("\n") if doc is not None else []
+    num_units = doc.position_codec.client_num_units if doc is not None else len
+    out = Assembly()
+    order: list[_Item] = list(items)
+    siblings: dict[int, tuple[Pattern, ...]] = {}
+    for g, diag in enumerate(diagnostics):
+        members = [it for it in items if it.group == g]
+        fixes = learned[g] if g < len(learned) else []
+        if language is None or (not members and not fixes):
+            continue
+        info = diag_info(diag, lines, num_units)
+        for it in members:
+            it.pattern = action_pattern(language, info, it.action["title"], str(it.action.get("kind") or ""))
+        extra = [_learned_item(uri, doc, diag, fix, g) for fix in fixes if doc is not None]
+        group = members + extra
+        candidates = [Candidate(key=_key(it), pattern=it.pattern, upstream_index=i) for i, it in enumerate(group)]
+        rule_key = abstract_signature(language, info).rule_key
+        evidence = knowledge.evidence(rule_key) if knowledge is not None else {}
+        ranked = rank_actions(candidates, evidence, now=now)
+        has_evidence = any(c.key in evidence for c in candidates)
+        if has_evidence:
+            ranked_items = [group[r.candidate.upstream_index] for r in ranked]
+            _mark_preferred(ranked_items, ranked)
+            order = _reslot(order, group, ranked_items)
+        elif extra:
+            order = _reslot(order, members, group)
+        out.groups.append(
+            GroupReport(diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence)
+        )
+        patterns = tuple(it.pattern for it in group if it.pattern is not None)
+        siblings[g] = patterns
+        if invoked:
+            out.offered.extend(patterns)
+    text = doc.source if doc is not None else ""
+    version = doc.version if doc is not None else None
+    titles: set[str] = set()
+    for item in order:
+        diag = diagnostics[item.group] if item.group is not None else None
+        offer = Offer(
+            pattern=item.pattern,
+            siblings=siblings.get(item.group, ()) if item.group is not None else (),
+            invoked=invoked,
+            uri=uri,
+            version=version,
+            diag=diag,
+            text=text,
+            original=None,
+            learned=item.learned,
+        )
+        out.actions.append(_with_command(item.action, offer, tokens, titles))
+    return out
+
+
+_SPAN = re.compile(r"`[^`\n]+`")
+
+
+def action_pattern(language: str, info: DiagnosticInfo, title: str, kind: str) -> Pattern:
+    """An upstream action's identity at the level of its rule: code spans masked, then abstracted.
+
+    Abstraction keeps allowlisted names (``json``, ``os``) in templates, which
+    is right for learned fixes but would make "Disable for this line" under
+    "`json` imported but unused" another action than under "`base64` ...".
+    Each distinct code span of the message and title becomes one synthetic
+    name first, so the placeholders line up and the concrete names drop out.
+    """
+    names: dict[str, str] = {}
+
+    def mask(m: re.Match[str]) -> str:
+        return "`" + names.setdefault(m.group(), f"fixloreSpan{len(names) + 1}") + "`"
+
+    message = _SPAN.sub(mask, info.message)
+    masked = DiagnosticInfo(source=info.source, code=info.code, message=message, range=info.range)
+    return abstract_action(language, masked, _SPAN.sub(mask, title), kind)
+
+
+def _key(item: _Item) -> str:
+    return item.pattern.fingerprint if item.pattern is not None else f"untracked:{id(item)}"
+
+
+def _group_of(action: dict[str, Any], diagnostics: list[dict[str, Any]]) -> int | None:
+    """Which context diagnostic an upstream action is for (by code and range, then code and message)."""
+    own = action.get("diagnostics")
+    if not isinstance(own, list) or not own or not isinstance(own[0], dict):
+        return None
+    first = own[0]
+    for i, diag in enumerate(diagnostics):
+        if diag.get("code") == first.get("code") and diag.get("range") == first.get("range"):
+            return i
+    for i, diag in enumerate(diagnostics):
+        if diag.get("code") == first.get("code") and diag.get("message") == first.get("message"):
+            return i
+    return None
+
+
+def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: LearnedFix, g: int) -> _Item:
+    edits = [{"range": to_lsp_range(doc, e.range), "newText": e.new_text} for e in fix.edits]
+    action = {
+        "title": LEARNED_PREFIX + fix.title,
+        "kind": "quickfix",
+        "diagnostics": [diag],
+        "edit": {"changes": {uri: edits}},
+    }
+    return _Item(action, pattern=fix.pattern, learned=True, group=g)
+
+
+def _mark_preferred(ranked_items: list[_Item], ranked: list[RankedAction]) -> None:
+    """At most one preferred: the ranker's clear winner, else an upstream mark on the top only."""
+    winner = next((i for i, r in enumerate(ranked) if r.preferred), None)
+    for i, item in enumerate(ranked_items):
+        if winner is not None:
+            if i == winner:
+                item.action["isPreferred"] = True
+            else:
+                item.action.pop("isPreferred", None)
+        elif i != 0:
+            item.action.pop("isPreferred", None)
+
+
+def _reslot(order: list[_Item], old: list[_Item], new: list[_Item]) -> list[_Item]:
+    """Put ``new`` (the group, reordered, maybe longer) where ``old`` stood in ``order``."""
+    old_ids = {id(it) for it in old}
+    slots = [i for i, it in enumerate(order) if id(it) in old_ids]
+    if not slots:
+        # Only learned fixes: before the actions that belong to no diagnostic (source.*).
+        at = next((i for i, it in enumerate(order) if it.group is None), len(order))
+        return order[:at] + new + order[at:]
+    rest = [it for it in order if id(it) not in old_ids]
+    before = sum(1 for i, it in enumerate(order) if id(it) not in old_ids and i < slots[0])
+    return rest[:before] + new + rest[before:]
+
+
+def _with_command(action: dict[str, Any], offer: Offer, tokens: Tokens, titles: set[str]) -> dict[str, Any]:
+    """The action with a unique title and fixlore's accept command (the upstream's kept in the offer)."""
+    out = dict(action)
+    title = str(out.get("title", ""))
+    unique, n = title, 2
+    while unique in titles:
+        unique, n = f"{title} ({n})", n + 1
+    titles.add(unique)
+    out["title"] = unique
+    command = out.get("command")
+    if isinstance(command, str):
+        # A bare Command: it stays a Command, its own call kept for after recording.
+        offer.original = {k: v for k, v in out.items() if k in ("title", "command", "arguments")}
+        token = tokens.new(offer)
+        return {"title": unique, "command": ACCEPT, "arguments": [token]}
+    if isinstance(command, dict):
+        offer.original = command
+    token = tokens.new(offer)
+    out["command"] = {"title": unique, "command": ACCEPT, "arguments": [token]}
+    return out

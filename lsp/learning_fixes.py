@@ -1,0 +1,127 @@
+"""Learned quick fixes, instantiated in the background and cached per document version.
+
+When diagnostics are published, each one whose signature has learned fixes
+gets them instantiated (``abstraction.instantiate``, libcst) in a worker
+thread. A code-action request then finds them ready; if not, it waits a few
+milliseconds at most and answers without them (the next request has them).
+Cached in memory, per (document, version, diagnostic); nothing is written.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from concurrent.futures import Future
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from fixlore.abstraction import Instantiated, Pattern, TextEdit, abstract_signature, instantiate
+from fixlore.knowledge import PatternStats
+from fixlore.lsp.documents import document_language
+from fixlore.lsp.timeline import diag_info, diag_key
+
+if TYPE_CHECKING:
+    from fixlore.lsp.learning import LearningLoop
+
+logger = logging.getLogger(__name__)
+
+MAX_LEARNED = 3
+"""At most this many learned fixes per diagnostic."""
+REQUEST_WAIT_S = 0.025
+"""How long a code-action request waits for fixes still being instantiated."""
+
+DiagId = tuple[tuple[str, str, str], str]
+
+
+@dataclass(frozen=True, slots=True)
+class LearnedFix:
+    """A learned pattern instantiated on the code at hand (code points)."""
+
+    pattern: Pattern
+    stats: PatternStats
+    edits: tuple[TextEdit, ...]
+    title: str
+
+
+def diag_id(raw: dict[str, Any]) -> DiagId:
+    """Identity of a raw diagnostic within one document version."""
+    return diag_key(raw), json.dumps(raw.get("range"), sort_keys=True)
+
+
+class LearnedFixes:
+    """The per-version cache of instantiated learned fixes."""
+
+    def __init__(self, loop: LearningLoop) -> None:
+        self._loop = loop
+        self._cache: dict[str, tuple[int | None, dict[DiagId, Future[list[LearnedFix]]]]] = {}
+
+    def forget(self, uri: str) -> None:
+        """Drop the cache of a closed document."""
+        self._cache.pop(uri, None)
+
+    def prepare(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
+        """Start instantiating learned fixes for ``diagnostics`` (cheap; work goes to a thread)."""
+        knowledge = self._loop.knowledge
+        doc = self._loop.server.workspace.text_documents.get(uri)
+        if knowledge is None or doc is None or doc.version != version or not diagnostics:
+            return
+        language = document_language(doc)
+        if language is None:
+            return
+        cached_version, entries = self._cache.get(uri, (None, {}))
+        if cached_version != version:
+            entries = {}
+            self._cache[uri] = (version, entries)
+        text = doc.source
+        lines = text.split("\n")
+        num_units = doc.position_codec.client_num_units
+        for raw in diagnostics:
+            key = diag_id(raw)
+            if key in entries:
+                continue
+            info = diag_info(raw, lines, num_units)
+            found = knowledge.learned_fixes(abstract_signature(language, info))[:MAX_LEARNED]
+            if not found:
+                continue
+            entries[key] = self._loop.executor.submit(_instantiate_all, found, language, text, info)
+
+    async def get(self, uri: str, version: int | None, raw: dict[str, Any]) -> list[LearnedFix]:
+        """The learned fixes for one diagnostic, if ready within :data:`REQUEST_WAIT_S`."""
+        cached_version, entries = self._cache.get(uri, (None, {}))
+        key = diag_id(raw)
+        if cached_version != version or key not in entries:
+            self.prepare(uri, version, [raw])
+            cached_version, entries = self._cache.get(uri, (None, {}))
+            if cached_version != version or key not in entries:
+                return []
+        future = entries[key]
+        if not future.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), REQUEST_WAIT_S)
+            except TimeoutError:
+                logger.debug("learned fixes not ready in time; answering without them")
+                return []
+        try:
+            return future.result()
+        except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not cost the request
+            logger.warning("instantiating learned fixes failed: %s", type(exc).__name__)
+            return []
+
+
+def _instantiate_all(found: list[PatternStats], language: str, text: str, info: Any) -> list[LearnedFix]:
+    """Worker thread: instantiate each learned pattern; keep the ones that apply, no duplicates."""
+    out: list[LearnedFix] = []
+    seen: set[tuple[TextEdit, ...]] = set()
+    for stats in found:
+        pattern = stats.pattern
+        if pattern is None or pattern.shape is None:
+            continue
+        result = instantiate(pattern, language, text, info)
+        if not isinstance(result, Instantiated) or not result.edits:
+            continue
+        if result.edits in seen:
+            continue
+        seen.add(result.edits)
+        out.append(LearnedFix(pattern=pattern, stats=stats, edits=result.edits, title=result.title))
+    return out

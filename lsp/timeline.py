@@ -1,0 +1,240 @@
+"""Per-document timelines of diagnostics: what vanished between two settled states.
+
+The learning loop needs to know when a diagnostic *went away* and what the text
+looked like before and after. A document's timeline keeps, in memory only:
+
+* the **baseline**: the diagnostics of the last *settled* state (the user had
+  paused, or saved, and the file parsed), each with the text it was seen in;
+* the line of each baseline diagnostic, shifted through every edit since, so a
+  diagnostic is matched by its signature and where it moved to, not by its old
+  range (lines inserted above it move it down);
+* the latest published diagnostics and the version they belong to.
+
+:func:`compare` is the pure heart: baseline vs. now gives the diagnostics that
+vanished, the ones that stayed and the ones that are new. Nothing here reads
+the disk or logs text.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+
+MATCH_LINES = 3
+"""A diagnostic moved by at most this many lines (beyond the shift) is the same one."""
+
+ERROR = 1
+CHANGE_LOG = 200
+
+
+def diag_key(diag: dict[str, Any]) -> tuple[str, str, str]:
+    """What makes two raw LSP diagnostics "the same problem": source, code, message."""
+    code = diag.get("code")
+    return (str(diag.get("source") or ""), "" if code is None else str(code), str(diag.get("message") or ""))
+
+
+def diag_line(diag: dict[str, Any]) -> int:
+    """The start line of a raw LSP diagnostic."""
+    try:
+        return int(diag["range"]["start"]["line"])
+    except (KeyError, TypeError, ValueError):
+        return 0
+
+
+@dataclass
+class Tracked:
+    """A diagnostic of a settled state, followed through later edits."""
+
+    raw: dict[str, Any]
+    version: int | None
+    """The document version it was seen in (its text is ``text``)."""
+    text: str
+    line: int
+    """Its start line in the *current* text (shifted through edits)."""
+    touched: bool = False
+    """An edit since then overlapped its own lines."""
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """See :func:`diag_key`."""
+        return diag_key(self.raw)
+
+
+@dataclass(frozen=True, slots=True)
+class Comparison:
+    """Baseline vs. now."""
+
+    vanished: tuple[Tracked, ...]
+    stayed: tuple[tuple[Tracked, dict[str, Any]], ...]
+    new: tuple[dict[str, Any], ...]
+
+
+def compare(baseline: Sequence[Tracked], current: Sequence[dict[str, Any]]) -> Comparison:
+    """Match baseline diagnostics to current ones by key and (shifted) line, nearest first."""
+    free: dict[tuple[str, str, str], list[tuple[int, dict[str, Any]]]] = {}
+    for i, diag in enumerate(current):
+        free.setdefault(diag_key(diag), []).append((i, diag))
+    vanished: list[Tracked] = []
+    stayed: list[tuple[Tracked, dict[str, Any]]] = []
+    used: set[int] = set()
+    for tracked in sorted(baseline, key=lambda t: t.line):
+        options = [(abs(diag_line(d) - tracked.line), i, d) for i, d in free.get(tracked.key, ()) if i not in used]
+        options = [o for o in options if o[0] <= MATCH_LINES]
+        if not options:
+            vanished.append(tracked)
+            continue
+        _, i, diag = min(options, key=lambda o: (o[0], o[1]))
+        used.add(i)
+        stayed.append((tracked, diag))
+    new = tuple(d for i, d in enumerate(current) if i not in used)
+    return Comparison(tuple(vanished), tuple(stayed), new)
+
+
+def shift_line(line: int, start: int, end: int, new_lines: int) -> tuple[int, bool]:
+    """Where ``line`` goes when lines ``start..end`` are replaced by text with ``new_lines`` newlines.
+
+    Returns the new line and whether the edit touched it.
+    """
+    if line < start:
+        return line, False
+    if line > end:
+        return line + new_lines - (end - start), False
+    return min(line, start + new_lines), True
+
+
+def change_spans(raw_changes: Iterable[Any]) -> list[tuple[int, int, int]] | None:
+    """``(start line, end line, newlines inserted)`` of each raw content change.
+
+    ``None`` if a change replaced the whole text (positions are then unknown).
+    """
+    spans: list[tuple[int, int, int]] = []
+    for change in raw_changes:
+        if not isinstance(change, dict) or "range" not in change:
+            return None
+        try:
+            start = int(change["range"]["start"]["line"])
+            end = int(change["range"]["end"]["line"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        spans.append((start, end, str(change.get("text", "")).count("\n")))
+    return spans
+
+
+def to_code_points(line_text: str, units: int, num_units: Callable[[str], int]) -> int:
+    """A client column (``units`` in the client's encoding) as a code-point column."""
+    count = 0
+    for i, ch in enumerate(line_text):
+        if count >= units:
+            return i
+        count += num_units(ch)
+    return len(line_text)
+
+
+def diag_info(raw: dict[str, Any], text: str | list[str], num_units: Callable[[str], int]) -> DiagnosticInfo:
+    r"""A raw LSP diagnostic as abstraction's :class:`DiagnosticInfo`, in code points of ``text``.
+
+    ``text`` may be given already split into lines (``str.split("\\n")``).
+    """
+    lines = text.split("\n") if isinstance(text, str) else text
+
+    def pos(p: Any) -> Position:
+        try:
+            line, char = int(p["line"]), int(p["character"])
+        except (KeyError, TypeError, ValueError):
+            return Position(0, 0)
+        if line >= len(lines):
+            return Position(max(len(lines) - 1, 0), len(lines[-1]) if lines else 0)
+        return Position(line, to_code_points(lines[line], char, num_units))
+
+    rng = raw.get("range") or {}
+    code = raw.get("code")
+    return DiagnosticInfo(
+        source=str(raw.get("source") or ""),
+        code="" if code is None else str(code),
+        message=str(raw.get("message") or ""),
+        range=TextRange(pos(rng.get("start") or {}), pos(rng.get("end") or {})),
+    )
+
+
+@dataclass
+class DocTimeline:
+    """Everything the learning loop remembers about one open document (memory only)."""
+
+    uri: str
+    baseline: list[Tracked] = field(default_factory=list)
+    settled_version: int | None = None
+    latest_version: int | None = None
+    latest: list[dict[str, Any]] = field(default_factory=list)
+    dirty: bool = False
+    """Edited since the last settle."""
+    positions_lost: bool = False
+    """A full-text change came in: baseline lines are guesses."""
+    followed: list[Tracked] = field(default_factory=list)
+    """Diagnostics the learning loop verifies (accepted actions, manual fixes)."""
+    changes: deque[tuple[int | None, list[tuple[int, int, int]] | None]] = field(
+        default_factory=lambda: deque(maxlen=CHANGE_LOG)
+    )
+    """``(version after, spans)`` of recent changes, to shift lines seen at an older version."""
+
+    def apply_change(self, version: int | None, raw_changes: Iterable[Any]) -> None:
+        """Shift the baseline through one ``didChange``'s content changes."""
+        self.dirty = True
+        spans = change_spans(raw_changes)
+        self.changes.append((version, spans))
+        if spans is None:
+            self.positions_lost = True
+            return
+        for start, end, new_lines in spans:
+            for tracked in (*self.baseline, *self.followed):
+                tracked.line, touched = shift_line(tracked.line, start, end, new_lines)
+                tracked.touched = tracked.touched or touched
+
+    def line_now(self, line: int, version: int | None) -> int | None:
+        """Where a line of ``version``'s text is now (``None`` if unknown)."""
+        if version is None:
+            return None
+        if len(self.changes) == CHANGE_LOG and (self.changes[0][0] or 0) > version + 1:
+            return None  # older than the change log reaches
+        for v, spans in self.changes:
+            if v is None or v <= version:
+                continue
+            if spans is None:
+                return None
+            for start, end, new_lines in spans:
+                line, _ = shift_line(line, start, end, new_lines)
+        return line
+
+    def published(self, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
+        """Remember the latest merged diagnostics."""
+        self.latest_version = version
+        self.latest = list(diagnostics)
+
+    def settle(self, version: int | None, text: str, diagnostics: Sequence[dict[str, Any]]) -> Comparison:
+        """Compare the baseline with ``diagnostics`` and make them the new baseline."""
+        result = compare(self.baseline, diagnostics) if not self.positions_lost else _by_key(self.baseline, diagnostics)
+        self.baseline = [Tracked(raw=d, version=version, text=text, line=diag_line(d)) for d in diagnostics]
+        self.settled_version = version
+        self.dirty = False
+        self.positions_lost = False
+        return result
+
+
+def _by_key(baseline: Sequence[Tracked], current: Sequence[dict[str, Any]]) -> Comparison:
+    """Matching when positions are unknown: by key and count only."""
+    pools: dict[tuple[str, str, str], list[dict[str, Any]]] = {}
+    for diag in current:
+        pools.setdefault(diag_key(diag), []).append(diag)
+    vanished: list[Tracked] = []
+    stayed: list[tuple[Tracked, dict[str, Any]]] = []
+    for tracked in baseline:
+        pool = pools.get(tracked.key)
+        if pool:
+            stayed.append((tracked, pool.pop(0)))
+        else:
+            vanished.append(tracked)
+    matched = {id(d) for _, d in stayed}
+    return Comparison(tuple(vanished), tuple(stayed), tuple(d for d in current if id(d) not in matched))
