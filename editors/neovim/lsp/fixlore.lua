@@ -38,7 +38,18 @@ return {
       logLevel = 'info',
     },
   },
+  -- Answers workspace/configuration (section fixlore); the same keys and
+  -- defaults as the VS Code settings. init_options wins over these.
   settings = {
-    fixlore = {},
+    fixlore = {
+      upstreams = vim.empty_dict(),
+      learning = true,
+      workspaceKnowledge = false,
+      baseKnowledge = true,
+      logLevel = 'info',
+      diagnosticsDebounceMs = 250,
+      manualFixPauseMs = 2000,
+      upstreamTimeoutMs = 3000,
+    },
   },
 }
