@@ -155,7 +155,7 @@ def register(server: FixloreServer) -> None:
             "learning": loop.learning,
             "refused": stats.refused,
             "counts": asdict(stats.counts),
-            "session": {"events": loop.events_recorded, "manualFixes": loop.fixes_learned},
+            "session": {"events": loop.events_recorded, "manualFixes": loop.fixes_learned, "settles": loop.settles},
         }
 
     @server.command(SET_LEARNING)

@@ -77,6 +77,8 @@ class LearningLoop:
         self._status_last = 0.0
         self.events_recorded = 0
         self.fixes_learned = 0
+        self.settles = 0
+        """Settle checks run this session (parsing or not): lets tests wait for one."""
 
     # -- knowledge lifecycle -----------------------------------------------------------
     @property
@@ -255,6 +257,9 @@ class LearningLoop:
             await self._settle_once(uri)
         finally:
             self._settling.discard(uri)
+            self.settles += 1
+        if uri in self._settle_wanted and uri not in self._timers:
+            self._try_settle(uri)  # asked again while this one ran
 
     async def _settle_once(self, uri: str) -> None:
         timeline = self.timelines.get(uri)
@@ -358,6 +363,9 @@ class LearningLoop:
                 continue
             if len(text) == len(watch.before_text) and text == watch.before_text:
                 self.record(EventKind.UNDONE, watch.pattern)
+                if not watch.verified:
+                    watch.verified = True
+                    self.record(EventKind.FAILED, watch.pattern)
                 watches.remove(watch)
                 logger.info("fix undone: pattern %s", watch.pattern.fingerprint)
                 self._rebaseline_after_undo(uri, watch)

@@ -1,0 +1,135 @@
+"""Fixes made by hand become learned quick fixes; transient errors and undone fixes do not count."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.learning._editor import Editor
+
+pytestmark = pytest.mark.e2e
+
+LEARNED = "Apply learned fix: "
+
+
+async def settled(editor: Editor, before: int) -> int:
+    """Wait until fixlore has looked at a settled state after ``before`` settles."""
+    stats = await editor.until_stats(lambda s: s["session"]["settles"] > before)
+    return int(stats["session"]["settles"])
+
+
+async def settles(editor: Editor) -> int:
+    return int((await editor.stats())["session"]["settles"])
+
+
+def learned(actions: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    return [a for a in actions if a["title"].startswith(LEARNED)]
+
+
+async def fix_by_hand(editor: Editor, name: str, text: str, code: str, edit: Any) -> None:
+    """Open ``text``, let it settle, make the edit by hand, wait for it to be learned."""
+    start = await settles(editor)
+    uri = editor.open(name, text)
+    await editor.diagnostic(uri, code)
+    await settled(editor, start)  # the opening state is the baseline
+    before = (await editor.stats())["session"]["manualFixes"]
+    edit(uri)
+    await editor.gone(uri, code)
+    await editor.until_stats(lambda s: s["session"]["manualFixes"] > before)
+
+
+async def offered_learned_fix(editor: Editor, uri: str, code: str) -> dict[str, Any]:
+    """The learned fix offered for ``code`` (asks again while it is still being instantiated)."""
+    for _ in range(50):
+        diag = await editor.diagnostic(uri, code)
+        found = learned(await editor.code_actions(uri, diag))
+        if found:
+            return found[0]
+        await editor.until_stats(lambda s: True)  # one round trip before asking again
+    raise AssertionError("no learned fix offered")
+
+
+async def test_an_import_added_by_hand_becomes_a_learned_quick_fix(tmp_path: Path) -> None:
+    async with Editor(tmp_path) as editor:
+        for k, (fn, call) in enumerate([("cwd", "os.getcwd()"), ("sep", "os.sep"), ("env", "os.environ")]):
+            text = f"def {fn}_{k}():\n    return {call}\n"
+            await fix_by_hand(editor, f"h{k}.py", text, "F821", lambda uri: editor.insert(uri, 0, "import os\n\n\n"))
+
+        uri = editor.open("fresh.py", "class Store:\n    def where(self, item):\n        return os.path.join(item)\n")
+        action = await offered_learned_fix(editor, uri, "F821")
+        assert action["title"] == "Apply learned fix: Add `import os`"
+        actions = await editor.code_actions(uri, await editor.diagnostic(uri, "F821"))
+        assert actions[0] is not None and actions[0]["title"] == action["title"]
+        assert actions[0].get("isPreferred") is True
+        await editor.apply(action)
+        await editor.gone(uri, "F821")
+        assert editor.texts[uri].startswith("import os\n")
+        stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 1)
+        assert stats["counts"]["manual"] >= 3
+
+
+async def test_a_comparison_rewritten_by_hand_is_offered_with_other_names(tmp_path: Path) -> None:
+    async with Editor(tmp_path) as editor:
+        for k, name in enumerate(["value", "record", "answer"]):
+            text = f"def check_{k}({name}):\n    if {name} == None:\n        return 1\n    return 2\n"
+            await fix_by_hand(
+                editor, f"c{k}.py", text, "E711", lambda uri, name=name: editor.replace(uri, f"{name} == None", f"{name} is None")
+            )
+
+        uri = editor.open("fresh.py", "def drain(basket):\n    while basket == None:\n        basket = 2\n    return basket\n")
+        action = await offered_learned_fix(editor, uri, "E711")
+        assert "basket is None" in action["title"]
+        await editor.apply(action)
+        await editor.gone(uri, "E711")
+        assert "while basket is None:" in editor.texts[uri]
+
+
+async def test_typing_through_transient_errors_is_not_learned(tmp_path: Path) -> None:
+    async with Editor(tmp_path, settings={"manualFixPauseMs": 1500}) as editor:
+        start = await settles(editor)
+        uri = editor.open("t.py", "def go():\n    return os.getcwd()\n")
+        await editor.diagnostic(uri, "F821")
+        done = await settled(editor, start)
+        # Break the syntax (the diagnostic goes), then mend it (it comes back), all within the pause.
+        editor.replace(uri, "os.getcwd()", "os.getcwd(")
+        editor.replace(uri, "os.getcwd(", "os.getcwd()")
+        await editor.diagnostic(uri, "F821")
+        # A state that never parsed: the diagnostic vanishes while the file is broken.
+        editor.replace(uri, "return os.getcwd()", "return (")
+        await editor.gone(uri, "F821")
+        done = await settled(editor, done)
+        editor.replace(uri, "return (", "return os.getcwd()")
+        await editor.diagnostic(uri, "F821")
+        await settled(editor, done)
+        stats = await editor.stats()
+        assert stats["session"]["manualFixes"] == 0
+        assert stats["counts"]["manual"] == 0
+
+
+async def test_an_undone_fix_counts_against_its_action(tmp_path: Path) -> None:
+    async with Editor(tmp_path) as editor:
+        original = "import json\n\n\ndef go():\n    return 1\n"
+        uri = editor.open("u.py", original)
+        diag = await editor.diagnostic(uri, "F401")
+        actions = await editor.code_actions(uri, diag)
+        fix = next(a for a in actions if "Remove unused import" in a["title"])
+        await editor.apply(fix)
+        await editor.gone(uri, "F401")
+        # Ctrl+Z: the editor sends the old text back.
+        editor.change(uri, [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                             "newText": "import json\n"}])
+        assert editor.texts[uri] == original
+        await editor.diagnostic(uri, "F401")
+        stats = await editor.until_stats(lambda s: s["counts"]["undone"] >= 1)
+        assert stats["counts"]["accepted"] == 1
+        # Explain shows the undo counting against the action: below an action never tried.
+        diag = await editor.diagnostic(uri, "F401")
+        explained = await editor.execute("fixlore.explain", [uri, diag["range"]["start"]])
+        [entry] = explained["diagnostics"]
+        fix_row = next(a for a in entry["actions"] if "Remove unused import" in a["title"])
+        assert any("1 undone" in why for why in fix_row["explanation"])
+        assert any("1 failed" in why for why in fix_row["explanation"])
+        assert fix_row["score"] < 0.45  # the prior: 0.6 * 0.5 + 0.3 * 0.5
+        assert fix_row["preferred"] is False
