@@ -74,11 +74,13 @@ async def test_a_comparison_rewritten_by_hand_is_offered_with_other_names(tmp_pa
     async with Editor(tmp_path) as editor:
         for k, name in enumerate(["value", "record", "answer"]):
             text = f"def check_{k}({name}):\n    if {name} == None:\n        return 1\n    return 2\n"
-            await fix_by_hand(
-                editor, f"c{k}.py", text, "E711", lambda uri, name=name: editor.replace(uri, f"{name} == None", f"{name} is None")
-            )
+            def rewrite(uri: str, name: str = name) -> None:
+                editor.replace(uri, f"{name} == None", f"{name} is None")
 
-        uri = editor.open("fresh.py", "def drain(basket):\n    while basket == None:\n        basket = 2\n    return basket\n")
+            await fix_by_hand(editor, f"c{k}.py", text, "E711", rewrite)
+
+        fresh = "def drain(basket):\n    while basket == None:\n        basket = 2\n    return basket\n"
+        uri = editor.open("fresh.py", fresh)
         action = await offered_learned_fix(editor, uri, "E711")
         assert "basket is None" in action["title"]
         await editor.apply(action)
