@@ -123,6 +123,31 @@ def _edits_at_unit(
                 return edits
             except _NoMatch:
                 ctx.binding = saved
+    return _edits_in_window(ctx, b_flat, after, d0, d1)
+
+
+def _edits_in_window(
+    ctx: _Ctx, b_flat: list[str], after: list[tuple[int, list[str]]], d0: int, d1: int
+) -> list[tuple[int, int, str]] | None:
+    """Fallback for broken code (no node spans the unit): token windows around the diagnostic."""
+    src = ctx.src
+    lo = src.data.rfind(b"\n", 0, max(src.data.rfind(b"\n", 0, d0), 0)) + 1
+    hi = src.data.find(b"\n", d1 + 1)
+    hi = len(src.data) if hi < 0 else hi
+    toks = tokens(src, lo, hi, Namer(), ctx.code)
+    n = len(b_flat)
+    for s in range(0, len(toks) - n + 1):
+        window = toks[s : s + n]
+        if not (window[0].start <= d1 and d0 <= window[-1].end + 1):
+            continue
+        saved = dict(ctx.binding)
+        try:
+            _match(ctx, b_flat, window)
+            edits = _diff_edits(ctx, b_flat, window, after, src.root)
+            ctx.unit = (window[0].start, window[-1].end)
+            return edits
+        except _NoMatch:
+            ctx.binding = saved
     return None
 
 
@@ -140,6 +165,13 @@ def _candidates(src: Source, d0: int, d1: int) -> list[tree_sitter.Node]:
             n = queue.pop(0)
             out.append(n)
             queue.extend(n.named_children)
+    # Diagnostics at a token's edge or spanning a line end: climb from each end too.
+    for probe in (d0, max(d0 - 1, 0), d1):
+        node = src.root.descendant_for_byte_range(probe, probe)
+        while node is not None and node.parent is not None and len(out) < 2 * _MAX_CANDIDATES:
+            if node.is_named and node not in out:
+                out.append(node)
+            node = node.parent
     # Statements on the diagnostic's line (a diagnostic may point at a whole line).
     stmt = statement_at(src, d0)
     if stmt is not None and stmt not in out:

@@ -58,6 +58,7 @@ NUMBER_KINDS = frozenset(
         "hex_floating_point_literal",
     }
 )
+_IDENT_KIND = re.compile(r"identifier|name|word")
 _NUMBER = re.compile(r"[0-9][0-9A-Za-z_.+\-]*\Z")
 _SUPPRESSION = re.compile(
     r"noqa|type:\s*ignore|pyright:\s*ignore|pylint:\s*disable|eslint-disable|@ts-ignore|"
@@ -183,7 +184,7 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
             abstract = _import_path(lang, node, text) or "$S"
         elif kind in NUMBER_KINDS or _NUMBER.match(text):
             abstract = "$N"
-        elif text in kws or is_allowed_name(lang, text):
+        elif is_allowed_name(lang, text) or (text in kws and not _IDENT_KIND.search(kind)):
             abstract = text
         elif not text or text.isspace():
             continue

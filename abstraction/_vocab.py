@@ -80,11 +80,17 @@ def name_classes(language: str) -> dict[str, frozenset[str]]:
 
 @cache
 def allowed_names(language: str) -> frozenset[str]:
-    """Every allowlisted name of a language (all classes, plus its keywords)."""
-    out: set[str] = set()
+    """Every allowlisted name of a language (all classes, plus literal keywords).
+
+    The grammar's contextual keywords (Rust's ``item``, JavaScript's ``get``)
+    are left out on purpose: as identifiers they are user names.
+    """
+    out: set[str] = set(LITERAL_WORDS)
     for names in name_classes(language).values():
         out |= names
-    return frozenset(out | keywords(language))
+    if family(language) == "python":
+        out |= set(keyword.kwlist) | set(keyword.softkwlist)
+    return frozenset(out)
 
 
 def is_allowed_name(language: str, name: str) -> bool:
