@@ -20,7 +20,9 @@ R_LAST = R_FIRST + 1
 R_WS = R_FIRST + 2
 R_CTX = R_FIRST + 3
 R_BODY = R_FIRST + 4
-"""Row layout: seven counts, first seen, last seen, workspaces, context, body (or None)."""
+"""Row layout: seven counts, first seen, last seen, workspaces, context, and the pattern:
+canonical JSON until first needed, then the parsed :class:`Pattern` (None for actions
+of the user scope, which ranking never needs in full)."""
 
 Row = list[Any]
 
@@ -33,6 +35,9 @@ def new_row(at: float, context: tuple[str, ...], body: str | None) -> Row:
 def row_stats(fp: str, scope: Scope, row: Row, *, with_pattern: bool = False) -> PatternStats:
     """The public value of a row."""
     body = row[R_BODY]
+    if with_pattern and isinstance(body, str):
+        # Parse on first use and keep it: learned fixes are looked up on the request path.
+        body = row[R_BODY] = Pattern.from_json(body)
     return PatternStats(
         fingerprint=fp,
         scope=scope,
@@ -41,7 +46,7 @@ def row_stats(fp: str, scope: Scope, row: Row, *, with_pattern: bool = False) ->
         last_seen=row[R_LAST],
         workspaces=row[R_WS],
         context=row[R_CTX],
-        pattern=Pattern.from_json(body) if with_pattern and body is not None else None,
+        pattern=body if with_pattern and isinstance(body, Pattern) else None,
     )
 
 

@@ -357,16 +357,17 @@ class Store:
 
     # -- reads --------------------------------------------------------------------------
 
-    def rows(self, *, since_rev: int = 0, archived: bool = False) -> Iterator[sqlite3.Row]:
-        """Pattern rows (active, or archived too) changed after ``since_rev``."""
+    def rows(self, *, since_rev: int | None = None) -> Iterator[sqlite3.Row]:
+        """Active pattern rows for the index, or every row changed after ``since_rev``."""
         sql = (
             "SELECT fingerprint, language, source, code, category, has_shape, context,"
             f" CASE WHEN has_shape THEN body ELSE NULL END AS body, {_COLS},"
-            " first_seen, last_seen, workspaces, archived_at, rev FROM patterns WHERE rev > ?"
+            " first_seen, last_seen, workspaces, archived_at, rev FROM patterns"
         )
-        if not archived and since_rev == 0:
-            sql += " AND archived_at IS NULL"
-        yield from self.conn.execute(sql, (since_rev,))
+        if since_rev is None:
+            yield from self.conn.execute(sql + " WHERE archived_at IS NULL")
+        else:
+            yield from self.conn.execute(sql + " WHERE rev > ?", (since_rev,))
 
     def forgotten_since(self, rev: int) -> list[str]:
         """Fingerprints forgotten after ``rev``."""
