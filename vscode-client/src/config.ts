@@ -45,6 +45,7 @@ export interface ServerConfig {
   upstreamTimeoutMs: number;
 }
 
+/** The defaults of the server (lsp/config.py), for reference; the extension never sends them. */
 export const DEFAULT_CONFIG: Readonly<ServerConfig> = Object.freeze({
   upstreams: {},
   learning: true,
@@ -67,12 +68,19 @@ export const SERVER_SETTING_KEYS: readonly (keyof ServerConfig)[] = Object.keys(
 /** The settings that only tell the extension how to start the server. */
 export const LAUNCH_SETTING_KEYS: readonly string[] = ["path", "interpreter"];
 
-/** Reads one setting; `vscode.WorkspaceConfiguration.get` fits, and so does a plain object. */
+/** What the extension sends: only the settings the user set, so the server's precedence holds. */
+export type ServerSettings = Partial<ServerConfig>;
+
+/**
+ * Reads one setting as the user set it (`undefined` when unset, so that the
+ * server's defaults and `pyproject.toml [tool.fixlore]` apply), e.g. from
+ * `vscode.WorkspaceConfiguration.inspect`, or from a plain object.
+ */
 export type SettingsReader = (key: string) => unknown;
 
 export interface MappedConfig {
-  config: ServerConfig;
-  /** What was wrong with the settings, for a person to act on; the defaults stand in. */
+  config: ServerSettings;
+  /** What was wrong with the settings, for a person to act on; those settings are left out. */
   problems: string[];
 }
 
@@ -82,78 +90,94 @@ export function readerOf(settings: Record<string, unknown>): SettingsReader {
 }
 
 /**
- * Map the user's settings to fixlore's configuration.
+ * Map the settings the user set to fixlore's configuration (camelCase wire form).
  *
- * Invalid values do not stop the server: each falls back to its default and
- * is named in `problems`, so the extension can tell the user once.
+ * Unset settings are left out rather than filled with defaults: the server's
+ * precedence is defaults < `pyproject.toml` < `workspace/configuration` <
+ * `initializationOptions`, and a default sent by the editor would hide a
+ * project's `[tool.fixlore]`. Invalid values do not stop the server either:
+ * each is left out and named in `problems`, so the extension can tell the
+ * user once.
  */
 export function toServerConfig(read: SettingsReader): MappedConfig {
   const problems: string[] = [];
-  const bool = (key: "learning" | "workspaceKnowledge" | "baseKnowledge"): boolean => {
-    const value = read(key);
-    if (value === undefined || value === null) {
-      return DEFAULT_CONFIG[key];
+  const config: ServerSettings = {};
+  const set = <K extends keyof ServerConfig>(key: K, value: ServerConfig[K] | undefined): void => {
+    if (value !== undefined) {
+      config[key] = value;
     }
-    if (typeof value !== "boolean") {
-      problems.push(`fixlore.${key} must be true or false; using ${DEFAULT_CONFIG[key]}.`);
-      return DEFAULT_CONFIG[key];
-    }
-    return value;
   };
-  const millis = (key: "diagnosticsDebounceMs" | "manualFixPauseMs" | "upstreamTimeoutMs"): number => {
+  const given = (key: keyof ServerConfig): unknown => {
     const value = read(key);
-    if (value === undefined || value === null) {
-      return DEFAULT_CONFIG[key];
+    return value === null ? undefined : value;
+  };
+  const bool = (key: "learning" | "workspaceKnowledge" | "baseKnowledge"): boolean | undefined => {
+    const value = given(key);
+    if (value === undefined || typeof value === "boolean") {
+      return value;
+    }
+    problems.push(`fixlore.${key} must be true or false; ignored (default: ${DEFAULT_CONFIG[key]}).`);
+    return undefined;
+  };
+  const millis = (key: "diagnosticsDebounceMs" | "manualFixPauseMs" | "upstreamTimeoutMs"): number | undefined => {
+    const value = given(key);
+    if (value === undefined) {
+      return undefined;
     }
     if (typeof value !== "number" || !Number.isInteger(value) || value < 0 || value > MAX_MILLIS) {
       problems.push(
-        `fixlore.${key} must be a whole number of milliseconds from 0 to ${MAX_MILLIS}; using ${DEFAULT_CONFIG[key]}.`,
+        `fixlore.${key} must be a whole number of milliseconds from 0 to ${MAX_MILLIS}; ignored (default: ${DEFAULT_CONFIG[key]}).`,
       );
-      return DEFAULT_CONFIG[key];
+      return undefined;
     }
     return value;
   };
-  return {
-    config: {
-      upstreams: mapUpstreams(read("upstreams"), problems),
-      learning: bool("learning"),
-      workspaceKnowledge: bool("workspaceKnowledge"),
-      baseKnowledge: bool("baseKnowledge"),
-      logLevel: mapLogLevel(read("logLevel"), problems),
-      diagnosticsDebounceMs: millis("diagnosticsDebounceMs"),
-      manualFixPauseMs: millis("manualFixPauseMs"),
-      upstreamTimeoutMs: millis("upstreamTimeoutMs"),
-    },
-    problems,
-  };
+  set("upstreams", mapUpstreams(given("upstreams"), problems));
+  set("learning", bool("learning"));
+  set("workspaceKnowledge", bool("workspaceKnowledge"));
+  set("baseKnowledge", bool("baseKnowledge"));
+  set("logLevel", mapLogLevel(given("logLevel"), problems));
+  set("diagnosticsDebounceMs", millis("diagnosticsDebounceMs"));
+  set("manualFixPauseMs", millis("manualFixPauseMs"));
+  set("upstreamTimeoutMs", millis("upstreamTimeoutMs"));
+  return { config, problems };
 }
 
 /**
  * The answer to `workspace/configuration` for one item.
  *
- * Section `fixlore` gets the mapped configuration and `fixlore.<key>` one of
- * its values; any other section is not ours (`undefined`: let the default
- * handler answer it).
+ * Section `fixlore` gets the mapped settings and `fixlore.<key>` one of them
+ * (`null` when unset); any other section is not ours (`undefined`: let the
+ * default handler answer it).
  */
-export function configurationFor(section: string | undefined, config: ServerConfig): unknown {
+export function configurationFor(section: string | undefined, config: ServerSettings): unknown {
   if (section === "fixlore") {
     return config;
   }
   if (section?.startsWith("fixlore.")) {
     const key = section.slice("fixlore.".length);
-    return key in config ? config[key as keyof ServerConfig] : null;
+    return (config as Record<string, unknown>)[key] ?? null;
   }
   return undefined;
 }
 
-/** Whether a settings change needs a restart (the launch command changed) or only a notification. */
-export function changeNeedsRestart(affects: (key: string) => boolean): boolean {
-  return LAUNCH_SETTING_KEYS.some((key) => affects(`fixlore.${key}`));
+/**
+ * Whether a settings change needs a restart rather than a
+ * `workspace/didChangeConfiguration` notification.
+ *
+ * A restart is needed when the launch command changed, when the upstreams
+ * changed (they are started at initialize), and when a changed setting was
+ * sent in `initializationOptions`: the server ranks those above
+ * `workspace/configuration`, so a notification could not override them.
+ */
+export function changeNeedsRestart(affects: (key: string) => boolean, sentAtStart: ServerSettings): boolean {
+  const keys = [...LAUNCH_SETTING_KEYS, "upstreams", ...Object.keys(sentAtStart)];
+  return keys.some((key) => affects(`fixlore.${key}`));
 }
 
-function mapLogLevel(value: unknown, problems: string[]): LogLevel {
-  if (value === undefined || value === null || value === "") {
-    return DEFAULT_CONFIG.logLevel;
+function mapLogLevel(value: unknown, problems: string[]): LogLevel | undefined {
+  if (value === undefined || value === "") {
+    return undefined;
   }
   const level = typeof value === "string" ? value.toLowerCase() : value;
   if (level === "warn") {
@@ -162,17 +186,17 @@ function mapLogLevel(value: unknown, problems: string[]): LogLevel {
   if (typeof level === "string" && (LOG_LEVELS as readonly string[]).includes(level)) {
     return level as LogLevel;
   }
-  problems.push(`fixlore.logLevel must be one of ${LOG_LEVELS.join(", ")}; using info.`);
-  return DEFAULT_CONFIG.logLevel;
+  problems.push(`fixlore.logLevel must be one of ${LOG_LEVELS.join(", ")}; ignored (default: info).`);
+  return undefined;
 }
 
-function mapUpstreams(value: unknown, problems: string[]): Record<string, UpstreamConfig[]> {
-  if (value === undefined || value === null) {
-    return {};
+function mapUpstreams(value: unknown, problems: string[]): Record<string, UpstreamConfig[]> | undefined {
+  if (value === undefined) {
+    return undefined;
   }
   if (!isPlainObject(value)) {
-    problems.push("fixlore.upstreams must be an object mapping a language id to a list of servers.");
-    return {};
+    problems.push("fixlore.upstreams must be an object mapping a language id to a list of servers; ignored.");
+    return undefined;
   }
   const out: Record<string, UpstreamConfig[]> = {};
   for (const [language, entries] of Object.entries(value)) {

@@ -5,7 +5,9 @@
  * fixlore's configuration (src/config.ts) and sends them as
  * `initializationOptions.fixlore`, answers `workspace/configuration` for
  * section `fixlore`, and notifies `workspace/didChangeConfiguration` when they
- * change (restarting instead when the launch settings change). Shows a
+ * change (restarting instead when the launch settings, the upstreams or a
+ * setting sent at start change; see `changeNeedsRestart`). Only settings the
+ * user set are sent, so fixlore's defaults and `pyproject.toml` still apply. Shows a
  * status-bar item fed by the `fixlore/status` notification, and registers the
  * commands of src/commands.ts.
  */
@@ -26,7 +28,7 @@ import {
   changeNeedsRestart,
   configurationFor,
   SERVED_LANGUAGES,
-  type ServerConfig,
+  type ServerSettings,
   toServerConfig,
 } from "./config";
 import { findServer, isServerCommand } from "./discovery";
@@ -38,6 +40,8 @@ const CLIENT_ID = "fixlore";
 export class FixloreSession implements vscode.Disposable {
   client: LanguageClient | undefined;
   status: Status | undefined;
+  /** The settings sent as initializationOptions: the server ranks them above later pushes. */
+  private sentAtStart: ServerSettings = {};
   private state: ServerState = "stopped";
   private failure: string | undefined;
   private readonly statusItem: vscode.StatusBarItem;
@@ -53,10 +57,13 @@ export class FixloreSession implements vscode.Disposable {
     this.statusItem.show();
   }
 
-  /** The settings of the `fixlore` section for a resource, mapped; problems are shown once each. */
-  serverConfig(scope?: vscode.Uri): ServerConfig {
+  /** The `fixlore` settings the user set for a resource, mapped; problems are shown once each. */
+  serverConfig(scope?: vscode.Uri): ServerSettings {
     const settings = vscode.workspace.getConfiguration("fixlore", scope);
-    const { config, problems } = toServerConfig((key) => settings.get(key));
+    const { config, problems } = toServerConfig((key) => {
+      const inspected = settings.inspect(key);
+      return inspected?.workspaceFolderValue ?? inspected?.workspaceValue ?? inspected?.globalValue;
+    });
     for (const problem of problems) {
       if (!this.warnedProblems.has(problem)) {
         this.warnedProblems.add(problem);
@@ -100,7 +107,6 @@ export class FixloreSession implements vscode.Disposable {
         { scheme: "untitled", language },
       ]),
       outputChannel: this.output,
-      initializationOptions: { fixlore: this.serverConfig() },
       middleware: {
         workspace: {
           configuration: async (params, token, next) => {
@@ -117,6 +123,8 @@ export class FixloreSession implements vscode.Disposable {
         },
       },
     };
+    this.sentAtStart = this.serverConfig();
+    clientOptions.initializationOptions = { fixlore: this.sentAtStart };
     const client = new LanguageClient(CLIENT_ID, "fixlore", serverOptions, clientOptions);
     this.client = client;
     this.clientDisposables.push(
@@ -179,7 +187,8 @@ export class FixloreSession implements vscode.Disposable {
     if (!event.affectsConfiguration("fixlore")) {
       return;
     }
-    if (changeNeedsRestart((key) => event.affectsConfiguration(key))) {
+    if (changeNeedsRestart((key) => event.affectsConfiguration(key), this.sentAtStart)) {
+      this.output.info("Settings the server took at start changed: restarting it.");
       await this.restart();
       return;
     }

@@ -180,6 +180,11 @@ export class ServerUnderTest {
     });
   }
 
+  /** Change what the client answers to workspace/configuration for a section. */
+  setConfiguration(section: string, value: unknown): void {
+    this.configuration[section] = value;
+  }
+
   /** The server's recent stderr, for failure messages. */
   log(): string {
     return this.stderr;

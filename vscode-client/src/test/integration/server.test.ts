@@ -122,6 +122,15 @@ describe("fixlore serve, standalone", { timeout: 90_000 }, () => {
     assert.equal(diagnostic.range.start.line, 0, "the syntax error is on the first line");
     assert.ok(String(diagnostic.message).length > 0);
   });
+  it("applies a settings change pushed with workspace/didChangeConfiguration, as the extension sends it", async () => {
+    const since = server.notifications.length;
+    const changed = toServerConfig(readerOf({ learning: false })).config;
+    server.setConfiguration("fixlore", changed);
+    await server.notify("workspace/didChangeConfiguration", { settings: { fixlore: changed } });
+    await server.waitFor<Status>("fixlore/status", (s) => isStatus(s) && !s.learning, "fixlore/status with learning off", since);
+    const stats = await server.executeCommand<{ learning: boolean }>("fixlore.stats", []);
+    assert.equal(stats.learning, false);
+  });
 });
 
 describe("fixlore serve in front of ruff: the learning loop", { timeout: 180_000 }, () => {

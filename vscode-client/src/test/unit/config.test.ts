@@ -14,19 +14,15 @@ import {
 } from "../../config";
 
 describe("toServerConfig", () => {
-  it("gives the documented defaults when nothing is set", () => {
+  it("sends nothing when nothing is set, so the server's defaults and pyproject.toml apply", () => {
     const { config, problems } = toServerConfig(readerOf({}));
-    assert.deepEqual(config, {
-      upstreams: {},
-      learning: true,
-      workspaceKnowledge: false,
-      baseKnowledge: true,
-      logLevel: "info",
-      diagnosticsDebounceMs: 250,
-      manualFixPauseMs: 2000,
-      upstreamTimeoutMs: 3000,
-    });
+    assert.deepEqual(config, {});
     assert.deepEqual(problems, []);
+  });
+
+  it("sends only the settings the user set", () => {
+    const { config } = toServerConfig(readerOf({ learning: false, logLevel: "debug", manualFixPauseMs: null }));
+    assert.deepEqual(config, { learning: false, logLevel: "debug" });
   });
 
   it("passes every valid setting through under its wire name", () => {
@@ -58,14 +54,15 @@ describe("toServerConfig", () => {
 
   it("never sends the launch settings (path, interpreter) to the server", () => {
     const { config } = toServerConfig(readerOf({ path: "/x/fixlore", interpreter: "/x/python" }));
-    assert.deepEqual(Object.keys(config).sort(), [...SERVER_SETTING_KEYS].sort());
-    assert.ok(!("path" in config) && !("interpreter" in config));
+    assert.deepEqual(config, {});
+    const all = toServerConfig(readerOf({ ...DEFAULT_CONFIG, path: "/x/fixlore", interpreter: "/x/python" })).config;
+    assert.deepEqual(Object.keys(all).sort(), [...SERVER_SETTING_KEYS].sort());
   });
 
   it("keeps initializationOptions of an upstream untouched, falsy values included", () => {
     const options = { settings: { args: [] }, fixAll: false, nested: { n: 0 } };
     const { config } = toServerConfig(readerOf({ upstreams: { go: [{ command: ["gopls"], initializationOptions: options }] } }));
-    assert.deepEqual(config.upstreams.go[0].initializationOptions, options);
+    assert.deepEqual(config.upstreams?.go[0].initializationOptions, options);
   });
 
   it("accepts a bare command list as shorthand for {command}", () => {
@@ -79,7 +76,7 @@ describe("toServerConfig", () => {
       readerOf({ upstreams: { python: ["ruff server --preview", { command: "'/opt/my tools/pyright' --stdio", name: "p" }] } }),
     );
     assert.deepEqual(problems, []);
-    assert.deepEqual(config.upstreams.python, [
+    assert.deepEqual(config.upstreams?.python, [
       { command: ["ruff", "server", "--preview"] },
       { command: ["/opt/my tools/pyright", "--stdio"], name: "p" },
     ]);
@@ -104,7 +101,7 @@ describe("toServerConfig", () => {
     assert.match(problems[2], /upstreams\.go\[0\]/);
   });
 
-  it("falls back to the default for each invalid value and says so", () => {
+  it("leaves out each invalid value and says so", () => {
     const { config, problems } = toServerConfig(
       readerOf({
         upstreams: "ruff server",
@@ -115,7 +112,7 @@ describe("toServerConfig", () => {
         manualFixPauseMs: 1.5,
       }),
     );
-    assert.deepEqual(config, { ...DEFAULT_CONFIG });
+    assert.deepEqual(config, {});
     assert.equal(problems.length, 6);
     assert.ok(problems.some((p) => p.includes("fixlore.learning")));
     assert.ok(problems.some((p) => p.includes("fixlore.logLevel")));
@@ -131,12 +128,13 @@ describe("toServerConfig", () => {
 describe("configurationFor", () => {
   const config = toServerConfig(readerOf({ learning: false })).config;
 
-  it("answers section fixlore with the mapped configuration", () => {
-    assert.deepEqual(configurationFor("fixlore", config), config);
+  it("answers section fixlore with the mapped settings", () => {
+    assert.deepEqual(configurationFor("fixlore", config), { learning: false });
   });
 
-  it("answers fixlore.<key> with one value and an unknown key with null", () => {
+  it("answers fixlore.<key> with one value, and null for an unset or unknown key", () => {
     assert.equal(configurationFor("fixlore.learning", config), false);
+    assert.equal(configurationFor("fixlore.logLevel", config), null);
     assert.equal(configurationFor("fixlore.nonsense", config), null);
   });
 
@@ -147,9 +145,20 @@ describe("configurationFor", () => {
 });
 
 describe("changeNeedsRestart", () => {
-  it("restarts only when the launch settings change", () => {
-    assert.equal(changeNeedsRestart((key) => key === "fixlore.path"), true);
-    assert.equal(changeNeedsRestart((key) => key === "fixlore.interpreter"), true);
-    assert.equal(changeNeedsRestart((key) => key === "fixlore.learning"), false);
+  const only = (changed: string) => (key: string) => key === changed;
+
+  it("restarts when the launch command or the upstreams change", () => {
+    assert.equal(changeNeedsRestart(only("fixlore.path"), {}), true);
+    assert.equal(changeNeedsRestart(only("fixlore.interpreter"), {}), true);
+    assert.equal(changeNeedsRestart(only("fixlore.upstreams"), {}), true);
+  });
+
+  it("notifies a change of a setting that was not sent at start", () => {
+    assert.equal(changeNeedsRestart(only("fixlore.learning"), {}), false);
+    assert.equal(changeNeedsRestart(only("fixlore.learning"), { logLevel: "debug" }), false);
+  });
+
+  it("restarts for a setting sent at start, which the server ranks above a notification", () => {
+    assert.equal(changeNeedsRestart(only("fixlore.learning"), { learning: true }), true);
   });
 });
