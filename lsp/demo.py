@@ -145,6 +145,8 @@ async def _demo(workspace: Path, use_ruff: bool, out: Callable[[str], None]) -> 
             out(f"{path.relative_to(workspace)}: {len(diags)} problem(s)")
             for diag in sorted(diags, key=lambda d: (d["range"]["start"]["line"], d["range"]["start"]["character"])):
                 out(_describe(diag))
+        if use_ruff and ruff:
+            await _show_learning(session, workspace, out)
         for message in session.messages:
             out(f"[editor message] {message}")
         await session.shutdown()
@@ -155,6 +157,85 @@ async def _demo(workspace: Path, use_ruff: bool, out: Callable[[str], None]) -> 
         if process.returncode is None:
             process.kill()
         await conn.close()
+
+
+_LEARN_MODULES = ("json", "shutil", "textwrap", "base64")
+_DISABLE = "Disable for this line"
+
+
+def _learning_text(module: str) -> str:
+    return f"import {module}\n\n\ndef main():\n    return 1\n"
+
+
+async def _actions_for(session: EditorSession, uri: str, code: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    await session.wait_for(lambda: any(d.get("code") == code for d in session.diagnostics.get(uri, [])))
+    diag = next(d for d in session.diagnostics.get(uri, []) if d.get("code") == code)
+    params = {
+        "textDocument": {"uri": uri},
+        "range": diag["range"],
+        "context": {"diagnostics": [diag], "triggerKind": 1},
+    }
+    actions = await session.conn.request("textDocument/codeAction", params, timeout=_TIMEOUT) or []
+    return diag, [a for a in actions if a.get("kind") == "quickfix"]
+
+
+def _show_actions(actions: list[dict[str, Any]], out: Callable[[str], None]) -> None:
+    for n, action in enumerate(actions, 1):
+        mark = "  <- preferred" if action.get("isPreferred") else ""
+        out(f"    {n}. {action['title']}{mark}")
+
+
+async def _show_learning(session: EditorSession, workspace: Path, out: Callable[[str], None]) -> None:
+    """The same diagnostic before and after three accepted fixes: the order changes."""
+    out("\nLearning: a user who silences unused imports (F401) instead of removing them")
+    for k, module in enumerate(_LEARN_MODULES):
+        path = workspace / f"learning_{k}.py"
+        path.write_text(_learning_text(module))
+        uri = session.open(path)
+        _, actions = await _actions_for(session, uri, "F401")
+        if k == 0:
+            out("  Before any choice, fixlore keeps ruff's order:")
+            _show_actions(actions, out)
+        if k == len(_LEARN_MODULES) - 1:
+            out(f"  After {k} choices of '{_DISABLE}', for `import {module}`:")
+            _show_actions(actions, out)
+            explained = await session.conn.request(
+                "workspace/executeCommand",
+                {"command": "fixlore.explain", "arguments": [uri, {"line": 0, "character": 7}]},
+                timeout=_TIMEOUT,
+            )
+            for entry in explained.get("diagnostics", []):
+                for row in entry["actions"][:2]:
+                    out(f"    why '{row['title']}': {row['explanation'][0]}")
+            break
+        chosen = next(a for a in actions if _DISABLE in a["title"])
+        out(f"  [{k + 1}] picks: {chosen['title']}")
+        new_text = _apply_edits(path.read_text(), chosen["edit"]["changes"][uri])
+        session.conn.notify(
+            "textDocument/didChange",
+            {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [{"text": new_text}]},
+        )
+        command = chosen["command"]
+        await session.conn.request(
+            "workspace/executeCommand",
+            {"command": command["command"], "arguments": command.get("arguments", [])},
+            timeout=_TIMEOUT,
+        )
+
+
+def _apply_edits(text: str, edits: list[dict[str, Any]]) -> str:
+    lines = text.split("\n")
+
+    def offset(pos: dict[str, int]) -> int:
+        line = min(pos["line"], len(lines) - 1)
+        return sum(len(x) + 1 for x in lines[:line]) + min(pos["character"], len(lines[line]))
+
+    spans = sorted(
+        ((offset(e["range"]["start"]), offset(e["range"]["end"]), e["newText"]) for e in edits), reverse=True
+    )
+    for start, end, new in spans:
+        text = text[:start] + new + text[end:]
+    return text
 
 
 def run_demo(workspace: str | None = None, use_ruff: bool = True, out: Callable[[str], None] = print) -> int:
