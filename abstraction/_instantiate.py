@@ -307,12 +307,13 @@ def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tupl
     stmt = statement_at(src, d0)
     if stmt is None:
         return None
-    target: tree_sitter.Node | None = stmt
+    target: tree_sitter.Node = stmt
     if anchor is Anchor.FUNCTION_START:
         fn = enclosing_function(stmt)
-        target = function_body_start(src, fn) if fn is not None else None
-        if target is None:
+        first = function_body_start(src, fn) if fn is not None else None
+        if first is None:
             return None
+        target = first
     indent = src.line_indent(target.start_byte)
     if anchor in (Anchor.BEFORE_STATEMENT, Anchor.FUNCTION_START):
         line_start = src.data.rfind(b"\n", 0, target.start_byte) + 1
