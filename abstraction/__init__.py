@@ -8,7 +8,8 @@ traceback text.
 
 from __future__ import annotations
 
-from fixlore.abstraction._extract import extract_pattern
+from typing import TYPE_CHECKING, Any
+
 from fixlore.abstraction._generalise import generalise
 from fixlore.abstraction._instantiate import instantiate
 from fixlore.abstraction._pattern import (
@@ -38,6 +39,20 @@ from fixlore.abstraction._templates import abstract_action, abstract_signature
 from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, apply_edits
 from fixlore.abstraction.languages import get_parser, language_for, supported_languages
 from fixlore.abstraction.syntax import SyntaxCode, SyntaxProblem, syntax_problems
+
+if TYPE_CHECKING:
+    from fixlore.abstraction._extract import extract_pattern
+
+
+def __getattr__(name: str) -> Any:
+    # Extraction pulls in libcst (a third of a second to import); the server
+    # needs it only once learning starts, not to answer `initialize`.
+    if name == "extract_pattern":
+        from fixlore.abstraction._extract import extract_pattern
+
+        return extract_pattern
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "PATTERN_FORMAT_VERSION",
