@@ -7,6 +7,11 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 
+# CI installs the project into the repository's .venv: use that server when none is named.
+if [[ -z "${FIXLORE_CMD:-}" && -x ../.venv/bin/fixlore ]]; then
+  export FIXLORE_CMD="$PWD/../.venv/bin/fixlore"
+fi
+
 npm ci --no-audit --no-fund
 npm run compile
 npm run lint
