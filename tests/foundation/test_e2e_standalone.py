@@ -137,21 +137,21 @@ async def test_non_ascii_line_gets_ranges_in_the_negotiated_encoding(client: Lan
 
 async def test_edit_after_non_ascii_text_lands_at_the_right_column(client: LanguageClient) -> None:
     uri = "file:///ws/edit_unicode.py"
-    text = 'name = "😋"; if x\n'
+    text = 'name = ("😋", x\n'
     open_doc(client, uri, "python", text)
     await diagnostics_for(client, uri, lambda d: len(d) == 1)
     encoding = client.position_encoding or "utf-16"  # type: ignore[attr-defined]
     before_colon = text.index("x") + 1
     column = units(text[:before_colon], encoding)
 
-    # "if x" -> "if x: pass" makes it a valid one-liner; the column is in client units
+    # closing the tuple after `x` makes it valid; the column is in client units
     client.text_document_did_change(
         types.DidChangeTextDocumentParams(
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[
                 types.TextDocumentContentChangePartial(
                     range=types.Range(start=types.Position(line=0, character=column), end=types.Position(line=0, character=column)),
-                    text=": pass",
+                    text=")",
                 )
             ],
         )
