@@ -156,6 +156,17 @@ class FixloreProtocol(LanguageServerProtocol):
         """Send a notification whose params are raw JSON."""
         self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
 
+    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
+        # A successful answer goes out as a plain dict: raw (proxied) results
+        # skip pygls' cattrs walk of the whole tree, which cost milliseconds
+        # per answer; typed (attrs) parts are still unstructured by the JSON
+        # encoder's default hook (_serialize_message).
+        if error is not None:
+            super()._send_response(msg_id, result, error)
+            return
+        self._result_types.pop(msg_id, None)
+        self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
     def _send_data(self, data: Any) -> None:
         if isinstance(data, dict):
             data.setdefault("jsonrpc", "2.0")

@@ -114,11 +114,12 @@ class Proxy:
         caps = raw.get("capabilities")
         self._init_raw = raw
         self._editor_caps = caps if isinstance(caps, dict) else {}
-        self.encoding = str(self.server.workspace.position_encoding or UTF16)
-        self.diagnostics.configure(self._editor_caps)
+        chosen = self.server.workspace.position_encoding or UTF16
+        self.encoding = str(getattr(chosen, "value", chosen))
         for uid, language, config in upstream_ids(dict(self.server.config.upstreams)):
             self.upstreams[uid] = Upstream(uid, language, config, self)
         await self._start_all(list(self.upstreams.values()))
+        self.diagnostics.configure(self._editor_caps, list(self.upstreams.values()))
         self._started = True
 
     async def _start_all(self, upstreams: list[Upstream]) -> None:

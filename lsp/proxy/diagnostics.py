@@ -5,11 +5,14 @@ The combination chosen (simplest that is correct for every pairing):
 * Every upstream's diagnostics land in the :class:`DiagnosticsHub` under
   ``upstream:<id>``, tagged with the document version they were computed for;
   the hub merges them with fixlore's own and never mixes versions.
-* **Editor pushes only** (no ``textDocument.diagnostic`` client capability):
+* **Editor pushes** (no ``textDocument.diagnostic`` client capability, or no
+  upstream that offers pull):
   the hub publishes. Upstreams see the same capabilities, so they push; an
   upstream that offers only pull (``diagnosticProvider``) is pulled by fixlore
   after didOpen/didChange/didSave and on its ``workspace/diagnostic/refresh``.
-* **Editor pulls**: fixlore advertises its own ``diagnosticProvider`` and
+* **Editor pulls** (it has the capability *and* an upstream offers pull,
+  which is how the upstreams themselves decide; without upstreams fixlore
+  stays with push, which every editor supports): fixlore advertises its own ``diagnosticProvider`` and
   stops publishing. A ``textDocument/diagnostic`` fans out to the upstreams of
   that document that offer pull, stores their answers in the hub and answers
   with a full report of the hub's merge (no ``resultId``: the editor never asks
@@ -36,6 +39,7 @@ logger = logging.getLogger(__name__)
 
 CHANGE_PULL_DELAY = 0.05
 REFRESH_DELAY = 0.05
+_NEVER = object()
 
 
 def hub_key(upstream_id: str) -> str:
@@ -63,13 +67,15 @@ class DiagnosticsBridge:
         self._quiet = False
         self._refresh: asyncio.TimerHandle | None = None
         self._pulls: dict[tuple[str, str], asyncio.Task[None]] = {}
+        self._versions: dict[tuple[str, str], int | None] = {}
         hub.listeners.append(self._published)
 
-    def configure(self, editor_capabilities: dict[str, Any]) -> None:
-        """Decide push or pull towards the editor from its capabilities."""
+    def configure(self, editor_capabilities: dict[str, Any], upstreams: list[Upstream]) -> None:
+        """Decide push or pull towards the editor: pull only if it and an upstream both can."""
         text_document = editor_capabilities.get("textDocument") or {}
         workspace = editor_capabilities.get("workspace") or {}
-        self.editor_pulls = isinstance(text_document, dict) and text_document.get("diagnostic") is not None
+        editor_can_pull = isinstance(text_document, dict) and text_document.get("diagnostic") is not None
+        self.editor_pulls = editor_can_pull and any(u.running and offers_pull(u) for u in upstreams)
         diagnostics = workspace.get("diagnostics") if isinstance(workspace, dict) else None
         self._refresh_support = isinstance(diagnostics, dict) and bool(diagnostics.get("refreshSupport"))
         self._hub.publish_enabled = not self.editor_pulls
@@ -87,8 +93,18 @@ class DiagnosticsBridge:
 
     # -- storing -------------------------------------------------------------------
     def put(self, upstream_id: str, uri: str, version: int | None, items: list[dict[str, Any]]) -> None:
-        """Store an upstream's diagnostics for ``uri`` and let the hub merge them."""
+        """Store an upstream's diagnostics for ``uri`` and let the hub merge them.
+
+        An answer identical to the stored one for the same version changes
+        nothing, so it is not published again (pull answers repeat a lot).
+        """
+        if (
+            self._versions.get((uri, upstream_id), _NEVER) == version
+            and self.by_upstream.get(uri, {}).get(upstream_id) == items
+        ):
+            return
         self.by_upstream.setdefault(uri, {})[upstream_id] = items
+        self._versions[(uri, upstream_id)] = version
         self._hub.set(uri, hub_key(upstream_id), version, items)
 
     def pushed(self, upstream: Upstream, params: Any) -> None:
@@ -115,6 +131,8 @@ class DiagnosticsBridge:
     def forget(self, uri: str) -> None:
         """The document closed."""
         self.by_upstream.pop(uri, None)
+        for stored in [k for k in self._versions if k[0] == uri]:
+            del self._versions[stored]
         for key in [k for k in self._pulls if k[1] == uri]:
             self._pulls.pop(key).cancel()
 
@@ -122,6 +140,7 @@ class DiagnosticsBridge:
         """An upstream went away: its diagnostics go too."""
         for uri, per in list(self.by_upstream.items()):
             if per.pop(upstream_id, None) is not None:
+                self._versions.pop((uri, upstream_id), None)
                 self._hub.set(uri, hub_key(upstream_id), None, [])
 
     # -- editor pulls ----------------------------------------------------------------

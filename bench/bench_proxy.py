@@ -1,0 +1,211 @@
+"""Benchmark: latency fixlore adds in front of `ruff server`, start-up time and memory.
+
+Two sessions run side by side in one process and one event loop: the same raw
+JSON-RPC client talks to `ruff server` directly, and to `fixlore serve
+--upstream python='ruff server'`. Both open the same real file (a copy of
+fixlore's own ``lsp/proxy/core.py`` with a strict ruff rule set so there is
+plenty to report) and the requests alternate between the two sessions, so
+machine noise hits both alike. Figures: p50/p99 per method for each path and
+the difference (the added latency). ruff offers no completion, so completion
+is measured against the stdlib test server (tests/proxy/servers/flaky.py),
+direct versus through fixlore.
+
+Start-up: spawn -> initialize answered, for each path. Memory: RSS of the
+fixlore process (its ruff child listed separately) after the measurements.
+
+Usage: python bench/bench_proxy.py [--quick]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from fixlore.lsp.jsonrpc import JsonRpcConnection, spawn
+
+REPO = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+RUFF = [str(BIN / "ruff"), "server"]
+FLAKY = [sys.executable, str(REPO / "tests" / "proxy" / "servers" / "flaky.py")]
+CAPS: dict[str, Any] = {
+    "general": {"positionEncodings": ["utf-8", "utf-16"]},
+    "textDocument": {
+        "synchronization": {"didSave": True},
+        "publishDiagnostics": {"versionSupport": True},
+        "diagnostic": {},
+        "codeAction": {
+            "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "source"]}},
+            "resolveSupport": {"properties": ["edit"]},
+            "dataSupport": True,
+        },
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+        "completion": {"completionItem": {}},
+    },
+    "workspace": {"applyEdit": True, "configuration": True, "diagnostics": {"refreshSupport": True}},
+}
+
+
+class Session:
+    """One client session (editor stand-in)."""
+
+    def __init__(self, label: str, command: list[str]) -> None:
+        self.label = label
+        self.command = command
+        self.process: asyncio.subprocess.Process | None = None
+        self.conn: JsonRpcConnection | None = None
+        self.startup = 0.0
+
+    async def start(self, root: Path) -> None:
+        began = time.perf_counter()
+        self.process, self.conn = await spawn(self.command, on_request=self._answer, on_notification=lambda m, p: None)
+        params = {
+            "processId": None,
+            "rootUri": root.as_uri(),
+            "capabilities": CAPS,
+            "workspaceFolders": [{"uri": root.as_uri(), "name": "bench"}],
+        }
+        await self.conn.request("initialize", params, timeout=60)
+        self.startup = time.perf_counter() - began
+        self.conn.notify("initialized", {})
+
+    async def _answer(self, msg_id: Any, method: str, params: Any) -> Any:
+        if method == "workspace/configuration":
+            return [None for _ in params["items"]]
+        return None
+
+    def open(self, uri: str, text: str) -> None:
+        assert self.conn is not None
+        doc = {"uri": uri, "languageId": "python", "version": 1, "text": text}
+        self.conn.notify("textDocument/didOpen", {"textDocument": doc})
+
+    async def timed(self, method: str, params: Any) -> tuple[float, Any]:
+        assert self.conn is not None
+        began = time.perf_counter()
+        try:
+            result = await self.conn.request(method, params, timeout=30)
+        except Exception as exc:  # noqa: BLE001 - a benchmark reports, it does not stop
+            result = exc
+        return time.perf_counter() - began, result
+
+    async def stop(self) -> None:
+        if self.conn is None or self.process is None:
+            return
+        try:
+            await self.conn.request("shutdown", None, timeout=10)
+            self.conn.notify("exit")
+            await asyncio.wait_for(self.process.wait(), 10)
+        except Exception:  # noqa: BLE001
+            self.process.kill()
+        await self.conn.close()
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def pct(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] * 1000
+
+
+async def measure(pairs: list[tuple[Session, Session]], requests: dict[str, Any], n: int) -> None:
+    print(f"{'method':<28}{'direct p50':>11}{'p99':>8}{'fixlore p50':>13}{'p99':>8}{'added p50':>11}{'p99':>8}  (ms)")
+    for (direct, proxied), (method, params) in zip(pairs, requests.items(), strict=True):
+        name, rpc_method = method.split("|") if "|" in method else (method, method)
+        for _ in range(max(3, n // 10)):  # warm up both
+            await direct.timed(rpc_method, params)
+            await proxied.timed(rpc_method, params)
+        times: dict[str, list[float]] = {"d": [], "p": []}
+        for i in range(n):
+            order = [("d", direct), ("p", proxied)] if i % 2 == 0 else [("p", proxied), ("d", direct)]
+            for key, session in order:
+                elapsed, result = await session.timed(rpc_method, params)
+                if isinstance(result, Exception):
+                    raise SystemExit(f"{session.label} failed {rpc_method}: {result}")
+                times[key].append(elapsed)
+        d50, d99, p50, p99 = pct(times["d"], 0.5), pct(times["d"], 0.99), pct(times["p"], 0.5), pct(times["p"], 0.99)
+        print(f"{name:<28}{d50:>11.3f}{d99:>8.3f}{p50:>13.3f}{p99:>8.3f}{p50 - d50:>11.3f}{p99 - d99:>8.3f}")
+
+
+async def main(quick: bool) -> None:
+    n = 60 if quick else 400
+    with tempfile.TemporaryDirectory(prefix="fixlore-bench-") as tmp:
+        root = Path(tmp)
+        (root / "ruff.toml").write_text('[lint]\nselect = ["E", "F", "W", "B", "UP", "SIM", "RET", "D"]\n')
+        text = (REPO / "lsp" / "proxy" / "core.py").read_text()
+        path = root / "core.py"
+        path.write_text(text)
+        uri = path.as_uri()
+
+        fixlore = [str(BIN / "fixlore"), "serve", "--no-learning", "--upstream"]
+        direct = Session("ruff", RUFF)
+        proxied = Session("fixlore+ruff", [*fixlore, "python=" + " ".join(RUFF)])
+        flaky_direct = Session("flaky", FLAKY)
+        flaky_proxied = Session("fixlore+flaky", [*fixlore, "python=" + " ".join(FLAKY)])
+        sessions = [direct, proxied, flaky_direct, flaky_proxied]
+        for session in sessions:
+            await session.start(root)
+            session.open(uri, text)
+
+        first = await direct.timed("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        items = first[1]["items"]
+        diag = next((d for d in items if d.get("code") == "D401"), items[0])
+        line = diag["range"]["start"]["line"]
+        print(f"file: {len(text.splitlines())} lines, {len(items)} ruff diagnostics; n={n} per method and path\n")
+        requests = {
+            "textDocument/codeAction": {
+                "textDocument": {"uri": uri},
+                "range": diag["range"],
+                "context": {"diagnostics": [diag], "triggerKind": 2},
+            },
+            "textDocument/diagnostic": {"textDocument": {"uri": uri}},
+            "textDocument/hover": {"textDocument": {"uri": uri}, "position": {"line": line, "character": 4}},
+            "completion (test server)|textDocument/completion": {
+                "textDocument": {"uri": uri},
+                "position": {"line": line, "character": 4},
+            },
+        }
+        pairs = [(direct, proxied)] * 3 + [(flaky_direct, flaky_proxied)]
+        await measure(pairs, requests, n)
+
+        print("\nstart-up (spawn -> initialize answered):")
+        rounds = 2 if quick else 5
+        for label, command in (("ruff server", RUFF), ("fixlore + ruff", [*fixlore, "python=" + " ".join(RUFF)])):
+            times = []
+            for _ in range(rounds):
+                s = Session(label, command)
+                await s.start(root)
+                times.append(s.startup)
+                await s.stop()
+            print(f"  {label:<16} median {statistics.median(times) * 1000:7.1f} ms over {rounds} runs")
+
+        assert proxied.process is not None
+        kids = children(proxied.process.pid)
+        print("\nmemory (RSS after the measurements):")
+        print(f"  fixlore process   {rss_kib(proxied.process.pid) / 1024:7.1f} MiB")
+        for kid in kids:
+            print(f"  its ruff child    {rss_kib(kid) / 1024:7.1f} MiB")
+        assert direct.process is not None
+        print(f"  ruff alone        {rss_kib(direct.process.pid) / 1024:7.1f} MiB")
+        for session in sessions:
+            await session.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer iterations")
+    asyncio.run(main(parser.parse_args().quick))
