@@ -29,6 +29,13 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+_MISSING = object()
+
+
+def _norm(key: str) -> str:
+    return key.replace("_", "").lower()
+
+
 ConfigListener = Callable[[FixloreConfig, FixloreConfig], None]
 ShutdownHook = Callable[[], Any]
 InitializeHook = Callable[[dict[str, Any]], Awaitable[None]]
@@ -53,6 +60,28 @@ class Lifecycle:
         self.upstream_init_options: Any = None
         """The editor's initializationOptions without fixlore's section (for upstreams)."""
         self._reported: set[str] = set()
+        self._settled = False
+
+    def set_workspace_layer(self, settings: dict[str, Any]) -> FixloreConfig:
+        """Install the editor's ``workspace/configuration`` answer and re-apply.
+
+        The first answer (right after ``initialized``) ranks below
+        ``initializationOptions``, as documented. Later answers are the user
+        changing a setting while the session runs: a key whose value changed
+        then wins over the value the editor sent at start, so a live change
+        is never silently ignored.
+        """
+        previous = self.layers["workspace"]
+        if self._settled:
+            changed = {_norm(k) for k, v in settings.items() if previous.get(k, _MISSING) != v}
+            changed |= {_norm(k) for k in previous if k not in settings}
+            self.layers["init"] = {k: v for k, v in self.layers["init"].items() if _norm(k) not in changed}
+        self.layers["workspace"] = settings
+        return self.apply()
+
+    def settle(self) -> None:
+        """The start-up exchange is over: from now on settings changes are live."""
+        self._settled = True
 
     def apply(self) -> FixloreConfig:
         """Re-merge every layer, install the result and tell the listeners."""
@@ -111,6 +140,7 @@ def register(server: FixloreServer) -> None:
         for hook in life.initialized_hooks:
             hook()
         await pull_workspace_configuration(server, life)
+        life.settle()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
@@ -119,8 +149,7 @@ def register(server: FixloreServer) -> None:
             hook(raw)
         settings = raw.get("settings")
         if isinstance(settings, dict) and isinstance(settings.get("fixlore"), dict):
-            life.layers["workspace"] = settings["fixlore"]
-            life.apply()
+            life.set_workspace_layer(settings["fixlore"])
         else:
             await pull_workspace_configuration(server, life)
 
@@ -149,5 +178,4 @@ async def pull_workspace_configuration(server: FixloreServer, life: Lifecycle) -
         logger.info("workspace/configuration unavailable: %s", type(exc).__name__)
         return
     section = result[0] if isinstance(result, list) and result else None
-    life.layers["workspace"] = section if isinstance(section, dict) else {}
-    life.apply()
+    life.set_workspace_layer(section if isinstance(section, dict) else {})

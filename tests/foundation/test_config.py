@@ -97,3 +97,70 @@ def test_pyproject_table_is_read_and_broken_toml_is_ignored(tmp_path: Path) -> N
 
     (tmp_path / "pyproject.toml").write_text("[tool.fixlore\nlearning = ")
     assert read_pyproject(tmp_path) == {}
+
+
+# --- live reconfiguration through the server (lifecycle) ---------------------------------
+
+
+class _FakeNotify:
+    """Stands in for the server object only where Lifecycle reports problems."""
+
+    def __init__(self) -> None:
+        from fixlore.lsp.config import FixloreConfig
+
+        self.config = FixloreConfig()
+        self.shown: list[str] = []
+
+    def notify_user(self, message: str, *, key: str) -> None:
+        self.shown.append(message)
+
+
+def _lifecycle():  # type: ignore[no-untyped-def]
+    from fixlore.lsp.lifecycle import Lifecycle
+
+    server = _FakeNotify()
+    return server, Lifecycle(server)  # type: ignore[arg-type]
+
+
+def test_start_up_workspace_answer_ranks_below_initialization_options() -> None:
+    server, life = _lifecycle()
+    life.layers["init"] = {"learning": False}
+
+    life.set_workspace_layer({"learning": True})
+
+    assert server.config.learning is False
+
+
+def test_a_live_change_wins_over_the_value_sent_at_start() -> None:
+    server, life = _lifecycle()
+    life.layers["init"] = {"learning": False, "logLevel": "debug"}
+    life.set_workspace_layer({"learning": False})
+    life.settle()
+
+    life.set_workspace_layer({"learning": True})
+
+    assert server.config.learning is True
+    assert server.config.log_level == "debug"  # untouched keys keep their start-up value
+
+
+def test_a_live_push_that_repeats_a_value_changes_nothing_else() -> None:
+    server, life = _lifecycle()
+    life.layers["init"] = {"manualFixPauseMs": 500}
+    life.set_workspace_layer({"manualFixPauseMs": 9000, "learning": True})
+    life.settle()
+
+    life.set_workspace_layer({"manualFixPauseMs": 9000, "learning": False})
+
+    assert server.config.manual_fix_pause_ms == 500
+    assert server.config.learning is False
+
+
+def test_invalid_live_setting_is_reported_once_and_defaults_are_kept() -> None:
+    server, life = _lifecycle()
+    life.settle()
+
+    life.set_workspace_layer({"diagnosticsDebounceMs": "soon"})
+    life.set_workspace_layer({"diagnosticsDebounceMs": "soon"})
+
+    assert server.config.diagnostics_debounce_ms == 250
+    assert len(server.shown) == 1 and "diagnosticsDebounceMs" in server.shown[0]
