@@ -75,7 +75,8 @@ async def main() -> None:
     for name, rows in results.items():
         t = statistics.median(t for t, _ in rows)
         m = statistics.median(m for _, m in rows)
-        print(f"  {name:<11} {t * 1000:7.0f} ms  ({t / base_t:4.2f}x baseline)   RSS {m / 1024:6.1f} MiB  ({m / base_m:4.2f}x)")
+        timing = f"{t * 1000:7.0f} ms  ({t / base_t:4.2f}x baseline)"
+        print(f"  {name:<11} {timing}   RSS {m / 1024:6.1f} MiB  ({m / base_m:4.2f}x)")
 
 
 if __name__ == "__main__":

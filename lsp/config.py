@@ -5,7 +5,8 @@ Precedence, lowest first: defaults < ``pyproject.toml [tool.fixlore]`` <
 (under the ``fixlore`` key) < CLI flags. :func:`merge_layers` implements it as
 a pure function. One refinement, in :mod:`fixlore.lsp.lifecycle`: a setting the
 user changes while the session runs (a later ``workspace/configuration``
-answer) wins over the value the editor sent in ``initializationOptions``. Invalid values never stop the server: :func:`parse_config`
+answer) wins over the value the editor sent in
+``initializationOptions``. Invalid values never stop the server: :func:`parse_config`
 keeps the defaults for what it cannot use and returns the problems, which the
 server reports to the user once.
 

@@ -10,6 +10,8 @@ each file, and prints the diagnostics it receives.
 from __future__ import annotations
 
 import asyncio
+import functools
+import operator
 import os
 import shutil
 import sys
@@ -139,7 +141,7 @@ async def _demo(workspace: Path, use_ruff: bool, out: Callable[[str], None]) -> 
         files = sorted(p for p in workspace.rglob("*") if p.is_file() and p.name not in _SKIP)
         for path in files:
             uri = session.open(path)
-            await session.wait_for(lambda uri=uri: uri in session.diagnostics)
+            await session.wait_for(functools.partial(operator.contains, session.diagnostics, uri))
             await asyncio.sleep(0.3 if use_ruff and path.suffix == ".py" else 0)  # let a second source report
             diags = session.diagnostics.get(uri, [])
             out(f"{path.relative_to(workspace)}: {len(diags)} problem(s)")

@@ -41,7 +41,7 @@ class DocumentHooks:
 
 
 def document_language(doc: TextDocument) -> str | None:
-    """fixlore's language id for a document, or ``None`` if it cannot parse it."""
+    """Fixlore's language id for a document, or ``None`` if it cannot parse it."""
     return language_for(doc.language_id, doc.uri)
 
 

@@ -203,7 +203,9 @@ class JsonRpcConnection:
                 return  # late or unknown answer: dropped
             if "error" in message and isinstance(message["error"], dict):
                 err = message["error"]
-                future.set_exception(RpcError(int(err.get("code", -32603)), str(err.get("message", "")), err.get("data")))
+                future.set_exception(
+                    RpcError(int(err.get("code", -32603)), str(err.get("message", "")), err.get("data"))
+                )
             else:
                 future.set_result(message.get("result"))
             return

@@ -85,7 +85,9 @@ class Lifecycle:
 
     def apply(self) -> FixloreConfig:
         """Re-merge every layer, install the result and tell the listeners."""
-        merged = merge_layers(self.layers["pyproject"], self.layers["workspace"], self.layers["init"], self.layers["cli"])
+        merged = merge_layers(
+            self.layers["pyproject"], self.layers["workspace"], self.layers["init"], self.layers["cli"]
+        )
         config, problems = parse_config(merged)
         fresh = [p for p in problems if p not in self._reported]
         if fresh:

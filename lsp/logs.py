@@ -23,6 +23,7 @@ class _PyglsBodyFilter(logging.Filter):
     _MARKERS = ("Sending data", "received", "Failed to handle", "Unable to deserialize", "initialized")
 
     def filter(self, record: logging.LogRecord) -> bool:
+        """Rewrite pygls records that would carry payloads; keep everything else."""
         if not record.name.startswith("pygls"):
             return True
         if record.args and any(m in str(record.msg) for m in self._MARKERS):
@@ -47,6 +48,7 @@ class LspLogHandler(logging.Handler):
         self._busy = False
 
     def emit(self, record: logging.LogRecord) -> None:
+        """Send one record to the editor (never raising, never recursing)."""
         if self._busy:  # a failing send must not log its way into recursion
             return
         self._busy = True
@@ -92,6 +94,7 @@ class RateLimiter:
         self._last: dict[str, float] = {}
 
     def allow(self, key: str) -> bool:
+        """True if ``key`` has not fired within the interval (and record that it fires now)."""
         now = time.monotonic()
         last = self._last.get(key)
         if last is not None and now - last < self._interval:

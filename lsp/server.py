@@ -99,6 +99,7 @@ class FixloreProtocol(LanguageServerProtocol):
 
     # -- reading -----------------------------------------------------------
     def structure_message(self, data: dict[str, Any]) -> Any:
+        """Keep the raw message; leave router-claimed messages unstructured."""
         if "jsonrpc" not in data:
             return data  # a nested object; the top-level call sees it raw
         self._pending_raw = data
@@ -125,6 +126,7 @@ class FixloreProtocol(LanguageServerProtocol):
         return method in self.fm.builtin_features or method in self.fm.features
 
     def handle_message(self, message: Any) -> None:
+        """Dispatch with the raw JSON of the message visible to handlers."""
         raw, self._pending_raw = self._pending_raw, None
         if isinstance(message, _Rejected):
             return

@@ -84,7 +84,14 @@ async def test_serve_over_tcp(tmp_path: Path) -> None:
         conn.notify("initialized", {})
         conn.notify(
             "textDocument/didOpen",
-            {"textDocument": {"uri": "file:///t/x.rs", "languageId": "rust", "version": 1, "text": "fn main() { let x = 1 }"}},
+            {
+                "textDocument": {
+                    "uri": "file:///t/x.rs",
+                    "languageId": "rust",
+                    "version": 1,
+                    "text": "fn main() { let x = 1 }",
+                }
+            },
         )
         await asyncio.wait_for(got.wait(), 20)
         method, params = notes[0]

@@ -79,7 +79,10 @@ def test_one_bad_setting_does_not_discard_the_good_ones() -> None:
 
 
 def test_cli_upstream_flag() -> None:
-    assert parse_upstream_flag("python=ruff server --preview") == ("python", {"command": ["ruff", "server", "--preview"]})
+    assert parse_upstream_flag("python=ruff server --preview") == (
+        "python",
+        {"command": ["ruff", "server", "--preview"]},
+    )
     with pytest.raises(ValueError, match="LANGUAGE='COMMAND"):
         parse_upstream_flag("ruff server")
 

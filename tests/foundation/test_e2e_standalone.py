@@ -88,7 +88,9 @@ async def test_fixing_the_text_clears_diagnostics(client: LanguageClient) -> Non
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[
                 types.TextDocumentContentChangePartial(
-                    range=types.Range(start=types.Position(line=0, character=8), end=types.Position(line=0, character=8)),
+                    range=types.Range(
+                        start=types.Position(line=0, character=8), end=types.Position(line=0, character=8)
+                    ),
                     text=":",
                 )
             ],
@@ -150,7 +152,9 @@ async def test_edit_after_non_ascii_text_lands_at_the_right_column(client: Langu
             text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
             content_changes=[
                 types.TextDocumentContentChangePartial(
-                    range=types.Range(start=types.Position(line=0, character=column), end=types.Position(line=0, character=column)),
+                    range=types.Range(
+                        start=types.Position(line=0, character=column), end=types.Position(line=0, character=column)
+                    ),
                     text=")",
                 )
             ],
