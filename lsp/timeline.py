@@ -17,6 +17,9 @@ the disk or logs text.
 
 from __future__ import annotations
 
+import bisect
+import functools
+import itertools
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -74,24 +77,33 @@ class Comparison:
 
 
 def compare(baseline: Sequence[Tracked], current: Sequence[dict[str, Any]]) -> Comparison:
-    """Match baseline diagnostics to current ones by key and (shifted) line, nearest first."""
+    """Match baseline diagnostics to current ones by key and (shifted) line, nearest pairs first.
+
+    Nearest first over all pairs, not per baseline diagnostic: of two equal
+    diagnostics three lines apart, the one whose line is no longer reported
+    is the one that vanished.
+    """
     free: dict[tuple[str, str, str], list[tuple[int, dict[str, Any]]]] = {}
     for i, diag in enumerate(current):
         free.setdefault(diag_key(diag), []).append((i, diag))
-    vanished: list[Tracked] = []
-    stayed: list[tuple[Tracked, dict[str, Any]]] = []
+    pairs: list[tuple[int, int, int]] = []
+    for b, tracked in enumerate(baseline):
+        for i, diag in free.get(tracked.key, ()):
+            distance = abs(diag_line(diag) - tracked.line)
+            if distance <= MATCH_LINES:
+                pairs.append((distance, b, i))
+    pairs.sort()
+    matched: dict[int, int] = {}
     used: set[int] = set()
-    for tracked in sorted(baseline, key=lambda t: t.line):
-        options = [(abs(diag_line(d) - tracked.line), i, d) for i, d in free.get(tracked.key, ()) if i not in used]
-        options = [o for o in options if o[0] <= MATCH_LINES]
-        if not options:
-            vanished.append(tracked)
-            continue
-        _, i, diag = min(options, key=lambda o: (o[0], o[1]))
-        used.add(i)
-        stayed.append((tracked, diag))
+    for _, b, i in pairs:
+        if b not in matched and i not in used:
+            matched[b] = i
+            used.add(i)
+    order = sorted(range(len(baseline)), key=lambda b: baseline[b].line)
+    vanished = tuple(baseline[b] for b in order if b not in matched)
+    stayed = tuple((baseline[b], current[matched[b]]) for b in order if b in matched)
     new = tuple(d for i, d in enumerate(current) if i not in used)
-    return Comparison(tuple(vanished), tuple(stayed), new)
+    return Comparison(vanished, stayed, new)
 
 
 def shift_line(line: int, start: int, end: int, new_lines: int) -> tuple[int, bool]:
@@ -125,13 +137,26 @@ def change_spans(raw_changes: Iterable[Any]) -> list[tuple[int, int, int]] | Non
 
 
 def to_code_points(line_text: str, units: int, num_units: Callable[[str], int]) -> int:
-    """A client column (``units`` in the client's encoding) as a code-point column."""
-    count = 0
-    for i, ch in enumerate(line_text):
-        if count >= units:
-            return i
-        count += num_units(ch)
-    return len(line_text)
+    """A client column (``units`` in the client's encoding) as a code-point column.
+
+    A column inside a wide character rounds up to the next character; a
+    column past the end is the end. This runs for every diagnostic of every
+    publish, so it is cheap: an ASCII line (one unit per character in every
+    LSP encoding) needs no counting, and another line is counted once (the
+    result is cached) and then searched by bisection.
+    """
+    if units <= 0:
+        return 0
+    if line_text.isascii():
+        return min(units, len(line_text))
+    return bisect.bisect_left(_unit_starts(line_text, num_units), units)
+
+
+@functools.lru_cache(maxsize=1024)
+def _unit_starts(line_text: str, num_units: Callable[[str], int]) -> tuple[int, ...]:
+    """The client-unit column at which each character of ``line_text`` starts."""
+    starts = tuple(itertools.accumulate((num_units(ch) for ch in line_text), initial=0))
+    return starts[:-1]
 
 
 def diag_info(raw: dict[str, Any], text: str | list[str], num_units: Callable[[str], int]) -> DiagnosticInfo:
