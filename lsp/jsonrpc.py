@@ -17,6 +17,8 @@ import logging
 from collections.abc import Awaitable, Callable
 from typing import Any
 
+import orjson
+
 logger = logging.getLogger(__name__)
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
@@ -24,6 +26,22 @@ MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 RequestHandler = Callable[[Any, str, Any], Awaitable[Any]]
 """(id, method, params) -> result; raise :class:`RpcError` to answer with an error."""
 NotificationHandler = Callable[[str, Any], None]
+
+
+def loads(body: bytes | str) -> Any:
+    """Parse JSON fast (orjson); what orjson refuses but JSON allows (lone surrogates) goes to the stdlib."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return json.loads(body)
+
+
+def dumps(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
+    """Compact UTF-8 JSON (orjson); values orjson refuses (ints past 64 bits) go to the stdlib."""
+    try:
+        return orjson.dumps(value, default=default, option=orjson.OPT_NON_STR_KEYS)
+    except TypeError:
+        return json.dumps(value, default=default, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
 class RpcError(Exception):
@@ -49,6 +67,17 @@ class ConnectionClosed(Exception):
 
 async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
     """Read one message; ``None`` at EOF. Raises ``ValueError`` on a bad frame."""
+    body = await read_body(reader)
+    if body is None:
+        return None
+    message = loads(body)
+    if not isinstance(message, dict):
+        raise ValueError("a JSON-RPC message must be an object")
+    return message
+
+
+async def read_body(reader: asyncio.StreamReader) -> bytes | None:
+    """Read one framed message body (unparsed); ``None`` at EOF. Raises ``ValueError`` on a bad frame."""
     length: int | None = None
     while True:
         line = await reader.readline()
@@ -66,16 +95,12 @@ async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
                 raise ValueError("bad Content-Length header") from exc
     if length < 0 or length > MAX_MESSAGE_BYTES:
         raise ValueError(f"message of {length} bytes refused")
-    body = await reader.readexactly(length)
-    message = json.loads(body)
-    if not isinstance(message, dict):
-        raise ValueError("a JSON-RPC message must be an object")
-    return message
+    return await reader.readexactly(length)
 
 
 def encode_message(message: dict[str, Any]) -> bytes:
     """Frame a message with its Content-Length header."""
-    body = json.dumps(message, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    body = dumps(message)
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
