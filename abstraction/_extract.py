@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import libcst
 import tree_sitter
 
+from fixlore.abstraction._imports import lift_import
 from fixlore.abstraction._pattern import Anchor, EditShape, FixCategory, Pattern
 from fixlore.abstraction._privacy import verify_privacy
 from fixlore.abstraction._results import Extracted, Failed, Skipped, SkipReason
@@ -115,6 +116,8 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
         context=ancestors(change.node),
         extra=_node_extra(b_src, change),
     )
+    if language == "python" and category is FixCategory.ADD_IMPORT and change.anchor is Anchor.IMPORT_BLOCK:
+        pattern = lift_import(pattern, namer.concrete)
     verdict = verify_privacy(pattern)
     if not verdict.ok:
         logger.warning("pattern refused by the privacy verifier: field %s", verdict.field)

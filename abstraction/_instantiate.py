@@ -15,6 +15,7 @@ import logging
 
 import tree_sitter
 
+from fixlore.abstraction._imports import derive_holes, place_import
 from fixlore.abstraction._pattern import Anchor, FixCategory, Pattern
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
 from fixlore.abstraction._shape import (
@@ -62,6 +63,8 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
     binding = bind_template(language, sig.message, diag.message, pattern.holes)
     if binding is None:
         return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
+    if not derive_holes(binding, pattern.holes):
+        return Skipped(SkipReason.NO_MATCH, "no module exports the name")
     src = Source(language, text)
     code = str(diag.code or "")
     before = shape_lines(shape.before)
@@ -294,8 +297,11 @@ def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tupl
     src = ctx.src
     anchor = ctx.pattern.shape.anchor if ctx.pattern.shape else Anchor.AT_DIAGNOSTIC
     if anchor is Anchor.IMPORT_BLOCK:
-        at, after_import = import_insertion(src)
         body = _render_block(ctx, after, "")
+        placed = place_import(src, body) if src.language == "python" else None
+        if placed is not None:
+            return placed
+        at, after_import = import_insertion(src)
         if after_import:
             return [(at, at, "\n" + body)]
         return [(at, at, ("\n" if at else "") + body + ("\n" if not at else ""))]

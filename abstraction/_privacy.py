@@ -19,8 +19,8 @@ from fixlore.abstraction._templates import PLACEHOLDER, STRICT
 from fixlore.abstraction._vocab import (
     SUPPRESSION_WORDS,
     is_allowed_name,
+    is_hole_class,
     keywords,
-    name_classes,
     node_kinds,
     prose_words,
 )
@@ -73,9 +73,8 @@ def _verify(data: dict[str, Any]) -> PrivacyVerdict:
     for kind in data.get("context", ()):
         if kind not in kinds:
             return PrivacyVerdict(False, "context", "not a node kind")
-    classes = name_classes(language)
     for name, klass in data.get("holes", ()):
-        if not _HOLE.match(name) or klass not in classes:
+        if not _HOLE.match(name) or not is_hole_class(language, klass):
             return PrivacyVerdict(False, "holes", "not a hole of a known class")
     for key, value in data.get("extra", ()):
         if key != "node" or value not in kinds:

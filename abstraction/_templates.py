@@ -174,9 +174,11 @@ def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole
         if t == a and not (t.startswith("$") and t[1:].isdigit()):
             continue
         if t.startswith("$H"):
-            if a not in class_members(language, klass.get(t, "")):
+            # A hole may bind a name the templating hid (``SimpleNamespace`` for
+            # a ``python.stdlib_export`` hole): the binding is used, never stored.
+            value = namer.concrete.get(a, a) if a.startswith("$") and a[1:].isdigit() else a
+            if value not in class_members(language, klass.get(t, "")):
                 return None
-            value = a
         elif t.startswith("$") and t[1:].isdigit() and a.startswith("$") and a[1:].isdigit():
             value = namer.concrete[a]
         else:

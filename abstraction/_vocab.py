@@ -17,6 +17,7 @@ import sys
 from functools import cache
 from importlib import resources
 
+from fixlore.abstraction._stdlib import STDLIB_EXPORT, STDLIB_HOME, hole_only_classes
 from fixlore.abstraction.languages import get_language
 
 _LIBCST_KINDS_EXTRA = frozenset(
@@ -115,8 +116,22 @@ def class_of(language: str, names: set[str]) -> str | None:
 
 
 def class_members(language: str, klass: str) -> frozenset[str]:
-    """Names in allowlist class ``klass`` (empty if unknown)."""
-    return name_classes(language).get(klass, frozenset())
+    """Names in allowlist class ``klass``, or in a hole-only class (empty if unknown)."""
+    members = name_classes(language).get(klass)
+    if members is not None:
+        return members
+    if family(language) == "python" and klass in HOLE_ONLY_CLASSES:
+        return hole_only_classes()[klass]
+    return frozenset()
+
+
+HOLE_ONLY_CLASSES = frozenset({STDLIB_EXPORT, STDLIB_HOME})
+"""Classes a hole may range over that do not make their names literal-safe (see ``_stdlib``)."""
+
+
+def is_hole_class(language: str, klass: str) -> bool:
+    """Whether ``klass`` names a class a hole of ``language`` may range over."""
+    return klass in name_classes(language) or (family(language) == "python" and klass in HOLE_ONLY_CLASSES)
 
 
 @cache

@@ -28,7 +28,7 @@ def test_generalised_import_pattern_instantiates_for_json() -> None:
     p = generalise([_import_fix("os"), _import_fix("re")])[0]
     new = "import sys\n\nprint(json.dumps(sys.argv))\n"
     fixed = apply(p, "python", new, diag_at(new, "json", "Ruff", "F821", "Undefined name `json`"))
-    assert fixed == "import sys\nimport json\n\nprint(json.dumps(sys.argv))\n"
+    assert fixed == "import json\nimport sys\n\nprint(json.dumps(sys.argv))\n"
 
 
 def test_generalised_pattern_does_not_bind_a_user_module_to_a_stdlib_hole() -> None:
@@ -47,7 +47,8 @@ def test_a_third_instance_joins_the_generalised_pattern() -> None:
 
 def test_identical_patterns_merge_and_count_instances() -> None:
     merged = generalise([_import_fix("os"), _import_fix("os")])
-    assert len(merged) == 1 and merged[0].instances == 2 and merged[0].holes == ()
+    assert len(merged) == 1 and merged[0].instances == 2
+    assert merged[0].holes == (Hole("$H1", "python.stdlib_module"),)
 
 
 def test_patterns_with_different_shapes_stay_apart() -> None:

@@ -23,7 +23,8 @@ def test_undefined_name_add_import_applies_to_another_module_name() -> None:
             return jinjaish.Template(tpl)
         ''')
     fixed = apply(p, "python", new, diag_at(new, "jinjaish", "Ruff", "F821", "Undefined name `jinjaish`"))
-    assert fixed.splitlines()[1:4] == ["import sys", "from pathlib import Path", "import jinjaish"]
+    # A third-party name starts its own group after the standard-library imports.
+    assert fixed.splitlines()[1:5] == ["import sys", "from pathlib import Path", "", "import jinjaish"]
 
 
 def test_add_import_goes_after_docstring_when_the_file_has_no_imports() -> None:

@@ -1,0 +1,131 @@
+"""Learned import fixes: one instance covers a class of names, placed where a careful human puts it."""
+
+from __future__ import annotations
+
+from fixlore.abstraction import Hole, Pattern, Skipped, instantiate, verify_privacy
+
+from ._helpers import apply, code, diag_at, learn
+
+F821 = ("Ruff", "F821")
+
+
+def _learn_import(statement: str, name: str) -> Pattern:
+    before = f"def f():\n    return {name}.thing\n" if "from" not in statement else f"x = {name}()\n"
+    after = f"{statement}\n\n\n{before}"
+    return learn("python", before, after, diag_at(before, name, *F821, f"Undefined name `{name}`"))
+
+
+def _fix(pattern: Pattern, text: str, name: str) -> str:
+    return apply(pattern, "python", text, diag_at(text, name, *F821, f"Undefined name `{name}`"))
+
+
+def test_one_learned_stdlib_import_applies_to_another_stdlib_module() -> None:
+    p = _learn_import("import os", "os")
+    new = "print(json.dumps(1))\n"
+    assert _fix(p, new, "json") == "import json\nprint(json.dumps(1))\n"
+
+
+def test_a_stdlib_hole_does_not_bind_a_user_module() -> None:
+    p = _learn_import("import os", "os")
+    new = "print(mymodule.x)\n"
+    result = instantiate(p, "python", new, diag_at(new, "mymodule", *F821, "Undefined name `mymodule`"))
+    assert isinstance(result, Skipped)
+
+
+def test_import_goes_in_sorted_position_among_plain_imports() -> None:
+    p = _learn_import("import os", "os")
+    new = code("""
+        import abc
+        import re
+        import sys
+
+        print(json.dumps(re, sys, abc))
+        """)
+    fixed = _fix(p, new, "json")
+    assert fixed.splitlines()[:4] == ["import abc", "import json", "import re", "import sys"]
+
+
+def test_import_goes_before_from_imports_of_its_group() -> None:
+    p = _learn_import("import os", "os")
+    new = "from pathlib import Path\n\nprint(json.dumps(Path()))\n"
+    assert _fix(p, new, "json").splitlines()[:2] == ["import json", "from pathlib import Path"]
+
+
+def test_stdlib_import_goes_into_the_stdlib_group_not_the_third_party_one() -> None:
+    p = _learn_import("import os", "os")
+    new = code("""
+        import sys
+
+        import attr
+        import yaml
+
+        print(json.dumps(sys, attr, yaml))
+        """)
+    fixed = _fix(p, new, "json")
+    assert fixed.splitlines()[:5] == ["import json", "import sys", "", "import attr", "import yaml"]
+
+
+def test_import_goes_after_future_import_in_its_own_group() -> None:
+    p = _learn_import("import os", "os")
+    new = '"""Doc."""\nfrom __future__ import annotations\n\nprint(json.dumps(1))\n'
+    fixed = _fix(p, new, "json")
+    assert fixed.splitlines()[:4] == ['"""Doc."""', "from __future__ import annotations", "", "import json"]
+
+
+def test_import_goes_after_shebang_and_docstring_above_a_comment_on_code() -> None:
+    p = _learn_import("import os", "os")
+    new = '#!/usr/bin/env python3\n"""Doc."""\n\n# the entry point\nprint(json.dumps(1))\n'
+    fixed = _fix(p, new, "json")
+    assert fixed.splitlines()[:3] == ["#!/usr/bin/env python3", '"""Doc."""', "import json"]
+    assert fixed.splitlines()[-2:] == ["# the entry point", "print(json.dumps(1))"]
+
+
+def test_from_import_of_a_stdlib_member_is_lifted_to_member_and_home_holes() -> None:
+    p = _learn_import("from pathlib import Path", "Path")
+    assert p.shape is not None and p.shape.after == "from $H2 import $H1"
+    assert p.signature.message == "Undefined name `$H1`"
+    assert p.holes == (Hole("$H1", "python.stdlib_export"), Hole("$H2", "python.stdlib_home"))
+    assert verify_privacy(p).ok
+
+
+def test_from_import_learned_for_path_applies_to_ordered_dict() -> None:
+    p = _learn_import("from pathlib import Path", "Path")
+    new = "import sys\n\nd = OrderedDict(sys.modules)\n"
+    assert _fix(p, new, "OrderedDict").splitlines()[:2] == ["import sys", "from collections import OrderedDict"]
+
+
+def test_from_import_binds_a_member_the_allowlist_does_not_keep() -> None:
+    p = _learn_import("from pathlib import Path", "Path")
+    new = "ns = SimpleNamespace(a=1)\n"
+    assert _fix(p, new, "SimpleNamespace").splitlines()[0] == "from types import SimpleNamespace"
+
+
+def test_from_import_joins_an_existing_import_from_the_same_module() -> None:
+    p = _learn_import("from pathlib import Path", "Path")
+    new = "from collections import defaultdict, deque\n\nd = OrderedDict(defaultdict(deque))\n"
+    fixed = _fix(p, new, "OrderedDict")
+    assert fixed.splitlines()[0] == "from collections import OrderedDict, defaultdict, deque"
+
+
+def test_from_import_goes_in_sorted_position_among_from_imports() -> None:
+    p = _learn_import("from pathlib import Path", "Path")
+    new = "import os\nfrom abc import ABC\nfrom typing import Any\n\nx = dataclass(ABC, Any, os)\n"
+    fixed = _fix(p, new, "dataclass")
+    assert fixed.splitlines()[:4] == [
+        "import os",
+        "from abc import ABC",
+        "from dataclasses import dataclass",
+        "from typing import Any",
+    ]
+
+
+def test_from_import_from_a_module_that_is_not_the_members_home_stays_literal() -> None:
+    p = _learn_import("from typing import OrderedDict", "OrderedDict")
+    assert p.holes == ()
+    assert p.shape is not None and p.shape.after == "from typing import OrderedDict"
+
+
+def test_from_import_of_a_user_module_is_not_lifted() -> None:
+    p = _learn_import("from mylib import Widget", "Widget")
+    assert p.holes == ()
+    assert p.shape is not None and p.shape.after == "from $2 import $1"
