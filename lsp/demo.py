@@ -120,7 +120,9 @@ def _describe(diag: dict[str, Any]) -> str:
     code = diag.get("code")
     where = f"{start['line'] + 1}:{start['character'] + 1}"
     label = f"{diag.get('source', '?')}{f' {code}' if code else ''}"
-    return f"  {where:>6}  {label:<24} {diag.get('message', '')}"
+    # Some servers put a help text after a blank line; one line per diagnostic here.
+    message = " / ".join(line.strip() for line in str(diag.get("message", "")).splitlines() if line.strip())
+    return f"  {where:>6}  {label:<24} {message}"
 
 
 async def _demo(workspace: Path, use_ruff: bool, out: Callable[[str], None]) -> int:

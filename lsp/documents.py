@@ -52,6 +52,19 @@ def register(server: FixloreServer) -> None:
     hooks = DocumentHooks()
     server.features.update(diagnostics=hub, syntax=checker, document_hooks=hooks)
 
+    def standalone(uri: str) -> bool:
+        """fixlore checks syntax itself only where no running upstream serves the document.
+
+        An upstream such as ruff reports syntax errors itself; both at once would
+        show every error twice.
+        """
+        proxy = server.features.get("proxy")
+        return proxy is None or not any(u.running for u in proxy.upstreams_for(uri))
+
+    def check(uri: str, *, immediate: bool = False) -> None:
+        if standalone(uri):
+            checker.schedule(uri, immediate=immediate)
+
     def fire(listeners: list[DocumentHook], uri: str) -> None:
         raw = current_raw_params()
         for listener in listeners:
@@ -61,19 +74,19 @@ def register(server: FixloreServer) -> None:
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
         fire(hooks.opened, uri)
-        checker.schedule(uri, immediate=True)
+        check(uri, immediate=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: types.DidChangeTextDocumentParams) -> None:
         uri = params.text_document.uri
         fire(hooks.changed, uri)
-        checker.schedule(uri)
+        check(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
         fire(hooks.saved, uri)
-        checker.schedule(uri, immediate=True)
+        check(uri, immediate=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:

@@ -111,7 +111,14 @@ def test_demo_runs_on_the_shipped_workspace() -> None:
     proc = run("demo")
 
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
-    # fixlore's own syntax diagnostics for each broken sample file
-    assert "fixlore python-syntax    Expected ':'" in proc.stdout
-    assert "fixlore missing-token    Syntax error: missing `)`" in proc.stdout
-    assert "fixlore missing-token    Syntax error: missing fi" in proc.stdout
+    out = proc.stdout
+    # Python goes to ruff (one syntax error, not two); the other languages get fixlore's own
+    assert "report.py: 1 problem(s)" in out and "Ruff invalid-syntax" in out
+    assert "fixlore python-syntax" not in out
+    assert "fixlore missing-token    Syntax error: missing `)`" in out
+    assert "fixlore missing-token    Syntax error: missing fi" in out
+    assert "Ruff F821                Undefined name `os`" in out
+    # and the learning part: the order flips after three choices
+    before, after = out.split("After 3 choices", 1)
+    assert before.index("Remove unused import") < before.index("Disable for this line")
+    assert after.index("Disable for this line  <- preferred") < after.index("Remove unused import")

@@ -131,15 +131,22 @@ async def test_pull_diagnostics_editor_gets_ruff_and_own_merged(editor: Editor, 
     assert provider["identifier"] == "fixlore"
     uri = await open_sample(editor, tmp_path, "import os\ndef broken(:\n    pass\n")
 
-    async def pull() -> list[dict[str, Any]]:
+    async def pull(uri: str) -> list[dict[str, Any]]:
         report = await editor.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
         assert report["kind"] == "full"
         return report["items"]
 
-    first = await pull()
-    assert "Ruff" in {d.get("source") for d in first}
-    # fixlore's own syntax check lands a moment later; the editor is asked to pull again
+    first = await pull(uri)
+    # ruff serves Python, syntax errors included: fixlore does not report them a second time
+    assert {d.get("source") for d in first} == {"Ruff"}
+    # a language with no upstream gets fixlore's own check, which lands a moment
+    # later: the editor is asked to pull again
+    js = tmp_path / "cart.js"
+    js.write_text("cart.items.push(item;\n")
+    js_uri = editor.open(js, language_id="javascript")
     await editor.wait_for(lambda: any(m == "workspace/diagnostic/refresh" for m, _ in editor.requests))
-    merged = await pull()
-    assert {"Ruff", "fixlore"} <= {d.get("source") for d in merged}
+    assert {d.get("source") for d in await pull(js_uri)} == {"fixlore"}
+    assert {d.get("source") for d in await pull(uri)} == {"Ruff"}
     assert not any(m == "textDocument/publishDiagnostics" and p["diagnostics"] for m, p in editor.notifications)
+
+
