@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -117,19 +118,30 @@ def children(pid: int) -> list[int]:
     return [int(p) for p in path.read_text().split()] if path.exists() else []
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of one process (not its children), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def pct(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] * 1000
 
 
 async def measure(pairs: list[tuple[Session, Session]], requests: dict[str, Any], n: int) -> None:
-    print(f"{'method':<28}{'direct p50':>11}{'p99':>8}{'fixlore p50':>13}{'p99':>8}{'added p50':>11}{'p99':>8}  (ms)")
+    print(
+        f"{'method':<28}{'direct p50':>11}{'p99':>8}{'fixlore p50':>13}{'p99':>8}"
+        f"{'added p50':>11}{'p99':>8}{'ratio p50':>10}{'fixlore CPU/req':>17}  (ms)"
+    )
     for (direct, proxied), (method, params) in zip(pairs, requests.items(), strict=True):
         name, rpc_method = method.split("|") if "|" in method else (method, method)
         for _ in range(max(3, n // 10)):  # warm up both
             await direct.timed(rpc_method, params)
             await proxied.timed(rpc_method, params)
         times: dict[str, list[float]] = {"d": [], "p": []}
+        assert proxied.process is not None
+        cpu_before = cpu_seconds(proxied.process.pid)
         for i in range(n):
             order = [("d", direct), ("p", proxied)] if i % 2 == 0 else [("p", proxied), ("d", direct)]
             for key, session in order:
@@ -137,12 +149,16 @@ async def measure(pairs: list[tuple[Session, Session]], requests: dict[str, Any]
                 if isinstance(result, Exception):
                     raise SystemExit(f"{session.label} failed {rpc_method}: {result}")
                 times[key].append(elapsed)
+        cpu = (cpu_seconds(proxied.process.pid) - cpu_before) / n * 1000
         d50, d99, p50, p99 = pct(times["d"], 0.5), pct(times["d"], 0.99), pct(times["p"], 0.5), pct(times["p"], 0.99)
-        print(f"{name:<28}{d50:>11.3f}{d99:>8.3f}{p50:>13.3f}{p99:>8.3f}{p50 - d50:>11.3f}{p99 - d99:>8.3f}")
+        print(
+            f"{name:<28}{d50:>11.3f}{d99:>8.3f}{p50:>13.3f}{p99:>8.3f}"
+            f"{p50 - d50:>11.3f}{p99 - d99:>8.3f}{p50 / d50:>9.2f}x{cpu:>17.3f}"
+        )
 
 
 async def main(quick: bool) -> None:
-    n = 60 if quick else 400
+    n = 400 if quick else 2000
     with tempfile.TemporaryDirectory(prefix="fixlore-bench-") as tmp:
         root = Path(tmp)
         (root / "ruff.toml").write_text('[lint]\nselect = ["E", "F", "W", "B", "UP", "SIM", "RET", "D"]\n')

@@ -5,13 +5,16 @@ gets them instantiated (``abstraction.instantiate``, libcst) in a worker
 thread. A code-action request then finds them ready; if not, it waits a few
 milliseconds at most and answers without them (the next request has them).
 Cached in memory, per (document, version, diagnostic); nothing is written.
+"No learned fix" is cached too, for :data:`NEGATIVE_TTL_S` (looking it up
+again on every request cost a large share of a code action's time with many
+stored patterns), so a fix learned meanwhile shows up within that time.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import logging
+import time
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,7 +34,10 @@ MAX_LEARNED = 3
 REQUEST_WAIT_S = 0.025
 """How long a code-action request waits for fixes still being instantiated."""
 
-DiagId = tuple[tuple[str, str, str], str]
+NEGATIVE_TTL_S = 1.0
+"""How long "no learned fix for this diagnostic" is believed without asking the knowledge again."""
+
+DiagId = tuple[tuple[str, str, str], Any]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,7 +52,16 @@ class LearnedFix:
 
 def diag_id(raw: dict[str, Any]) -> DiagId:
     """Identity of a raw diagnostic within one document version."""
-    return diag_key(raw), json.dumps(raw.get("range"), sort_keys=True)
+    return diag_key(raw), _range_key(raw.get("range"))
+
+
+def _range_key(value: Any) -> Any:
+    try:
+        start, end = value["start"], value["end"]
+        key = (start["line"], start["character"], end["line"], end["character"])
+    except (KeyError, TypeError):
+        return repr(value)
+    return key if all(type(v) is int for v in key) else repr(value)
 
 
 class LearnedFixes:
@@ -55,10 +70,13 @@ class LearnedFixes:
     def __init__(self, loop: LearningLoop) -> None:
         self._loop = loop
         self._cache: dict[str, tuple[int | None, dict[DiagId, Future[list[LearnedFix]]]]] = {}
+        self._none: dict[str, tuple[int | None, dict[DiagId, float]]] = {}
+        """uri -> (version, diagnostic -> when no learned fix was found)."""
 
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document."""
         self._cache.pop(uri, None)
+        self._none.pop(uri, None)
 
     def prepare(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Start instantiating learned fixes for ``diagnostics`` (cheap; work goes to a thread)."""
@@ -73,17 +91,26 @@ class LearnedFixes:
         if cached_version != version:
             entries = {}
             self._cache[uri] = (version, entries)
+        none_version, none = self._none.get(uri, (None, {}))
+        if none_version != version:
+            none = {}
+            self._none[uri] = (version, none)
+        now = time.monotonic()
         text = doc.source
-        lines = text.split("\n")
+        lines: list[str] | None = None
         num_units = doc.position_codec.client_num_units
         for raw in diagnostics:
             key = diag_id(raw)
-            if key in entries:
+            if key in entries or now - none.get(key, -NEGATIVE_TTL_S) < NEGATIVE_TTL_S:
                 continue
+            if lines is None:
+                lines = text.split("\n")
             info = diag_info(raw, lines, num_units)
             found = knowledge.learned_fixes(abstract_signature(language, info))[:MAX_LEARNED]
             if not found:
+                none[key] = now
                 continue
+            none.pop(key, None)
             entries[key] = self._loop.executor.submit(_instantiate_all, found, language, text, info)
 
     async def get(self, uri: str, version: int | None, raw: dict[str, Any]) -> list[LearnedFix]:

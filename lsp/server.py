@@ -156,9 +156,33 @@ class FixloreProtocol(LanguageServerProtocol):
             return
         token = _RAW.set(raw)
         try:
-            super().handle_message(message)
+            self._dispatch(message)
         finally:
             _RAW.reset(token)
+
+    def _dispatch(self, message: Any) -> None:
+        """Route a structured message as pygls' ``handle_message`` does.
+
+        Plain attribute tests instead of pygls' ``isinstance`` against
+        runtime-checkable Protocols, which cost ~0.1 ms per message.
+        """
+        if getattr(message, "jsonrpc", None) != self.VERSION:
+            logger.warning("message with an unknown jsonrpc version ignored")
+            return
+        method = getattr(message, "method", None)
+        if self._shutdown and method != types.EXIT:
+            logger.warning("server shutting down: no more requests")
+            return
+        ctx = contextvars.copy_context()
+        has_id = hasattr(message, "id")
+        if method is not None and has_id and hasattr(message, "params"):
+            ctx.run(self._handle_request, message.id, method, message.params)
+        elif method is not None and hasattr(message, "params"):
+            ctx.run(self._handle_notification, method, message.params)
+        elif has_id and hasattr(message, "result"):
+            ctx.run(self._handle_response, message.id, message.result)
+        else:
+            ctx.run(self._handle_response, message.id, None, message.error)
 
     def _get_handler(self, feature_name: str) -> Any:
         try:
