@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -17,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from fixlore.abstraction._pattern import Pattern, Scope
 
-from ._exchange import MAX_BYTES, Record, Verifier, dump_document, parse_document
+from ._exchange import MAX_BYTES, Record, Verifier, document_chunks, parse_document, parse_entries, record_line
 from ._model import (
     COUNT_KINDS,
     Counts,
@@ -39,6 +40,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 BASE_FILE = "patterns.json"
+EXPORT_PAGE = 2000
+"""Rows read per query while exporting (the store stays usable in between)."""
 _N = len(COUNT_KINDS)
 
 __all__ = ["AdminMixin", "PatternDetail", "Record", "base_records"]
@@ -94,11 +97,9 @@ def _record_stats(r: Record, scope: Scope) -> PatternStats:
     )
 
 
-def _passes(s: PatternStats, f: ExportFilters) -> bool:
-    c = s.counts
-    if f.language is not None and s.pattern is not None and s.pattern.signature.language != f.language:
-        return False
-    if c.uses < f.min_uses or s.workspaces < f.min_workspaces:
+def _passes_counts(c: Counts, workspaces: int, f: ExportFilters) -> bool:
+    """Whether a record passes the export filters (the language is filtered in SQL)."""
+    if c.uses < f.min_uses or workspaces < f.min_workspaces:
         return False
     verified = c.succeeded + c.failed
     if f.min_success > 0 and (verified == 0 or c.succeeded / verified < f.min_success):
@@ -273,34 +274,49 @@ class AdminMixin:
 
     def export_text(self, filters: ExportFilters = ExportFilters()) -> tuple[str, int]:  # noqa: B008
         """The export document of the user store's patterns passing ``filters``, and its size."""
+        tally = [0]
+        text = "".join(document_chunks(self._export_lines(filters, tally)))
+        return text, tally[0]
+
+    def export(self, path: Path, filters: ExportFilters = ExportFilters()) -> int:  # noqa: B008
+        """Stream the export document to ``path`` (atomically); the number of patterns exported."""
+        from ._workspace import atomic_write
+
+        tally = [0]
+        atomic_write(Path(path), document_chunks(self._export_lines(filters, tally)))
+        return tally[0]
+
+    def _export_lines(self, filters: ExportFilters, tally: list[int]) -> Iterator[str]:
+        """Record lines of the user store, by fingerprint, a page at a time.
+
+        The stored body is the pattern's canonical JSON, so it is copied into the
+        line as is; it is still parsed, to go through the privacy verifier again.
+        """
         self.flush()
         db = self._ro()
-        records: list[Record] = []
+        if db is None:
+            return
         refused = 0
-        if db is not None:
+        after = ""
+        while True:
             with self._db_lock:
-                rows = list(db.full_rows(language=filters.language))
-            for r in rows:
-                s = _stats_from_full(r)
-                if not _passes(s, filters):
+                page = db.export_page(language=filters.language, after=after, limit=EXPORT_PAGE)
+            if not page:
+                break
+            after = str(page[-1][0])
+            for fp, body, *rest in page:
+                counts = Counts(*rest[:_N])
+                first, last, workspaces = rest[_N:]
+                if not _passes_counts(counts, workspaces, filters):
                     continue
-                assert s.pattern is not None
-                ok, _ = self.verifier(s.pattern)
+                ok, _ = self.verifier(Pattern.from_json(body))
                 if not ok:
                     refused += 1
                     continue
-                records.append(Record(s.pattern, s.counts, s.first_seen, s.last_seen, s.workspaces))
+                tally[0] += 1
+                yield record_line(fp, body, rest[:_N], first, last, workspaces)
         if refused:
             logger.warning("export skipped %d patterns the privacy verifier refused", refused)
-        return dump_document(records), len(records)
-
-    def export(self, path: Path, filters: ExportFilters = ExportFilters()) -> int:  # noqa: B008
-        """Write :meth:`export_text` to ``path``; the number of patterns exported."""
-        from ._workspace import atomic_write
-
-        text, n = self.export_text(filters)
-        atomic_write(Path(path), text)
-        return n
 
     def import_file(self, path: Path, *, max_bytes: int = MAX_BYTES) -> ImportReport:
         """Merge an export file into the user store: all of it, or nothing.
@@ -314,31 +330,29 @@ class AdminMixin:
             data = Path(path).read_bytes()
         except OSError as exc:
             raise InvalidImport(f"cannot read the file: {exc.strerror}") from None
-        records = parse_document(data, self.verifier, max_bytes=max_bytes)
+        entries = parse_entries(data, self.verifier, max_bytes=max_bytes)
         batch = Batch()
-        for r in records:
+        for e in entries:
+            r = e.record
             p = r.pattern
-            d = PatternDelta(
-                r.fingerprint,
+            batch.patterns[e.fingerprint] = PatternDelta(
+                e.fingerprint,
                 p.signature.rule_key,
                 p.category.value,
                 p.shape is not None,
                 "/".join(p.context),
-                p.to_json(),
+                e.body,
                 counts=list(r.counts.as_tuple()),
                 first_seen=r.first_seen,
                 last_seen=r.last_seen,
                 set_workspaces=r.workspaces,
             )
-            batch.patterns[r.fingerprint] = d
         db = self._rw()
         with self._db_lock:
             c = db.conn
             c.execute("BEGIN IMMEDIATE")
             try:
-                existing = 0
-                for fp in batch.patterns:
-                    existing += db.scalar("SELECT count(*) FROM patterns WHERE fingerprint = ?", (fp,))
+                existing = db.count_existing(batch.patterns)
                 db.apply_in_tx(batch)
                 c.execute("COMMIT")
             except BaseException:
@@ -349,8 +363,8 @@ class AdminMixin:
         with self._cond:
             for fp, d in batch.patterns.items():
                 _add_pending(self._index, fp, d)
-        logger.info("imported %d patterns (%d merged)", len(records) - existing, existing)
-        return ImportReport(imported=len(records) - existing, merged=existing)
+        logger.info("imported %d patterns (%d merged)", len(entries) - existing, existing)
+        return ImportReport(imported=len(entries) - existing, merged=existing)
 
     def forget(self, ident: str) -> bool:
         """Delete a pattern (full id or unique prefix) from the user and workspace scopes."""

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,29 +54,50 @@ class Record:
         return str(self.pattern.fingerprint)
 
 
-def dump_document(records: Iterable[Record], *, exported_at: float | None = None) -> str:
-    """Serialise records, sorted by fingerprint, one pattern per few lines (diff-friendly)."""
-    items = sorted(
-        (
-            {
-                "fingerprint": r.fingerprint,
-                "pattern": r.pattern.to_dict(),
-                "counts": dict(zip((k.value for k in COUNT_KINDS), r.counts.as_tuple(), strict=True)),
-                "first_seen": r.first_seen,
-                "last_seen": r.last_seen,
-                "workspaces": r.workspaces,
-            }
-            for r in records
-        ),
-        key=lambda d: str(d["fingerprint"]),
+def record_line(fingerprint: str, body: str, counts: Iterable[int], first: float, last: float, ws: int) -> str:
+    """One record as one line of canonical JSON; ``body`` is the pattern's canonical JSON.
+
+    The keys are in sorted order, so the line equals ``canonical_json`` of the record.
+    """
+    c = ",".join(f'"{k.value}":{int(n)}' for k, n in zip(COUNT_KINDS, counts, strict=True))
+    return (
+        f'{{"counts":{{{c}}},"fingerprint":"{fingerprint}","first_seen":{float(first)!r},'
+        f'"last_seen":{float(last)!r},"pattern":{body},"workspaces":{int(ws)}}}'
     )
-    doc = {
-        "format": FORMAT,
-        "version": FORMAT_VERSION,
-        "exported_at": time.time() if exported_at is None else exported_at,
-        "patterns": items,
-    }
-    return json.dumps(doc, indent=1, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def document_chunks(lines: Iterable[str], *, exported_at: float | None = None) -> Iterator[str]:
+    """The exchange document around record lines (given sorted by fingerprint), in pieces.
+
+    One record per line: a changed count is a one-line diff, and two people adding
+    different patterns to a committed workspace file touch different lines.
+    """
+    at = time.time() if exported_at is None else exported_at
+    yield f'{{"exported_at":{float(at)!r},"format":"{FORMAT}","patterns":['
+    sep = "\n"
+    for line in lines:
+        yield sep
+        yield line
+        sep = ",\n"
+    yield f'\n],"version":{FORMAT_VERSION}}}\n'
+
+
+def dump_document(records: Iterable[Record], *, exported_at: float | None = None) -> str:
+    """Serialise records, sorted by fingerprint, one record per line (diff-friendly)."""
+    rows = sorted(
+        (r.fingerprint, r.pattern.to_json(), r.counts.as_tuple(), r.first_seen, r.last_seen, r.workspaces)
+        for r in records
+    )
+    return "".join(document_chunks((record_line(*row) for row in rows), exported_at=exported_at))
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """A validated record with its fingerprint and the pattern's canonical JSON (computed once)."""
+
+    record: Record
+    fingerprint: str
+    body: str
 
 
 def parse_document(
@@ -88,6 +109,18 @@ def parse_document(
     now: float | None = None,
 ) -> list[Record]:
     """Validate an exchange file completely; raise :class:`InvalidImport` on the first problem."""
+    return [e.record for e in parse_entries(data, verifier, max_bytes=max_bytes, max_patterns=max_patterns, now=now)]
+
+
+def parse_entries(
+    data: bytes,
+    verifier: Verifier,
+    *,
+    max_bytes: int = MAX_BYTES,
+    max_patterns: int = MAX_PATTERNS,
+    now: float | None = None,
+) -> list[Entry]:
+    """:func:`parse_document`, keeping each pattern's fingerprint and canonical JSON."""
     if len(data) > max_bytes:
         raise InvalidImport(f"file too large: {len(data)} bytes, the limit is {max_bytes}")
     try:
@@ -96,7 +129,7 @@ def parse_document(
         raise InvalidImport(f"not UTF-8 text (byte {exc.start})") from None
     except json.JSONDecodeError as exc:
         raise InvalidImport(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
-    _obj(doc, "(document)", required={"format", "version", "patterns"}, optional={"exported_at"})
+    _obj(doc, "(document)", required=_DOC_KEYS, optional=_DOC_OPTIONAL)
     if doc["format"] != FORMAT:
         raise InvalidImport(f"format: expected {FORMAT!r}, this is not a fixlore knowledge file")
     version = doc["version"]
@@ -112,140 +145,157 @@ def parse_document(
     if len(items) > max_patterns:
         raise InvalidImport(f"patterns: {len(items)} entries, the limit is {max_patterns}")
     latest = (time.time() if now is None else now) + 86400.0
-    records: list[Record] = []
+    entries: list[Entry] = []
     seen: set[str] = set()
     for i, item in enumerate(items):
         where = f"patterns[{i}]"
-        record = _record(item, where, latest)
-        ok, field = verifier(record.pattern)
+        entry = _entry(item, where, latest)
+        ok, field = verifier(entry.record.pattern)
         if not ok:
             raise InvalidImport(
                 f"{where}.pattern: refused by the privacy verifier (field {field}):"
                 " it may carry an identifier, a string or code"
             )
-        if item["fingerprint"] in seen:
+        if entry.fingerprint in seen:
             raise InvalidImport(f"{where}.fingerprint: duplicate of an earlier entry")
-        seen.add(item["fingerprint"])
-        records.append(record)
-    return records
+        seen.add(entry.fingerprint)
+        entries.append(entry)
+    return entries
 
 
-def _record(item: Any, where: str, latest: float) -> Record:
-    _obj(
-        item,
-        where,
-        required={"fingerprint", "pattern", "counts", "first_seen", "last_seen", "workspaces"},
-    )
-    pattern = _pattern(item["pattern"], f"{where}.pattern")
-    fp = item["fingerprint"]
-    if not isinstance(fp, str) or fp != pattern.fingerprint:
+_DOC_KEYS = frozenset({"format", "version", "patterns"})
+_DOC_OPTIONAL = frozenset({"exported_at"})
+_RECORD_KEYS = frozenset({"fingerprint", "pattern", "counts", "first_seen", "last_seen", "workspaces"})
+_PATTERN_KEYS = frozenset({"v", "signature", "category", "shape", "action", "holes"})
+_PATTERN_OPTIONAL = frozenset({"context", "instances", "extra"})
+_SIGNATURE_KEYS = frozenset({"language", "source", "code", "message"})
+_SHAPE_KEYS = frozenset({"anchor", "unit", "before", "after"})
+_ACTION_KEYS = frozenset({"kind", "title"})
+_COUNT_NAMES = tuple(k.value for k in COUNT_KINDS)
+_COUNT_KEYS = frozenset(_COUNT_NAMES)
+_ENUMS: dict[type[FixCategory] | type[Anchor], frozenset[str]] = {
+    FixCategory: frozenset(e.value for e in FixCategory),
+    Anchor: frozenset(e.value for e in Anchor),
+}
+
+
+def _entry(item: Any, where: str, latest: float) -> Entry:
+    _obj(item, where, required=_RECORD_KEYS)
+    pattern = _pattern(item["pattern"], where)
+    fp = pattern.fingerprint
+    if item["fingerprint"] != fp:
         raise InvalidImport(f"{where}.fingerprint: does not match the pattern it carries")
     counts = item["counts"]
-    names = {k.value for k in COUNT_KINDS}
-    _obj(counts, f"{where}.counts", required=names)
-    values = [_count(counts[k.value], f"{where}.counts.{k.value}") for k in COUNT_KINDS]
-    first = _time(item["first_seen"], f"{where}.first_seen", latest)
-    last = _time(item["last_seen"], f"{where}.last_seen", latest)
+    _obj(counts, where, ".counts", required=_COUNT_KEYS)
+    values = [_count(counts[k], where, f".counts.{k}") for k in _COUNT_NAMES]
+    first = _time(item["first_seen"], where, ".first_seen", latest)
+    last = _time(item["last_seen"], where, ".last_seen", latest)
     if first > last:
         raise InvalidImport(f"{where}.first_seen: later than last_seen")
-    workspaces = _count(item["workspaces"], f"{where}.workspaces")
-    return Record(pattern, Counts(*values), first, last, workspaces)
+    workspaces = _count(item["workspaces"], where, ".workspaces")
+    return Entry(Record(pattern, Counts(*values), first, last, workspaces), fp, pattern.to_json())
 
 
-def _pattern(d: Any, where: str) -> Pattern:
-    _obj(
-        d,
-        where,
-        required={"v", "signature", "category", "shape", "action", "holes"},
-        optional={"context", "instances", "extra"},
-    )
+def _pattern(d: Any, at: str) -> Pattern:
+    where = at + ".pattern"
+    _obj(d, where, required=_PATTERN_KEYS, optional=_PATTERN_OPTIONAL)
     if type(d["v"]) is not int or d["v"] != PATTERN_FORMAT_VERSION:
         raise InvalidImport(f"{where}.v: pattern format {_show(d['v'])} is not {PATTERN_FORMAT_VERSION}")
     sig = d["signature"]
-    _obj(sig, f"{where}.signature", required={"language", "source", "code", "message"})
+    _obj(sig, where, ".signature", required=_SIGNATURE_KEYS)
     for k in ("language", "source", "code", "message"):
-        _text(sig[k], f"{where}.signature.{k}")
+        _text(sig[k], where, ".signature.", k)
     if not sig["language"]:
         raise InvalidImport(f"{where}.signature.language: empty")
-    _enum(d["category"], FixCategory, f"{where}.category")
-    if d["shape"] is not None:
-        shape = d["shape"]
-        _obj(shape, f"{where}.shape", required={"anchor", "unit", "before", "after"})
-        _enum(shape["anchor"], Anchor, f"{where}.shape.anchor")
+    _enum(d["category"], FixCategory, where, ".category")
+    shape = d["shape"]
+    if shape is not None:
+        _obj(shape, where, ".shape", required=_SHAPE_KEYS)
+        _enum(shape["anchor"], Anchor, where, ".shape.anchor")
         for k in ("unit", "before", "after"):
-            _text(shape[k], f"{where}.shape.{k}")
-    if d["action"] is not None:
-        _obj(d["action"], f"{where}.action", required={"kind", "title"})
+            _text(shape[k], where, ".shape.", k)
+    action = d["action"]
+    if action is not None:
+        _obj(action, where, ".action", required=_ACTION_KEYS)
         for k in ("kind", "title"):
-            _text(d["action"][k], f"{where}.action.{k}")
-    if d["shape"] is None and d["action"] is None:
+            _text(action[k], where, ".action.", k)
+    if shape is None and action is None:
         raise InvalidImport(f"{where}: needs a shape or an action")
-    _pairs(d["holes"], f"{where}.holes")
-    _pairs(d.get("extra", []), f"{where}.extra")
+    _pairs(d["holes"], where, ".holes")
+    if "extra" in d:
+        _pairs(d["extra"], where, ".extra")
     ctx = d.get("context", [])
-    if not isinstance(ctx, list) or len(ctx) > MAX_ITEMS:
+    if type(ctx) is not list or len(ctx) > MAX_ITEMS:
         raise InvalidImport(f"{where}.context: expected a list of at most {MAX_ITEMS} strings")
     for j, c in enumerate(ctx):
-        _text(c, f"{where}.context[{j}]")
+        _text(c, where, ".context", f"[{j}]")
     inst = d.get("instances", 1)
     if type(inst) is not int or not 1 <= inst <= MAX_COUNT:
         raise InvalidImport(f"{where}.instances: expected an integer from 1 to {MAX_COUNT}")
     return Pattern.from_dict(d)
 
 
-def _obj(d: Any, where: str, *, required: set[str], optional: frozenset[str] | set[str] = frozenset()) -> None:
-    if not isinstance(d, dict):
-        raise InvalidImport(f"{where}: expected an object")
-    missing = sorted(required - d.keys())
+# The helpers below take the place as pieces (``where`` + ``sub``) and join them only
+# to name a problem: an import of 100k patterns checks a few million values.
+
+
+def _obj(
+    d: Any, where: str, sub: str = "", *, required: frozenset[str], optional: frozenset[str] = frozenset()
+) -> None:
+    if type(d) is not dict:
+        raise InvalidImport(f"{where}{sub}: expected an object")
+    keys = d.keys()
+    if keys == required:
+        return
+    missing = sorted(required - keys)
     if missing:
-        raise InvalidImport(f"{where}: missing field {missing[0]!r}")
-    unknown = sorted(d.keys() - required - optional)
-    if unknown:
-        raise InvalidImport(f"{where}: unknown field (not allowed by the schema)")
+        raise InvalidImport(f"{where}{sub}: missing field {missing[0]!r}")
+    if keys - required - optional:
+        raise InvalidImport(f"{where}{sub}: unknown field (not allowed by the schema)")
 
 
-def _text(v: Any, where: str) -> None:
-    if not isinstance(v, str):
-        raise InvalidImport(f"{where}: expected a string")
+def _text(v: Any, where: str, sub: str = "", name: str = "") -> None:
+    if type(v) is not str:
+        raise InvalidImport(f"{where}{sub}{name}: expected a string")
     if len(v) > MAX_TEXT:
-        raise InvalidImport(f"{where}: {len(v)} characters, the limit is {MAX_TEXT}")
+        raise InvalidImport(f"{where}{sub}{name}: {len(v)} characters, the limit is {MAX_TEXT}")
 
 
-def _pairs(v: Any, where: str) -> None:
-    if not isinstance(v, list) or len(v) > MAX_ITEMS:
-        raise InvalidImport(f"{where}: expected a list of at most {MAX_ITEMS} pairs")
+def _pairs(v: Any, where: str, sub: str) -> None:
+    if type(v) is not list or len(v) > MAX_ITEMS:
+        raise InvalidImport(f"{where}{sub}: expected a list of at most {MAX_ITEMS} pairs")
     for j, p in enumerate(v):
-        if not isinstance(p, list) or len(p) != 2:
-            raise InvalidImport(f"{where}[{j}]: expected a pair of strings")
-        _text(p[0], f"{where}[{j}][0]")
-        _text(p[1], f"{where}[{j}][1]")
+        if type(p) is not list or len(p) != 2:
+            raise InvalidImport(f"{where}{sub}[{j}]: expected a pair of strings")
+        _text(p[0], where, sub, f"[{j}][0]")
+        _text(p[1], where, sub, f"[{j}][1]")
 
 
-def _enum(v: Any, enum: type[FixCategory] | type[Anchor], where: str) -> None:
-    if not isinstance(v, str) or v not in {e.value for e in enum}:
-        raise InvalidImport(f"{where}: not one of the known values")
+def _enum(v: Any, enum: type[FixCategory] | type[Anchor], where: str, sub: str) -> None:
+    if type(v) is not str or v not in _ENUMS[enum]:
+        raise InvalidImport(f"{where}{sub}: not one of the known values")
 
 
-def _count(v: Any, where: str) -> int:
+def _count(v: Any, where: str, sub: str = "") -> int:
     if type(v) is not int:
-        raise InvalidImport(f"{where}: expected an integer, got {_show(v)}")
+        raise InvalidImport(f"{where}{sub}: expected an integer, got {_show(v)}")
     if v < 0:
-        raise InvalidImport(f"{where}: negative count")
+        raise InvalidImport(f"{where}{sub}: negative count")
     if v > MAX_COUNT:
-        raise InvalidImport(f"{where}: absurd count (more than {MAX_COUNT})")
+        raise InvalidImport(f"{where}{sub}: absurd count (more than {MAX_COUNT})")
     return v
 
 
-def _number(v: Any, where: str) -> float:
+def _number(v: Any, where: str, sub: str = "") -> float:
     if type(v) not in (int, float) or not math.isfinite(v):
-        raise InvalidImport(f"{where}: expected a finite number")
+        raise InvalidImport(f"{where}{sub}: expected a finite number")
     return float(v)
 
 
-def _time(v: Any, where: str, latest: float) -> float:
-    t = _number(v, where)
+def _time(v: Any, where: str, sub: str, latest: float) -> float:
+    t = _number(v, where, sub)
     if not EARLIEST <= t <= latest:
-        raise InvalidImport(f"{where}: not a plausible unix time")
+        raise InvalidImport(f"{where}{sub}: not a plausible unix time")
     return t
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from fixlore.abstraction._pattern import Pattern, Scope
+from fixlore.abstraction._pattern import Pattern, Scope, Signature
 
 from ._model import COUNT_KINDS, SCOPE_ORDER, Counts, PatternStats, RuleKey
 
@@ -25,6 +25,12 @@ canonical JSON until first needed, then the parsed :class:`Pattern` (None for ac
 of the user scope, which ranking never needs in full)."""
 
 Row = list[Any]
+
+_LearnedEntry = tuple[tuple[int, int], list[PatternStats], dict[Signature, list[PatternStats]]]
+"""(stamp of the rule key, its learned fixes by evidence, the per-signature orders)."""
+
+LEARNED_CACHE_KEYS = 4096
+"""Rule keys whose learned fixes are kept ready (the cache is emptied when full)."""
 
 
 def new_row(at: float, context: tuple[str, ...], body: str | None) -> Row:
@@ -57,6 +63,18 @@ class Index:
         self.scopes: dict[Scope, dict[RuleKey, dict[str, Row]]] = {s: {} for s in SCOPE_ORDER}
         self._contexts: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._keys: dict[RuleKey, RuleKey] = {}
+        self._gen: dict[RuleKey, int] = {}
+        self._epoch = 0
+        self._learned: dict[RuleKey, _LearnedEntry] = {}
+
+    def touch(self, rule_key: RuleKey | None = None) -> None:
+        """Note that rows of ``rule_key`` (of every key, if None) changed: drops cached learned fixes."""
+        if rule_key is None:
+            self._epoch += 1
+            self._learned.clear()
+        else:
+            self._gen[rule_key] = self._gen.get(rule_key, 0) + 1
+            self._learned.pop(rule_key, None)
 
     def intern(self, context: tuple[str, ...]) -> tuple[str, ...]:
         """One shared tuple per distinct context."""
@@ -74,6 +92,7 @@ class Index:
         """Insert or replace a row."""
         row[R_CTX] = self.intern(tuple(row[R_CTX]))
         self.scopes[scope].setdefault(self.key(rule_key), {})[fp] = row
+        self.touch(rule_key)
 
     def ensure(self, scope: Scope, rule_key: RuleKey, fp: str, at: float, pattern: Pattern) -> Row:
         """The row of ``fp``, created from ``pattern`` if new."""
@@ -83,6 +102,7 @@ class Index:
             body = pattern.to_json() if pattern.shape is not None else None
             row = new_row(at, self.intern(pattern.context), body)
             bucket[fp] = row
+        self.touch(rule_key)
         return row
 
     def remove(self, scope: Scope, fp: str, rule_key: RuleKey | None = None) -> bool:
@@ -94,12 +114,19 @@ class Index:
             if bucket is not None and bucket.pop(fp, None) is not None:
                 if not bucket:
                     del buckets[k]
+                self.touch(k)
                 return True
         return False
 
     def clear(self, scope: Scope) -> None:
         """Drop every row of ``scope``."""
         self.scopes[scope] = {}
+        self.touch()
+
+    def replace(self, scope: Scope, buckets: dict[RuleKey, dict[str, Row]]) -> None:
+        """Swap in every row of ``scope`` at once (a full reload)."""
+        self.scopes[scope] = buckets
+        self.touch()
 
     def size(self, scope: Scope) -> int:
         """Number of patterns held for ``scope``."""
@@ -117,6 +144,37 @@ class Index:
                 if fp not in out and row[R_BODY] is not None:
                     out[fp] = row_stats(fp, scope, row, with_pattern=True)
         return list(out.values())
+
+    def learned_for(self, signature: Signature) -> list[PatternStats]:
+        """Learned fixes for ``signature``: exact message template first, then best evidence.
+
+        Cached per rule key until a row of that key changes (see :meth:`touch`), and
+        per signature within it, so the request path builds the values (and parses
+        the patterns) once. Returns a fresh list.
+        """
+        rule_key = signature.rule_key
+        stamp = (self._epoch, self._gen.get(rule_key, 0))
+        entry = self._learned.get(rule_key)
+        if entry is None or entry[0] != stamp:
+            ranked = sorted(self.with_shape(rule_key), key=_evidence_order)
+            if len(self._learned) >= LEARNED_CACHE_KEYS:
+                self._learned.clear()
+            entry = self._learned[rule_key] = (stamp, ranked, {})
+        by_sig = entry[2]
+        found = by_sig.get(signature)
+        if found is None:
+            ranked = entry[1]
+            exact = [s for s in ranked if s.pattern is not None and s.pattern.signature == signature]
+            found = exact + [s for s in ranked if s.pattern is None or s.pattern.signature != signature]
+            if len(by_sig) >= 64:
+                by_sig.clear()
+            by_sig[signature] = found
+        return list(found)
+
+
+def _evidence_order(s: PatternStats) -> tuple[int, int, str]:
+    c = s.counts
+    return (-(c.accepted + c.manual), c.failed + c.undone, s.fingerprint)
 
 
 class EvidenceView(Mapping[str, PatternStats]):

@@ -170,7 +170,7 @@ class Knowledge(_admin.AdminMixin):
             finally:
                 db.conn.execute("COMMIT")
         with self._cond:
-            self._index.scopes[Scope.USER] = fresh.scopes[Scope.USER]
+            self._index.replace(Scope.USER, fresh.scopes[Scope.USER])
             for fp, d in self._pending.patterns.items():
                 _add_pending(self._index, fp, d)
 
@@ -249,14 +249,7 @@ class Knowledge(_admin.AdminMixin):
         whether those apply.
         """
         with self._cond:
-            found = self._index.with_shape(signature.rule_key)
-
-        def key(s: PatternStats) -> tuple[int, int, int, str]:
-            exact = s.pattern is not None and s.pattern.signature == signature
-            c = s.counts
-            return (0 if exact else 1, -(c.accepted + c.manual), c.failed + c.undone, s.fingerprint)
-
-        return sorted(found, key=key)
+            return self._index.learned_for(signature)
 
     def record(self, event: Event) -> None:
         """Queue one event (non-blocking). Refused patterns are counted, logged by id only."""
@@ -433,6 +426,7 @@ def _add_pending(index: Index, fp: str, d: PatternDelta) -> None:
             row[R_BODY] = d.body
         row[R_CTX] = tuple(d.context.split("/")) if d.context else ()
         index.put(Scope.USER, d.rule_key, fp, row)
+    index.touch(d.rule_key)
     for i, n in enumerate(d.counts):
         row[i] += n
     row[R_FIRST] = min(row[R_FIRST], d.first_seen)

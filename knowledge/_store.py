@@ -27,6 +27,8 @@ BUSY_TIMEOUT_MS = 30_000
 COUNT_COLUMNS = tuple(k.value for k in COUNT_KINDS)
 _COLS = ", ".join(COUNT_COLUMNS)
 WEEK = 7 * 86400.0
+_IN_CHUNK = 500
+"""Parameters per ``IN (...)`` list (SQLite's limit is 32766 since 3.32)."""
 
 MIGRATIONS: tuple[tuple[int, str], ...] = (
     (
@@ -66,6 +68,15 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX events_at ON events(at);
         CREATE INDEX events_fp ON events(fingerprint);
         CREATE TABLE forgotten (fingerprint TEXT PRIMARY KEY, rev INTEGER NOT NULL);
+        """,
+    ),
+    (
+        2,
+        # Deleting old events touched this index at random places (10x the cost of the
+        # delete itself); only ``forget`` looked events up by fingerprint, and a scan
+        # of the log there is fine for an explicit command.
+        """
+        DROP INDEX IF EXISTS events_fp;
         """,
     ),
 )
@@ -256,12 +267,10 @@ class Store:
             )
             if cur.rowcount == 1:
                 c.execute("UPDATE patterns SET workspaces = workspaces + 1 WHERE fingerprint = ?", (fp,))
-        for d in batch.patterns.values():
-            if d.set_workspaces:
-                c.execute(
-                    "UPDATE patterns SET workspaces = max(workspaces, ?) WHERE fingerprint = ?",
-                    (d.set_workspaces, d.fingerprint),
-                )
+        c.executemany(
+            "UPDATE patterns SET workspaces = max(workspaces, ?) WHERE fingerprint = ?",
+            [(d.set_workspaces, d.fingerprint) for d in batch.patterns.values() if d.set_workspaces],
+        )
         c.executemany(
             f"INSERT INTO trend (fingerprint, week, {_COLS})"
             f" VALUES (?, ?, {', '.join('?' * len(COUNT_COLUMNS))})"
@@ -278,6 +287,17 @@ class Store:
                 "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'refused'",
                 (batch.refused,),
             )
+
+    def count_existing(self, fingerprints: Iterable[str]) -> int:
+        """How many of ``fingerprints`` already have a row (archived ones included)."""
+        fps = list(fingerprints)
+        n = 0
+        for i in range(0, len(fps), _IN_CHUNK):
+            chunk = fps[i : i + _IN_CHUNK]
+            n += self.scalar(
+                f"SELECT count(*) FROM patterns WHERE fingerprint IN ({', '.join('?' * len(chunk))})", chunk
+            )
+        return n
 
     def forget(self, fingerprint: str) -> bool:
         """Delete a pattern, its trend and its events. True if it existed."""
@@ -383,6 +403,15 @@ class Store:
         if not archived:
             sql += " AND archived_at IS NULL"
         yield from self.conn.execute(sql + " ORDER BY fingerprint", (language, language))
+
+    def export_page(self, *, language: str | None, after: str, limit: int) -> list[tuple[object, ...]]:
+        """Active rows after fingerprint ``after``: fingerprint, body, 7 counts, first, last, workspaces."""
+        return self.conn.execute(
+            f"SELECT fingerprint, body, {_COLS}, first_seen, last_seen, workspaces FROM patterns"
+            " WHERE fingerprint > ? AND archived_at IS NULL AND (? IS NULL OR language = ?)"
+            " ORDER BY fingerprint LIMIT ?",
+            (after, language, language, limit),
+        ).fetchall()
 
     def find(self, prefix: str) -> list[tuple[object, ...]]:
         """Rows whose fingerprint starts with ``prefix`` (archived included)."""

@@ -17,6 +17,7 @@ import fcntl
 import logging
 import os
 import tempfile
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -97,14 +98,18 @@ class WorkspaceScope:
             atomic_write(self.path, dump_document(current.values()))
 
 
-def atomic_write(path: Path, text: str) -> None:
+def atomic_write(path: Path, text: str | Iterable[str]) -> None:
+    """Write ``text`` (or its pieces, streamed) to ``path`` via a temp file, fsync and rename."""
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
     try:
         umask = os.umask(0)
         os.umask(umask)
         os.fchmod(fd, 0o666 & ~umask)  # a team shares this file: ordinary permissions
         with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+            if isinstance(text, str):
+                f.write(text)
+            else:
+                f.writelines(text)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, path)

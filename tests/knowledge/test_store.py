@@ -41,7 +41,9 @@ def test_counts_survive_reopening_and_migrations_are_recorded(tmp_path: Path) ->
         assert e[NOQA.fingerprint].counts.rejected == 1
     conn = sqlite3.connect(tmp_path / "knowledge.sqlite3")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("SELECT version FROM schema_migrations").fetchall() == [(1,)]
+    assert conn.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall() == [(1,), (2,)]
+    indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
+    assert "events_at" in indexes and "events_fp" not in indexes  # migration 2 ran
 
 
 def test_record_is_visible_to_ranking_before_any_write(tmp_path: Path) -> None:
@@ -205,3 +207,25 @@ def test_learned_fixes_put_the_exact_signature_first(tmp_path: Path) -> None:
 def test_base_knowledge_can_be_switched_off(tmp_path: Path, base: bool) -> None:
     with open_k(tmp_path, base=base) as k:
         assert (k.stats().by_scope[2][1] > 0) is base
+
+
+def test_learned_fixes_follow_new_evidence_after_being_looked_up(tmp_path: Path) -> None:
+    # learned_fixes caches per rule key; an event, an import-style change or a forget
+    # must show in the next lookup, or the user would get yesterday's order.
+    second = replace(LEARNED, shape=replace(LEARNED.shape, after="not $1"))
+    with open_k(tmp_path) as k:
+        k.record(ev(EventKind.MANUAL, LEARNED))
+        k.record(ev(EventKind.MANUAL, second))
+        k.record(ev(EventKind.MANUAL, second))
+        first = k.learned_fixes(LEARNED.signature)
+        assert [f.fingerprint for f in first] == [second.fingerprint, LEARNED.fingerprint]
+        for _ in range(3):
+            k.record(ev(EventKind.MANUAL, LEARNED))
+        again = k.learned_fixes(LEARNED.signature)
+        assert [f.fingerprint for f in again] == [LEARNED.fingerprint, second.fingerprint]
+        assert again[0].counts.manual == 4
+        again.clear()  # the caller's list is its own
+        assert len(k.learned_fixes(LEARNED.signature)) == 2
+        k.flush()
+        assert k.forget(LEARNED.fingerprint)
+        assert [f.fingerprint for f in k.learned_fixes(LEARNED.signature)] == [second.fingerprint]
