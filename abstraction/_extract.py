@@ -20,6 +20,7 @@ from dataclasses import dataclass
 import libcst
 import tree_sitter
 
+from fixlore.abstraction._cst import python_context, python_unit, ts_node_for
 from fixlore.abstraction._imports import lift_import
 from fixlore.abstraction._pattern import Anchor, EditShape, FixCategory, Pattern
 from fixlore.abstraction._privacy import verify_privacy
@@ -59,6 +60,10 @@ class _Change:
     b_span: tuple[int, int]
     a_span: tuple[int, int]
     header: bool = False
+    kind: str = ""
+    """The unit's libcst kind, when libcst located it (Python)."""
+    context: tuple[str, ...] | None = None
+    """libcst kinds of the enclosing statements, when libcst located the unit."""
 
 
 def extract_pattern(language: str, before: str, after: str, diag: DiagnosticInfo) -> Extracted | Skipped | Failed:
@@ -113,7 +118,7 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
         signature=signature,
         category=category,
         shape=EditShape(anchor=change.anchor, unit=unit, before=before_shape, after=after_shape),
-        context=ancestors(change.node),
+        context=_context(language, change),
         extra=_node_extra(b_src, change),
     )
     if language == "python" and category is FixCategory.ADD_IMPORT and change.anchor is Anchor.IMPORT_BLOCK:
@@ -123,6 +128,13 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
         logger.warning("pattern refused by the privacy verifier: field %s", verdict.field)
         return Skipped(SkipReason.PRIVACY, verdict.field)
     return Extracted(pattern)
+
+
+def _context(language: str, change: _Change) -> tuple[str, ...]:
+    """Enclosing kinds: libcst's names for Python (from libcst where it located the unit)."""
+    if change.context is not None:
+        return change.context
+    return python_context(change.node) if language == "python" else ancestors(change.node)
 
 
 def _node_extra(b_src: Source, change: _Change) -> tuple[tuple[str, str], ...]:
@@ -217,29 +229,36 @@ def _locate(
             bs = (nodes[0].start_byte, nodes[-1].end_byte)
             return _Change(Anchor.AT_DIAGNOSTIC, nodes[0], toks, [], bs, (a0, a0))
     comment_line = _comment_change(b_src, a_src, span)
+    cst = None
     if comment_line is not None:
         node, u0, u1 = comment_line
         header = False
     else:
-        covering = _covering(a_src, a0, a1)
-        if covering is None:
-            return Skipped(SkipReason.NOT_A_FIX, "no enclosing unit")
-        node = covering
-        u0, u1 = node.start_byte, node.end_byte
-        h_end = header_end(node, a1)
-        header = h_end != u1
-        u1 = h_end
+        cst = python_unit(a_src, a0, a1) if a_src.language == "python" else None
+        ts_node = ts_node_for(a_src, cst.start, cst.end) if cst is not None else None
+        if cst is not None and ts_node is not None:
+            node, u0, u1, header = ts_node, cst.start, cst.end, cst.header
+        else:
+            covering = _covering(a_src, a0, a1)
+            if covering is None:
+                return Skipped(SkipReason.NOT_A_FIX, "no enclosing unit")
+            node = covering
+            u0, u1 = node.start_byte, node.end_byte
+            h_end = header_end(node, a1)
+            header = h_end != u1
+            u1 = h_end
     bu0, bu1 = u0, u1 - delta
     b_toks = tokens(b_src, bu0, bu1, namer, code)
     a_toks = tokens(a_src, u0, u1, namer, code)
     if len(b_toks) > MAX_UNIT_TOKENS or len(a_toks) > MAX_UNIT_TOKENS:
         return Skipped(SkipReason.TOO_LARGE, f"unit {node.type} is too large")
+    kind, context = (cst.kind, cst.context) if cst is not None else ("", None)
     if _overlaps(b_src, (bu0, bu1), diag_span):
         has_block = any(is_statement(c) for c in node.named_children)
         anchor = Anchor.ENCLOSING_UNIT if has_block and not header else Anchor.AT_DIAGNOSTIC
-        return _Change(anchor, node, b_toks, a_toks, (bu0, bu1), (u0, u1), header)
+        return _Change(anchor, node, b_toks, a_toks, (bu0, bu1), (u0, u1), header, kind, context)
     if node.type in IMPORT_KINDS and _mentions(a_src, node, diag.message):
-        return _Change(Anchor.IMPORT_BLOCK, node, b_toks, a_toks, (bu0, bu1), (u0, u1))
+        return _Change(Anchor.IMPORT_BLOCK, node, b_toks, a_toks, (bu0, bu1), (u0, u1), False, kind, context)
     return Skipped(SkipReason.NOT_A_FIX, "edit away from the diagnostic")
 
 
@@ -429,6 +448,8 @@ def _unit_name(src: Source, change: _Change) -> str:
     node = change.node
     if src.language != "python":
         return node.type
+    if change.kind:
+        return change.kind
     end = header_end(node, change.a_span[1]) if change.header else node.end_byte
     text = src.slice(node.start_byte, end if change.after else node.end_byte)
     try:

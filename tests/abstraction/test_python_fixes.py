@@ -63,7 +63,7 @@ def test_comparison_to_none_becomes_is_none() -> None:
     assert p.shape is not None
     assert (p.shape.unit, p.shape.before, p.shape.after) == ("Comparison", "$2 == None", "$2 is None")
     assert p.shape.anchor is Anchor.AT_DIAGNOSTIC
-    assert "if_statement" in p.context
+    assert p.context == ("FunctionDef", "If")  # libcst's kinds of the enclosing statements
 
 
 def test_unused_variable_assignment_removed_is_delete_statement() -> None:
