@@ -16,7 +16,8 @@ Prints figures (ratios against baselines measured in the same run); not a test.
    share where the top learned fix equals the human fix (whitespace
    normalised) and share where it at least removes the diagnostic.
 3. Latency: the same code-action request against ``ruff server`` alone and
-   through fixlore with 100k stored patterns; p50/p99 and the difference.
+   through fixlore with 100k stored patterns, side by side in one run,
+   alternating; p50/p99, the difference, the ratio and fixlore's CPU per request.
 
 Usage: ``python bench/bench_learning.py [--quick]``.
 """
@@ -224,16 +225,8 @@ def populate(home: Path, n: int) -> None:
     knowledge.close(timeout=600)
 
 
-async def time_requests(editor: Editor, uri: str, diag: dict[str, Any], n: int, trigger: int = 1) -> list[float]:
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        await editor.code_actions(uri, diag, trigger)
-        out.append((time.perf_counter() - t0) * 1000)
-    return sorted(out)
-
-
-async def ruff_alone(text: str, n: int) -> list[float]:
+async def ruff_alone(text: str) -> tuple[Any, Any, Any]:
+    """``ruff server`` with the same file open, and the code-action params of its F401."""
     from fixlore.lsp.jsonrpc import spawn
 
     got: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
@@ -253,25 +246,23 @@ async def ruff_alone(text: str, n: int) -> list[float]:
     conn.notify("textDocument/didOpen", {"textDocument": doc})
     diag = next(d for d in await asyncio.wait_for(got, 10) if d.get("code") == "F401")
     context = {"diagnostics": [diag], "triggerKind": 1}
-    params = {"textDocument": {"uri": uri}, "range": diag["range"], "context": context}
-    out = []
-    for _ in range(n):
-        t0 = time.perf_counter()
-        await conn.request("textDocument/codeAction", params)
-        out.append((time.perf_counter() - t0) * 1000)
-    await conn.request("shutdown")
-    conn.notify("exit")
-    await proc.wait()
-    return sorted(out)
+    return proc, conn, {"textDocument": {"uri": uri}, "range": diag["range"], "context": context}
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of one process (not its children), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def pct(values: list[float], q: float) -> float:
-    return values[min(len(values) - 1, int(q * len(values)))]
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def bench_latency(quick: bool) -> None:
     n_patterns = 100_000
-    n = 300 if quick else 1000
+    n = 1000 if quick else 3000
     text = "import json\n\n\ndef main():\n    return 1\n"
     with tempfile.TemporaryDirectory() as tmp:
         home = Path(tmp) / "home"
@@ -280,26 +271,52 @@ def bench_latency(quick: bool) -> None:
         print(f"latency: populated {n_patterns} patterns in {time.perf_counter() - t0:.1f}s")
         os.environ["FIXLORE_HOME"] = str(home)
 
-        async def through_fixlore() -> list[float]:
+        async def side_by_side() -> None:
+            # Both paths in one loop, requests alternating (order flipped every
+            # round), so the shared machine's noise hits both alike.
             root = Path(tmp) / "ws"
             root.mkdir()
+            proc, conn, params = await ruff_alone(text)
             async with Editor(root) as editor:
                 uri = editor.open("lat.py", text)
                 diag = await editor.diagnostic(uri, "F401")
                 stats = await editor.until_stats(lambda s: s["patterns"] >= n_patterns, timeout=120)
-                assert stats["patterns"] >= n_patterns
-                await time_requests(editor, uri, diag, 20)  # warm-up
-                automatic = await time_requests(editor, uri, diag, n, trigger=2)
-                print(f"  fixlore, automatic (nothing recorded) p50 {pct(automatic, 0.5):.2f} ms"
-                      f"  p99 {pct(automatic, 0.99):.2f} ms")
-                return await time_requests(editor, uri, diag, n)
+                assert stats["patterns"] >= n_patterns and editor.process is not None
+                pid = editor.process.pid
+                for trigger, label in ((2, "automatic (nothing recorded)"), (1, "invoked (OFFERED recorded)")):
+                    for _ in range(20):  # warm-up
+                        await editor.code_actions(uri, diag, trigger)
+                        await conn.request("textDocument/codeAction", params)
+                    ours: list[float] = []
+                    alone: list[float] = []
 
-        ours = asyncio.run(through_fixlore())
-        alone = asyncio.run(ruff_alone(text, n))
-    print(f"  ruff alone      p50 {pct(alone, 0.5):.2f} ms  p99 {pct(alone, 0.99):.2f} ms")
-    print(f"  through fixlore p50 {pct(ours, 0.5):.2f} ms  p99 {pct(ours, 0.99):.2f} ms")
-    added50, added99 = pct(ours, 0.5) - pct(alone, 0.5), pct(ours, 0.99) - pct(alone, 0.99)
-    print(f"  added           p50 {added50:+.2f} ms  p99 {added99:+.2f} ms")
+                    async def fixlore_once(trigger: int = trigger, ours: list[float] = ours) -> None:
+                        t = time.perf_counter()
+                        await editor.code_actions(uri, diag, trigger)
+                        ours.append((time.perf_counter() - t) * 1000)
+
+                    async def ruff_once(alone: list[float] = alone) -> None:
+                        t = time.perf_counter()
+                        await conn.request("textDocument/codeAction", params)
+                        alone.append((time.perf_counter() - t) * 1000)
+
+                    cpu0 = cpu_seconds(pid)
+                    for i in range(n):
+                        first, second = (fixlore_once, ruff_once) if i % 2 else (ruff_once, fixlore_once)
+                        await first()
+                        await second()
+                    cpu = (cpu_seconds(pid) - cpu0) / n * 1000
+                    a50, a99, o50, o99 = pct(alone, 0.5), pct(alone, 0.99), pct(ours, 0.5), pct(ours, 0.99)
+                    print(f"  {label}, n={n}:")
+                    print(f"    ruff alone      p50 {a50:.2f} ms  p99 {a99:.2f} ms")
+                    print(f"    through fixlore p50 {o50:.2f} ms  p99 {o99:.2f} ms  (fixlore CPU {cpu:.2f} ms/request)")
+                    added = f"p50 {o50 - a50:+.2f} ms  p99 {o99 - a99:+.2f} ms"
+                    print(f"    added           {added}  ratio p50 {o50 / a50:.2f}x")
+            await conn.request("shutdown")
+            conn.notify("exit")
+            await proc.wait()
+
+        asyncio.run(side_by_side())
 
 
 def main() -> None:
