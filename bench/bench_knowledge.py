@@ -116,7 +116,9 @@ def populate(home: Path, n: int, events: int = 0) -> list[str]:
             rows = []
     _insert(c, cols, rows)
     if events:
-        ev = ((now - rnd.uniform(0, 365) * 86400, "accepted", fps[j % n], "ws") for j in range(events))
+        # The log is append-only, so rows arrive in time order (ids follow time).
+        times = sorted(now - rnd.uniform(0, 365) * 86400 for _ in range(events))
+        ev = ((at, "accepted", fps[j % n], "ws") for j, at in enumerate(times))
         c.executemany("INSERT INTO events (at, kind, fingerprint, workspace) VALUES (?, ?, ?, ?)", ev)
     c.execute("COMMIT")
     store.close()

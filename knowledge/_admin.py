@@ -303,7 +303,7 @@ class AdminMixin:
                 page = db.export_page(language=filters.language, after=after, limit=EXPORT_PAGE)
             if not page:
                 break
-            after = str(page[-1][0])
+            after = page[-1][0]
             for fp, body, *rest in page:
                 counts = Counts(*rest[:_N])
                 first, last, workspaces = rest[_N:]
@@ -314,7 +314,7 @@ class AdminMixin:
                     refused += 1
                     continue
                 tally[0] += 1
-                yield record_line(fp, body, rest[:_N], first, last, workspaces)
+                yield record_line(fp, body, counts.as_tuple(), first, last, workspaces)
         if refused:
             logger.warning("export skipped %d patterns the privacy verifier refused", refused)
 

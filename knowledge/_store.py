@@ -18,6 +18,7 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from ._model import COUNT_KINDS, KnowledgeError, PruneConfig, PruneReport
 
@@ -404,7 +405,7 @@ class Store:
             sql += " AND archived_at IS NULL"
         yield from self.conn.execute(sql + " ORDER BY fingerprint", (language, language))
 
-    def export_page(self, *, language: str | None, after: str, limit: int) -> list[tuple[object, ...]]:
+    def export_page(self, *, language: str | None, after: str, limit: int) -> list[tuple[Any, ...]]:
         """Active rows after fingerprint ``after``: fingerprint, body, 7 counts, first, last, workspaces."""
         return self.conn.execute(
             f"SELECT fingerprint, body, {_COLS}, first_seen, last_seen, workspaces FROM patterns"

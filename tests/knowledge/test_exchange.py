@@ -255,3 +255,23 @@ def test_shipped_base_knowledge_is_valid_and_passes_the_privacy_verifier() -> No
     jsonschema.validate(data, SCHEMA)
     loaded = base_records(check_privacy)
     assert len(loaded) == len(data["patterns"]) > 0
+
+
+def test_export_file_is_one_record_per_line_so_a_new_count_is_a_one_line_diff(tmp_path: Path) -> None:
+    # A team commits the workspace scope (same format); a diff must show what changed.
+    out1, out2 = tmp_path / "a.json", tmp_path / "b.json"
+    with open_k(tmp_path / "src") as k:
+        fill(k)
+        assert k.export(out1) == 4
+        k.record(Event(EventKind.ACCEPTED, NOQA, "w1", time.time()))
+        k.flush()
+        assert k.export(out2) == 4
+    a, b = out1.read_text().splitlines(), out2.read_text().splitlines()
+    assert len(a) == len(b) == 4 + 2
+    changed = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x != y]
+    assert changed == [0, 1 + sorted([FIX, NOQA, LEARNED, REMOVE], key=lambda p: p.fingerprint).index(NOQA)]
+    doc = json.loads(out2.read_text())
+    jsonschema.validate(doc, SCHEMA)
+    with open_k(tmp_path / "dst") as k:
+        assert k.import_file(out2).imported == 4
+        assert k.evidence(NOQA.signature.rule_key)[NOQA.fingerprint].counts.accepted == 2
