@@ -221,8 +221,11 @@ class AdminMixin:
             langs = db.conn.execute(
                 "SELECT language, count(*) FROM patterns WHERE archived_at IS NULL GROUP BY language ORDER BY language"
             ).fetchall()
+            patterns = q("SELECT count(*) FROM patterns WHERE archived_at IS NULL")
+            if self._index.lazy:  # the index holds only some rule keys of the user scope
+                by_scope = tuple((s, patterns if s == Scope.USER.value else n) for s, n in by_scope)
             return KnowledgeStats(
-                patterns=q("SELECT count(*) FROM patterns WHERE archived_at IS NULL"),
+                patterns=patterns,
                 archived=q("SELECT count(*) FROM patterns WHERE archived_at IS NOT NULL"),
                 events=q("SELECT count(*) FROM events"),
                 refused=int(db.meta("refused", "0")) + refused_pending,
@@ -358,11 +361,13 @@ class AdminMixin:
             except BaseException:
                 c.execute("ROLLBACK")
                 raise
-        from ._knowledge import _add_pending
+            from ._knowledge import _add_pending
 
-        with self._cond:
-            for fp, d in batch.patterns.items():
-                _add_pending(self._index, fp, d)
+            # Still under _db_lock: a cold rule key being loaded sees this import
+            # either in its snapshot or here, never both.
+            with self._cond:
+                for fp, d in batch.patterns.items():
+                    _add_pending(self._index, fp, d)
         logger.info("imported %d patterns (%d merged)", len(entries) - existing, existing)
         return ImportReport(imported=len(entries) - existing, merged=existing)
 

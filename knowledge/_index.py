@@ -66,6 +66,53 @@ class Index:
         self._gen: dict[RuleKey, int] = {}
         self._epoch = 0
         self._learned: dict[RuleKey, _LearnedEntry] = {}
+        self.cold: set[RuleKey] = set()
+        """User-scope rule keys with rows in the store that are not in memory (lazy mode)."""
+        self._lru: dict[RuleKey, None] = {}
+        self._user_rows = 0
+
+    def load(self, rule_key: RuleKey, bucket: dict[str, Row]) -> None:
+        """Put the user-scope rows of a cold ``rule_key`` in memory (most recently used)."""
+        key = self.key(rule_key)
+        for row in bucket.values():
+            row[R_CTX] = self.intern(tuple(row[R_CTX]))
+        self.cold.discard(key)
+        if bucket:
+            self.scopes[Scope.USER][key] = bucket
+        self._user_rows += len(bucket)
+        self._lru[key] = None
+        self.touch(key)
+
+    @property
+    def lazy(self) -> bool:
+        """Whether the user scope is held per rule key (a large store)."""
+        return bool(self.cold or self._lru)
+
+    def user_rows(self) -> int:
+        """User-scope rows loaded per rule key (lazy mode)."""
+        return self._user_rows
+
+    def used(self, rule_key: RuleKey) -> None:
+        """Mark a user-scope rule key as just used (evicted last)."""
+        if rule_key in self._lru:
+            del self._lru[rule_key]
+            self._lru[rule_key] = None
+
+    def evict(self, max_rows: int, keep: RuleKey | None = None) -> int:
+        """Drop least recently used user-scope keys (back to cold) until at most ``max_rows``."""
+        dropped = 0
+        users = self.scopes[Scope.USER]
+        while self._user_rows > max_rows and self._lru:
+            key = next(iter(self._lru))
+            if key == keep:
+                break
+            del self._lru[key]
+            bucket = users.pop(key, {})
+            self._user_rows -= len(bucket)
+            self.cold.add(key)
+            self.touch(key)
+            dropped += 1
+        return dropped
 
     def touch(self, rule_key: RuleKey | None = None) -> None:
         """Note that rows of ``rule_key`` (of every key, if None) changed: drops cached learned fixes."""
@@ -121,11 +168,19 @@ class Index:
     def clear(self, scope: Scope) -> None:
         """Drop every row of ``scope``."""
         self.scopes[scope] = {}
+        if scope is Scope.USER:
+            self.cold.clear()
+            self._lru.clear()
+            self._user_rows = 0
         self.touch()
 
-    def replace(self, scope: Scope, buckets: dict[RuleKey, dict[str, Row]]) -> None:
-        """Swap in every row of ``scope`` at once (a full reload)."""
+    def replace(self, scope: Scope, buckets: dict[RuleKey, dict[str, Row]], cold: set[RuleKey] | None = None) -> None:
+        """Swap in every row of ``scope`` at once (a full reload); ``cold`` keys load later."""
         self.scopes[scope] = buckets
+        if scope is Scope.USER:
+            self.cold = set(cold or ())
+            self._lru.clear()
+            self._user_rows = 0
         self.touch()
 
     def size(self, scope: Scope) -> int:
@@ -134,7 +189,9 @@ class Index:
 
     def evidence(self, rule_key: RuleKey) -> EvidenceView:
         """A read-only view: fingerprint -> stats from the highest scope holding it."""
-        return EvidenceView(tuple((s, self.scopes[s][rule_key]) for s in SCOPE_ORDER if rule_key in self.scopes[s]))
+        # .get, not "in" then [...]: a lazy store may evict the key from another thread.
+        layers = ((s, self.scopes[s].get(rule_key)) for s in SCOPE_ORDER)
+        return EvidenceView(tuple((s, b) for s, b in layers if b is not None))
 
     def with_shape(self, rule_key: RuleKey) -> list[PatternStats]:
         """Learned fixes (patterns with a shape) under ``rule_key``, highest scope per id."""

@@ -48,6 +48,11 @@ logger = logging.getLogger(__name__)
 
 _KIND_INDEX = {k: i for i, k in enumerate(COUNT_KINDS)}
 
+EAGER_MAX = 150_000
+"""A user store with at most this many active patterns is read whole at open."""
+CACHE_ROWS = 300_000
+"""In a larger store, about this many user-scope rows stay in memory (LRU by rule key)."""
+
 
 class Knowledge(_admin.AdminMixin):
     """All knowledge scopes of one server (or CLI run). Use :meth:`open`."""
@@ -65,6 +70,8 @@ class Knowledge(_admin.AdminMixin):
         auto_prune: bool,
         batch_interval: float,
         batch_max: int,
+        eager_max: int = EAGER_MAX,
+        cache_rows: int = CACHE_ROWS,
     ) -> None:
         self.home = home
         self.db_path = home / STORE_FILE
@@ -92,6 +99,13 @@ class Knowledge(_admin.AdminMixin):
         self._rev = 0
         self._epoch = ""
         self._data_version = -1
+        self._eager_max = eager_max
+        self._cache_rows = cache_rows
+        self._inflight: Batch | None = None
+        self._inflight_rev: int | None = None
+        self._recent: list[tuple[int, Batch]] = []
+        self._loading = 0
+        self._warmer: threading.Thread | None = None
         try:
             if learning or self.db_path.exists():
                 self._db = Store(self.db_path, readonly=not learning)
@@ -121,8 +135,16 @@ class Knowledge(_admin.AdminMixin):
         auto_prune: bool = True,
         batch_interval: float = 0.2,
         batch_max: int = 500,
+        eager_max: int = EAGER_MAX,
+        cache_rows: int = CACHE_ROWS,
     ) -> Knowledge:
-        """Open (creating if learning is on) the store under ``home`` and load every scope."""
+        """Open (creating if learning is on) the store under ``home`` and load every scope.
+
+        A user store of at most ``eager_max`` active patterns is read whole; a larger
+        one is read per rule key: a background thread warms the most recently used
+        keys, a request for a cold key reads that key's rows through an index, and at
+        most about ``cache_rows`` rows are kept (least recently used keys go cold).
+        """
         return cls(
             home if home is not None else knowledge_home(),
             workspace_root=workspace_root,
@@ -134,6 +156,8 @@ class Knowledge(_admin.AdminMixin):
             auto_prune=auto_prune,
             batch_interval=batch_interval,
             batch_max=batch_max,
+            eager_max=eager_max,
+            cache_rows=cache_rows,
         )
 
     # -- loading and refreshing ---------------------------------------------------------
@@ -156,6 +180,7 @@ class Knowledge(_admin.AdminMixin):
 
     def _reload_user(self) -> None:
         assert self._db is not None
+        lazy: list[RuleKey] | None = None
         with self._db_lock:
             db = self._db
             db.conn.execute("BEGIN")
@@ -163,16 +188,84 @@ class Knowledge(_admin.AdminMixin):
                 self._data_version = db.data_version()
                 self._epoch = db.meta("epoch")
                 self._rev = int(db.meta("rev", "0"))
-                rows = db.rows()
                 fresh = Index()
-                for r in rows:
-                    fresh.put(Scope.USER, (r[1], r[2], r[3]), r[0], _row_from_db(r))
+                if db.active_count() > self._eager_max:
+                    lazy = db.rule_keys_by_recency()
+                else:
+                    for r in db.rows():
+                        fresh.put(Scope.USER, (r[1], r[2], r[3]), r[0], _row_from_db(r))
             finally:
                 db.conn.execute("COMMIT")
-        with self._cond:
-            self._index.replace(Scope.USER, fresh.scopes[Scope.USER])
-            for fp, d in self._pending.patterns.items():
-                _add_pending(self._index, fp, d)
+            with self._cond:
+                self._index.replace(Scope.USER, fresh.scopes[Scope.USER], cold=set(lazy or ()))
+                for fp, d in self._pending.patterns.items():
+                    _add_pending(self._index, fp, d)
+        if lazy:
+            logger.info("knowledge: %d rule keys, loaded per key on demand", len(lazy))
+            self._start_warmer(lazy)
+
+    def _start_warmer(self, keys: list[RuleKey]) -> None:
+        """Load the most recently used rule keys in the background, up to the cache size."""
+
+        def warm() -> None:
+            for key in keys:
+                if self._closing or self._index.user_rows() >= self._cache_rows * 0.9:
+                    break
+                self._load_key(key, touch=False)
+
+        self._warmer = threading.Thread(target=warm, name="fixlore-knowledge-warmer", daemon=True)
+        self._warmer.start()
+
+    def warmed(self, timeout: float | None = None) -> bool:
+        """Wait for the background warm-up (if any); True once it has finished."""
+        if self._warmer is not None:
+            self._warmer.join(timeout)
+            return not self._warmer.is_alive()
+        return True
+
+    def _load_key(self, key: RuleKey, *, touch: bool = True) -> None:
+        """Read the user-scope rows of a cold rule key into the index.
+
+        The rows come from one read snapshot (store revision ``snap``); the deltas this
+        process has not yet seen committed in that snapshot are added on top: pending
+        ones, the batch being written (unless its revision is in the snapshot), and
+        batches committed while the read ran. Holding ``_db_lock`` orders this against
+        ``refresh`` and ``import_file``, which update loaded keys under it.
+        """
+        db = self._db
+        if db is None:
+            return
+        with self._db_lock:
+            with self._cond:
+                if key not in self._index.cold:
+                    return
+                self._loading += 1
+            try:
+                db.conn.execute("BEGIN")
+                try:
+                    snap = int(db.meta("rev", "0"))
+                    rows = db.rule_rows(key)
+                finally:
+                    db.conn.execute("COMMIT")
+            except sqlite3.Error as exc:
+                logger.error("knowledge: cannot read a rule key: %s", type(exc).__name__)
+                rows = None
+            with self._cond:
+                self._loading -= 1
+                if rows is not None and key in self._index.cold:
+                    self._index.load(key, {r[0]: _row_from_db(r) for r in rows})
+                    unseen = [b for r, b in self._recent if r > snap]
+                    if self._inflight is not None and (self._inflight_rev is None or self._inflight_rev > snap):
+                        unseen.append(self._inflight)
+                    unseen.append(self._pending)
+                    for batch in unseen:
+                        for fp, d in batch.patterns.items():
+                            if d.rule_key == key:
+                                _add_pending(self._index, fp, d)
+                    if touch:
+                        self._index.evict(self._cache_rows, keep=key)
+                if not self._loading:
+                    self._recent.clear()
 
     def refresh(self) -> bool:
         """Pull other processes' writes into the index; True if anything changed.
@@ -206,6 +299,8 @@ class Knowledge(_admin.AdminMixin):
                     self._index.remove(Scope.USER, fp)
                 for r in rows:
                     key = (r[1], r[2], r[3])
+                    if key in self._index.cold:
+                        continue  # read whole, with this change, when first needed
                     self._index.remove(Scope.USER, r[0], key)
                     if r[-2] is None:
                         self._index.put(Scope.USER, key, r[0], _row_from_db(r))
@@ -238,7 +333,16 @@ class Knowledge(_admin.AdminMixin):
         return workspace_hash(self._salt, root)
 
     def evidence(self, rule_key: RuleKey) -> Mapping[str, PatternStats]:
-        """Fingerprint -> stats under ``rule_key``, highest scope per fingerprint. In memory."""
+        """Fingerprint -> stats under ``rule_key``, highest scope per fingerprint.
+
+        From memory; only in a store too large to hold whole, a rule key not used
+        since the start is read first (one indexed query, see docs/knowledge.md).
+        """
+        if rule_key in self._index.cold:
+            self._load_key(rule_key)
+        elif self._index.lazy:
+            with self._cond:
+                self._index.used(rule_key)
         return self._index.evidence(rule_key)
 
     def learned_fixes(self, signature: Signature) -> list[PatternStats]:
@@ -248,6 +352,8 @@ class Knowledge(_admin.AdminMixin):
         rule key (generalised ones, other templates); ``instantiate`` decides
         whether those apply.
         """
+        if signature.rule_key in self._index.cold:
+            self._load_key(signature.rule_key)
         with self._cond:
             return self._index.learned_for(signature)
 
@@ -283,8 +389,8 @@ class Knowledge(_admin.AdminMixin):
         i = _KIND_INDEX[event.kind]
         at = event.at
         key = p.signature.rule_key
-        row = self._index.ensure(Scope.USER, key, fp, at, p)
-        _bump(row, i, at)
+        if key not in self._index.cold:  # a cold key gets this from _pending when loaded
+            _bump(self._index.ensure(Scope.USER, key, fp, at, p), i, at)
         d = self._pending.patterns.get(fp)
         if d is None:
             d = PatternDelta(fp, key, p.category.value, p.shape is not None, "/".join(p.context), p.to_json())
@@ -348,14 +454,16 @@ class Knowledge(_admin.AdminMixin):
                 batch, self._pending = self._pending, Batch()
                 ws, self._ws_pending = self._ws_pending, {}
                 seq = self._seq
+                self._inflight, self._inflight_rev = batch, None
             try:
                 if batch:
-                    self._writer_store.apply(batch)
+                    self._apply(self._writer_store, batch)
                 if ws and self._workspace is not None:
                     self._workspace.merge(ws)
             except (KnowledgeError, OSError, Exception) as exc:  # noqa: BLE001 - logged, retried
                 logger.error("knowledge write failed, will retry: %s", type(exc).__name__)
                 with self._cond:
+                    self._inflight = None
                     _merge_batch(batch, self._pending)
                     self._pending = batch
                     for fp, d in self._ws_pending.items():
@@ -368,6 +476,23 @@ class Knowledge(_admin.AdminMixin):
         with self._cond:
             self._committed = max(self._committed, seq)
             self._cond.notify_all()
+
+    def _apply(self, store: Store, batch: Batch) -> None:
+        """Commit a batch, telling cold-key loads its revision before the commit."""
+        c = store.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            rev = store.apply_in_tx(batch)
+            with self._cond:
+                self._inflight_rev = rev
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+        with self._cond:
+            if self._loading:
+                self._recent.append((rev, batch))
+            self._inflight = None
 
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every event recorded before this call is committed."""
@@ -392,6 +517,8 @@ class Knowledge(_admin.AdminMixin):
             self._cond.notify_all()
         if self._writer is not None:
             self._writer.join(timeout)
+        if self._warmer is not None:
+            self._warmer.join(timeout)
         if self._db is not None:
             with self._db_lock:
                 self._db.close()
@@ -419,6 +546,8 @@ def _row_from_db(r: sqlite3.Row | tuple[Any, ...]) -> Row:
 
 
 def _add_pending(index: Index, fp: str, d: PatternDelta) -> None:
+    if d.rule_key in index.cold:
+        return  # the store has (or soon has) it; added on top when the key is loaded
     row = index.get(Scope.USER, d.rule_key, fp)
     if row is None:
         row = [0] * len(COUNT_KINDS) + [d.first_seen, d.last_seen, 0, (), None]

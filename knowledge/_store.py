@@ -226,7 +226,8 @@ class Store:
             c.execute("ROLLBACK")
             raise
 
-    def apply_in_tx(self, batch: Batch) -> None:
+    def apply_in_tx(self, batch: Batch) -> int:
+        """Apply a batch inside the caller's transaction; the revision it is stamped with."""
         c = self.conn
         rev = self._bump_rev()
         upsert = (
@@ -288,6 +289,7 @@ class Store:
                 "UPDATE meta SET value = CAST(value AS INTEGER) + ? WHERE key = 'refused'",
                 (batch.refused,),
             )
+        return rev
 
     def count_existing(self, fingerprints: Iterable[str]) -> int:
         """How many of ``fingerprints`` already have a row (archived ones included)."""
@@ -378,17 +380,39 @@ class Store:
 
     # -- reads --------------------------------------------------------------------------
 
+    _ROWS_SQL = (
+        "SELECT fingerprint, language, source, code, category, has_shape, context,"
+        f" CASE WHEN has_shape THEN body ELSE NULL END AS body, {_COLS},"
+        " first_seen, last_seen, workspaces, archived_at, rev FROM patterns"
+    )
+
     def rows(self, *, since_rev: int | None = None) -> Iterator[sqlite3.Row]:
         """Active pattern rows for the index, or every row changed after ``since_rev``."""
-        sql = (
-            "SELECT fingerprint, language, source, code, category, has_shape, context,"
-            f" CASE WHEN has_shape THEN body ELSE NULL END AS body, {_COLS},"
-            " first_seen, last_seen, workspaces, archived_at, rev FROM patterns"
-        )
+        sql = self._ROWS_SQL
         if since_rev is None:
             yield from self.conn.execute(sql + " WHERE archived_at IS NULL")
         else:
             yield from self.conn.execute(sql + " WHERE rev > ?", (since_rev,))
+
+    def active_count(self) -> int:
+        """Number of active (not archived) patterns."""
+        return self.scalar("SELECT count(*) FROM patterns WHERE archived_at IS NULL")
+
+    def rule_keys_by_recency(self) -> list[tuple[str, str, str]]:
+        """Rule keys with active patterns, most recently seen first."""
+        return [
+            (str(a), str(b), str(c))
+            for a, b, c, _ in self.conn.execute(
+                "SELECT language, source, code, max(last_seen) AS seen FROM patterns"
+                " WHERE archived_at IS NULL GROUP BY language, source, code ORDER BY seen DESC"
+            )
+        ]
+
+    def rule_rows(self, rule_key: tuple[str, str, str]) -> list[sqlite3.Row]:
+        """Active rows of one rule key, in the layout of :meth:`rows` (through ``patterns_rule``)."""
+        return self.conn.execute(
+            self._ROWS_SQL + " WHERE language = ? AND source = ? AND code = ? AND archived_at IS NULL", rule_key
+        ).fetchall()
 
     def forgotten_since(self, rev: int) -> list[str]:
         """Fingerprints forgotten after ``rev``."""

@@ -1,0 +1,99 @@
+"""A store too large to hold whole: rule keys load on first use, stay exact, and go cold again."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+from pathlib import Path
+
+from fixlore.abstraction._pattern import Pattern, Signature
+from fixlore.knowledge import Event, EventKind, Knowledge
+
+from ._patterns import FIX, LEARNED
+
+KEYS = 12
+
+
+def sig(i: int) -> Signature:
+    """The i-th rule key's signature."""
+    return replace(FIX.signature, code=f"E{700 + i}")
+
+
+def fix(i: int) -> Pattern:
+    """The upstream action of rule key i."""
+    return replace(FIX, signature=sig(i))
+
+
+def learned(i: int) -> Pattern:
+    """A learned fix of rule key i."""
+    return replace(LEARNED, signature=sig(i))
+
+
+def open_lazy(home: Path, **kw: object) -> Knowledge:
+    """Read per rule key whatever the size, keeping about 6 rows in memory."""
+    return Knowledge.open(home, base=False, auto_prune=False, eager_max=0, cache_rows=6, **kw)  # type: ignore[arg-type]
+
+
+def fill(home: Path) -> None:
+    """Rule key i: i+1 acceptances of its action, 1 manual fix."""
+    with Knowledge.open(home, base=False, auto_prune=False) as k:
+        for i in range(KEYS):
+            for _ in range(i + 1):
+                k.record(Event(EventKind.ACCEPTED, fix(i), "w", time.time()))
+            k.record(Event(EventKind.MANUAL, learned(i), "w", time.time()))
+
+
+def accepted(k: Knowledge, i: int) -> int:
+    """Acceptances of rule key i's action as ranking sees them."""
+    return k.evidence(sig(i).rule_key)[fix(i).fingerprint].counts.accepted
+
+
+def test_every_rule_key_reads_the_same_lazily_as_whole(tmp_path: Path) -> None:
+    fill(tmp_path)
+    with open_lazy(tmp_path) as k:
+        assert k.warmed(10)
+        assert 0 < len(k._index.cold) < KEYS  # the warm-up stopped at the cache size
+        assert [accepted(k, i) for i in range(KEYS)] == [i + 1 for i in range(KEYS)]
+        assert [s.fingerprint for s in k.learned_fixes(sig(3))] == [learned(3).fingerprint]
+        assert k.stats().by_scope[1] == ("user", 2 * KEYS)
+        assert k.list_patterns() and len(k.list_patterns()) == 2 * KEYS
+
+
+def test_events_for_cold_and_evicted_keys_are_not_lost(tmp_path: Path) -> None:
+    fill(tmp_path)
+    with open_lazy(tmp_path, batch_interval=60.0) as k:
+        k.warmed(10)
+        # Unflushed events on keys that are cold, then loaded, then evicted, then loaded again.
+        for i in range(KEYS):
+            k.record(Event(EventKind.ACCEPTED, fix(i), "w", time.time()))
+        assert [accepted(k, i) for i in range(KEYS)] == [i + 2 for i in range(KEYS)]
+        assert [accepted(k, i) for i in reversed(range(KEYS))] == [i + 2 for i in reversed(range(KEYS))]
+        k.flush()
+        assert [accepted(k, i) for i in range(KEYS)] == [i + 2 for i in range(KEYS)]
+    with open_lazy(tmp_path) as k:
+        assert [accepted(k, i) for i in range(KEYS)] == [i + 2 for i in range(KEYS)]
+
+
+def test_another_windows_writes_reach_cold_and_loaded_keys(tmp_path: Path) -> None:
+    fill(tmp_path)
+    with open_lazy(tmp_path) as k, Knowledge.open(tmp_path, base=False, auto_prune=False) as other:
+        k.warmed(10)
+        assert accepted(k, 0) == 1  # loaded now
+        for i in (0, KEYS - 1):
+            other.record(Event(EventKind.ACCEPTED, fix(i), "w", time.time()))
+        other.flush()
+        assert k.refresh()
+        assert accepted(k, 0) == 2
+        assert accepted(k, KEYS - 1) == KEYS + 1
+
+
+def test_import_into_a_lazy_store_counts_once(tmp_path: Path) -> None:
+    fill(tmp_path / "src")
+    with Knowledge.open(tmp_path / "src", base=False, auto_prune=False) as k:
+        k.export(tmp_path / "x.json")
+    fill(tmp_path / "dst")
+    with open_lazy(tmp_path / "dst") as k:
+        k.warmed(10)
+        assert accepted(k, 0) == 1  # one loaded key, the rest cold
+        assert k.import_file(tmp_path / "x.json").merged == 2 * KEYS
+        assert [accepted(k, i) for i in range(KEYS)] == [2 * (i + 1) for i in range(KEYS)]
