@@ -23,10 +23,10 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import DiagnosticInfo, Pattern, Position, TextRange, abstract_action, abstract_signature
+from fixlore.abstraction import DiagnosticInfo, Pattern, abstract_action, abstract_signature
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
 from fixlore.lsp.diagnostics import to_lsp_range
-from fixlore.lsp.timeline import diag_key
+from fixlore.lsp.timeline import diag_info
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -119,7 +119,6 @@ class _Item:
     pattern: Pattern | None = None
     learned: bool = False
     group: int | None = None
-    fingerprint: str | None = None
 
 
 def assemble(
@@ -139,6 +138,8 @@ def assemble(
     items = [_Item(dict(a)) for a in upstream if isinstance(a, dict) and isinstance(a.get("title"), str)]
     for item in items:
         item.group = _group_of(item.action, diagnostics)
+    lines = doc.source.split("\n") if doc is not None else []
+    num_units = doc.position_codec.client_num_units if doc is not None else len
     out = Assembly()
     order: list[_Item] = list(items)
     siblings: dict[int, tuple[Pattern, ...]] = {}
@@ -147,15 +148,13 @@ def assemble(
         fixes = learned[g] if g < len(learned) else []
         if language is None or (not members and not fixes):
             continue
-        source, code, message = diag_key(diag)
+        info = diag_info(diag, lines, num_units)
         for it in members:
-            it.pattern, it.fingerprint = _action_identity(
-                language, source, code, message, it.action["title"], str(it.action.get("kind") or "")
-            )
+            it.pattern = action_pattern(language, info, it.action["title"], str(it.action.get("kind") or ""))
         extra = [_learned_item(uri, doc, diag, fix, g) for fix in fixes if doc is not None]
         group = members + extra
         candidates = [Candidate(key=_key(it), pattern=it.pattern, upstream_index=i) for i, it in enumerate(group)]
-        rule_key = _rule_key(language, source, code, message)
+        rule_key = abstract_signature(language, info).rule_key
         evidence = knowledge.evidence(rule_key) if knowledge is not None else {}
         ranked = rank_actions(candidates, evidence, now=now)
         has_evidence = any(c.key in evidence for c in candidates)
@@ -214,49 +213,7 @@ def action_pattern(language: str, info: DiagnosticInfo, title: str, kind: str) -
     return abstract_action(language, masked, _SPAN.sub(mask, title), kind)
 
 
-_IDENTITY_CACHE = 4096
-_identities: OrderedDict[tuple[str, ...], tuple[Pattern, str]] = OrderedDict()
-_rule_keys: OrderedDict[tuple[str, ...], Any] = OrderedDict()
-
-
-def _action_identity(
-    language: str, source: str, code: str, message: str, title: str, kind: str
-) -> tuple[Pattern, str]:
-    """:func:`action_pattern` and its fingerprint, memoised (pure; the range plays no part).
-
-    Both were recomputed for every action of every request.
-    """
-    key = (language, source, code, message, title, kind)
-    hit = _identities.get(key)
-    if hit is not None:
-        _identities.move_to_end(key)
-        return hit
-    info = DiagnosticInfo(source=source, code=code, message=message, range=_NO_RANGE)
-    pattern = action_pattern(language, info, title, kind)
-    hit = _identities[key] = (pattern, pattern.fingerprint)
-    if len(_identities) > _IDENTITY_CACHE:
-        _identities.popitem(last=False)
-    return hit
-
-
-def _rule_key(language: str, source: str, code: str, message: str) -> Any:
-    """``abstract_signature(...).rule_key``, memoised like :func:`_action_identity`."""
-    key = (language, source, code, message)
-    hit = _rule_keys.get(key)
-    if hit is None:
-        info = DiagnosticInfo(source=source, code=code, message=message, range=_NO_RANGE)
-        hit = _rule_keys[key] = abstract_signature(language, info).rule_key
-        if len(_rule_keys) > _IDENTITY_CACHE:
-            _rule_keys.popitem(last=False)
-    return hit
-
-
-_NO_RANGE = TextRange(Position(0, 0), Position(0, 0))
-
-
 def _key(item: _Item) -> str:
-    if item.fingerprint is not None:
-        return item.fingerprint
     return item.pattern.fingerprint if item.pattern is not None else f"untracked:{id(item)}"
 
 
