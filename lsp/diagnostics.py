@@ -36,6 +36,8 @@ PublishListener = Callable[[str, "int | None", list[dict[str, Any]]], None]
 @dataclass
 class _DocDiagnostics:
     by_source: dict[str, tuple[int | None, list[dict[str, Any]]]] = field(default_factory=dict)
+    arrived: dict[str, int | None] = field(default_factory=dict)
+    """The document's version when each source's latest list arrived."""
 
 
 class DiagnosticsHub:
@@ -50,8 +52,40 @@ class DiagnosticsHub:
 
     def set(self, uri: str, key: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Replace ``key``'s diagnostics for ``uri`` and publish the merge."""
-        self._docs.setdefault(uri, _DocDiagnostics()).by_source[key] = (version, diagnostics)
+        doc = self._docs.setdefault(uri, _DocDiagnostics())
+        doc.by_source[key] = (version, diagnostics)
+        doc.arrived[key] = self._version(uri)
         self.publish(uri)
+
+    def source_versions(self, uri: str) -> dict[str, int | None]:
+        """For each source that reported for ``uri``: the version its latest list is for.
+
+        A source that sends no version is taken to have reported for the
+        version that was current when its list arrived (``None`` if unknown).
+        """
+        doc = self._docs.get(uri)
+        if doc is None:
+            return {}
+        return {key: doc.arrived.get(key) if v is None else v for key, (v, _) in doc.by_source.items()}
+
+    def lagging(self, uri: str) -> set[str]:
+        """Sources that reported for ``uri`` but not yet for its current version."""
+        version = self._version(uri)
+        if version is None:
+            return set()
+        return {key for key, v in self.source_versions(uri).items() if v is not None and v != version}
+
+    def current_by_source(self, uri: str) -> dict[str, list[dict[str, Any]]]:
+        """Like :meth:`current`, per source key (only sources whose list is for the current version)."""
+        doc = self._docs.get(uri)
+        if doc is None:
+            return {}
+        version = self._version(uri)
+        return {
+            key: diagnostics
+            for key, (diag_version, diagnostics) in doc.by_source.items()
+            if version is None or diag_version is None or diag_version == version
+        }
 
     def current(self, uri: str, *, exclude: str | None = None) -> list[dict[str, Any]]:
         """The merged diagnostics for the document's current version."""

@@ -19,12 +19,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Collection
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import Extracted, Pattern, extract_pattern, syntax_problems
+from fixlore.abstraction import Extracted, Pattern, syntax_problems
 from fixlore.knowledge import Event, EventKind, Knowledge
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning_fixes import LearnedFixes
@@ -32,6 +33,7 @@ from fixlore.lsp.timeline import ERROR, MATCH_LINES, DocTimeline, Tracked, diag_
 
 if TYPE_CHECKING:
     from fixlore.lsp.config import FixloreConfig
+    from fixlore.lsp.diagnostics import DiagnosticsHub
     from fixlore.lsp.server import FixloreServer
 
 logger = logging.getLogger(__name__)
@@ -43,6 +45,13 @@ VERIFY_WINDOW_S = 120.0
 NEAR_LINES = 3
 """A new error this close to a fixed diagnostic means the fix broke something."""
 STATUS_INTERVAL_S = 1.0
+EARLY_EVENTS = 1000
+"""At most this many events wait for the store while it opens."""
+SOURCE_WAIT_S = 10.0
+"""How long a settle waits for every source to report for the current version.
+
+Past it, the document settles without the late sources: their diagnostics
+are kept as they were, neither fixed nor new, until they report."""
 
 
 @dataclass
@@ -70,9 +79,13 @@ class LearningLoop:
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fixlore-learning")
         self.fixes = LearnedFixes(self)
         self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._source_timers: dict[str, asyncio.TimerHandle] = {}
+        """Per document: when to stop waiting for late sources (see :data:`SOURCE_WAIT_S`)."""
         self._settle_wanted: set[str] = set()
         self._settling: set[str] = set()
         self._opening: asyncio.Future[Any] | None = None
+        self._early: list[tuple[EventKind, Pattern, float]] = []
+        """Events recorded while the store was still opening (replayed once it is open)."""
         self._status_handle: asyncio.TimerHandle | None = None
         self._status_last = 0.0
         self.events_recorded = 0
@@ -118,11 +131,15 @@ class LearningLoop:
         def done(f: asyncio.Future[Any]) -> None:
             self._opening = None
             if f.cancelled() or f.exception() is not None:
+                self._early.clear()
                 logger.error("cannot open the knowledge store: %s", type(f.exception()).__name__)
                 self.server.notify_user("fixlore: cannot open its knowledge store; see the log.", key="knowledge")
                 return
             self.knowledge = f.result()
             logger.info("knowledge open (learning %s)", self.knowledge.learning)
+            early, self._early = self._early, []
+            for kind, pattern, at in early:
+                self._record_now(self.knowledge, kind, pattern, at)
             self.schedule_status()
 
         future.add_done_callback(done)
@@ -138,9 +155,10 @@ class LearningLoop:
 
     def shutdown(self) -> None:
         """Flush and close the store (blocking the shutdown request only)."""
-        for handle in self._timers.values():
+        for handle in (*self._timers.values(), *self._source_timers.values()):
             handle.cancel()
         self._timers.clear()
+        self._source_timers.clear()
         if self.knowledge is not None:
             self.knowledge.close()
             self.knowledge = None
@@ -157,9 +175,17 @@ class LearningLoop:
     def record(self, kind: EventKind, pattern: Pattern) -> None:
         """Queue one event (non-blocking; nothing when learning is off)."""
         knowledge = self.knowledge
-        if knowledge is None or not knowledge.learning:
+        if knowledge is None:
+            # The user may act before the store is open (it opens in a worker at initialize).
+            if self._opening is not None and self.server.config.learning and len(self._early) < EARLY_EVENTS:
+                self._early.append((kind, pattern, time.time()))
             return
-        knowledge.record(Event(kind=kind, pattern=pattern, workspace=knowledge.workspace_id, at=time.time()))
+        self._record_now(knowledge, kind, pattern, time.time())
+
+    def _record_now(self, knowledge: Knowledge, kind: EventKind, pattern: Pattern, at: float) -> None:
+        if not knowledge.learning:
+            return
+        knowledge.record(Event(kind=kind, pattern=pattern, workspace=knowledge.workspace_id, at=at))
         self.events_recorded += 1
         logger.debug("recorded %s for pattern %s", kind.value, pattern.fingerprint)
         self.schedule_status()
@@ -192,7 +218,7 @@ class LearningLoop:
 
     def did_open(self, uri: str, raw: Any) -> None:
         """A new timeline; the first settle happens after a pause, once every source reported."""
-        self.timelines[uri] = DocTimeline(uri)
+        self.timelines[uri] = DocTimeline(uri, changed_at=time.monotonic())
         self._want_settle(uri, delay=self.pause_s())
 
     def did_change(self, uri: str, raw: Any) -> None:
@@ -201,6 +227,8 @@ class LearningLoop:
         changes = raw.get("contentChanges", []) if isinstance(raw, dict) else []
         version = (raw.get("textDocument") or {}).get("version") if isinstance(raw, dict) else None
         timeline.apply_change(version, changes)
+        timeline.changed_at = time.monotonic()
+        self._cancel_source_timer(uri)
         self._check_undo(uri)
         self._want_settle(uri, delay=self.pause_s())
 
@@ -216,6 +244,7 @@ class LearningLoop:
         handle = self._timers.pop(uri, None)
         if handle is not None:
             handle.cancel()
+        self._cancel_source_timer(uri)
         self.fixes.forget(uri)
 
     def published(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
@@ -248,9 +277,46 @@ class LearningLoop:
             return
         if timeline.latest_version != doc.version:
             return  # this version's diagnostics are not in yet: the next publish settles
+        lagging = self._lagging(uri, timeline)
+        if lagging:
+            left = SOURCE_WAIT_S - (time.monotonic() - timeline.changed_at)
+            if left > 0:
+                self._wait_for_sources(uri, left)
+                return  # a source's list is for an older version: its next publish settles
+            logger.info("settling without %d source(s) that did not report within %.0f s", len(lagging), SOURCE_WAIT_S)
+        self._cancel_source_timer(uri)
         self._settle_wanted.discard(uri)
         self._settling.add(uri)
         self.server.spawn(self._settle(uri), name="settle")
+
+    def _hub(self) -> DiagnosticsHub:
+        hub: DiagnosticsHub = self.server.features["diagnostics"]
+        return hub
+
+    def _lagging(self, uri: str, timeline: DocTimeline) -> set[str]:
+        """Sources not reported for the current version yet that could make a diagnostic seem fixed.
+
+        Only a source with diagnostics in the baseline can: one that had none
+        (or has stopped reporting, as fixlore's own syntax check does once an
+        upstream serves the document) need not be waited for.
+        """
+        lagging = self._hub().lagging(uri)
+        return {t.origin for t in timeline.baseline if t.origin in lagging} if lagging else set()
+
+    def _wait_for_sources(self, uri: str, delay: float) -> None:
+        if uri not in self._source_timers:
+            loop = asyncio.get_running_loop()
+            self._source_timers[uri] = loop.call_later(delay, self._sources_overdue, uri)
+
+    def _sources_overdue(self, uri: str) -> None:
+        self._source_timers.pop(uri, None)
+        if uri in self._settle_wanted and uri not in self._timers:
+            self._try_settle(uri)
+
+    def _cancel_source_timer(self, uri: str) -> None:
+        handle = self._source_timers.pop(uri, None)
+        if handle is not None:
+            handle.cancel()
 
     async def _settle(self, uri: str) -> None:
         try:
@@ -269,7 +335,11 @@ class LearningLoop:
         language = document_language(doc)
         if language is None:
             return
-        version, text, diagnostics = doc.version, doc.source, list(timeline.latest)
+        version, text = doc.version, doc.source
+        hub = self._hub()
+        by_source, lagging = hub.current_by_source(uri), self._lagging(uri, timeline)
+        diagnostics = [d for diags in by_source.values() for d in diags]
+        origins = [key for key, diags in by_source.items() for _ in diags]
         loop = asyncio.get_running_loop()
         problems = await loop.run_in_executor(self.executor, syntax_problems, language, text)
         current = self.server.workspace.text_documents.get(uri)
@@ -277,9 +347,10 @@ class LearningLoop:
             return  # the text moved on; a newer settle is scheduled
         if problems:
             return  # typing through errors: keep the last parsing state as the baseline
-        result = timeline.settle(version, text, diagnostics)
+        result = timeline.settle(version, text, diagnostics, origins=origins, lagging=lagging)
         watches = self.watches.get(uri, [])
-        claimed = self._verify(timeline, watches, diagnostics, result.new)
+        unknown = {t.key for t in timeline.baseline if t.origin in lagging}
+        claimed = self._verify(timeline, watches, diagnostics, result.new, unknown)
         num_units = doc.position_codec.client_num_units
         for tracked in result.vanished:
             if any(_same(tracked, w.tracked) for w in claimed):
@@ -296,12 +367,17 @@ class LearningLoop:
         watches: list[Watch],
         current: list[dict[str, Any]],
         new: tuple[dict[str, Any], ...],
+        unknown: Collection[tuple[str, str, str]] = (),
     ) -> list[Watch]:
-        """Decide the pending verifications; returns the watches that explain a vanished diagnostic."""
+        """Decide the pending verifications; returns the watches that explain a vanished diagnostic.
+
+        A watch whose diagnostic belongs to a source that has not reported
+        yet (``unknown`` keys) waits for a later settle.
+        """
         claimed: list[Watch] = []
         now = time.monotonic()
         for watch in watches:
-            if watch.verified:
+            if watch.verified or watch.tracked.key in unknown:
                 continue
             tracked = watch.tracked
             still = any(
@@ -332,7 +408,7 @@ class LearningLoop:
         self, uri: str, language: str, tracked: Tracked, after: str, info: Any, broke: bool
     ) -> None:
         loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(self.executor, extract_pattern, language, tracked.text, after, info)
+        result = await loop.run_in_executor(self.executor, _extract, language, tracked.text, after, info)
         if not isinstance(result, Extracted):
             logger.info("vanished diagnostic not learned: %s", getattr(result, "reason", "failed"))
             return
@@ -402,6 +478,21 @@ class LearningLoop:
         self.server.protocol.send_raw_notification("fixlore/status", {"learning": self.learning, "patterns": patterns})
 
 
+def _extract(language: str, before: str, after: str, info: Any) -> Any:
+    """Worker thread: ``extract_pattern``, imported here so start-up does not load libcst."""
+    from fixlore.abstraction import extract_pattern
+
+    return extract_pattern(language, before, after, info)
+
+
+def warm_up() -> None:
+    """Worker thread, after ``initialized``: load the extractor (libcst) before the first fix."""
+    started = time.perf_counter()
+    from fixlore.abstraction import extract_pattern  # noqa: F401 - imported for its side effect
+
+    logger.debug("extractor loaded in %.0f ms", (time.perf_counter() - started) * 1000)
+
+
 def _near(diag: dict[str, Any], line: int) -> bool:
     return abs(diag_line(diag) - line) <= NEAR_LINES
 
@@ -423,3 +514,4 @@ def register(server: FixloreServer) -> None:
     life = server.features["lifecycle"]
     life.listeners.append(loop.config_changed)
     life.shutdown_hooks.append(loop.shutdown)
+    life.initialized_hooks.append(lambda: loop.executor.submit(warm_up))

@@ -21,7 +21,7 @@ import bisect
 import functools
 import itertools
 from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,6 +60,8 @@ class Tracked:
     """Its start line in the *current* text (shifted through edits)."""
     touched: bool = False
     """An edit since then overlapped its own lines."""
+    origin: str = ""
+    """The diagnostics hub's key of the source that reported it (``""`` if unknown)."""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -204,6 +206,8 @@ class DocTimeline:
         default_factory=lambda: deque(maxlen=CHANGE_LOG)
     )
     """``(version after, spans)`` of recent changes, to shift lines seen at an older version."""
+    changed_at: float = 0.0
+    """``time.monotonic()`` of the open or the last change (how long sources have had to report)."""
 
     def apply_change(self, version: int | None, raw_changes: Iterable[Any]) -> None:
         """Shift the baseline through one ``didChange``'s content changes."""
@@ -238,10 +242,30 @@ class DocTimeline:
         self.latest_version = version
         self.latest = list(diagnostics)
 
-    def settle(self, version: int | None, text: str, diagnostics: Sequence[dict[str, Any]]) -> Comparison:
-        """Compare the baseline with ``diagnostics`` and make them the new baseline."""
-        result = compare(self.baseline, diagnostics) if not self.positions_lost else _by_key(self.baseline, diagnostics)
-        self.baseline = [Tracked(raw=d, version=version, text=text, line=diag_line(d)) for d in diagnostics]
+    def settle(
+        self,
+        version: int | None,
+        text: str,
+        diagnostics: Sequence[dict[str, Any]],
+        *,
+        origins: Sequence[str] | None = None,
+        lagging: Collection[str] = (),
+    ) -> Comparison:
+        """Compare the baseline with ``diagnostics`` and make them the new baseline.
+
+        ``origins`` names each diagnostic's source (hub key). Sources in
+        ``lagging`` have not reported for this version: their baseline
+        diagnostics are neither compared (not reported yet is not fixed) nor
+        dropped; they stay in the baseline as they are.
+        """
+        kept = [t for t in self.baseline if t.origin in lagging] if lagging else []
+        compared = [t for t in self.baseline if t.origin not in lagging] if lagging else self.baseline
+        result = compare(compared, diagnostics) if not self.positions_lost else _by_key(compared, diagnostics)
+        names = list(origins) if origins is not None else [""] * len(diagnostics)
+        self.baseline = [
+            Tracked(raw=d, version=version, text=text, line=diag_line(d), origin=o)
+            for d, o in zip(diagnostics, names, strict=True)
+        ] + kept
         self.settled_version = version
         self.dirty = False
         self.positions_lost = False

@@ -46,9 +46,23 @@ def apply_text_edits(text: str, edits: list[dict[str, Any]]) -> str:
 class Editor:
     """One editor session against one fixlore server."""
 
-    def __init__(self, root: Path, *, ruff: bool = True, settings: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        root: Path,
+        *,
+        ruff: bool = True,
+        settings: dict[str, Any] | None = None,
+        upstreams: tuple[str, ...] = (),
+        flags: tuple[str, ...] = (),
+        env: dict[str, str] | None = None,
+    ) -> None:
         self.root = root
         self.ruff = ruff
+        self.upstreams = upstreams
+        """More ``--upstream`` flag values (``python=CMD ...``)."""
+        self.flags = flags
+        """More ``fixlore serve`` flags (``--no-learning``)."""
+        self.env = env
         self.settings = {"manualFixPauseMs": 300, **(settings or {})}
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
@@ -68,8 +82,11 @@ class Editor:
         command = [str(BIN / "fixlore"), "serve"]
         if self.ruff:
             command += ["--upstream", f"python={BIN / 'ruff'} server"]
+        for flag in self.upstreams:
+            command += ["--upstream", flag]
+        command += list(self.flags)
         self.process, self.conn = await spawn(
-            command, cwd=str(self.root), env=dict(os.environ),
+            command, cwd=str(self.root), env={**os.environ, **(self.env or {})},
             on_notification=self._on_notification, on_request=self._on_request,
         )
         result = await self.conn.request(

@@ -188,3 +188,17 @@ def test_diag_info_gives_code_point_ranges_of_the_text() -> None:
     assert (info.range.start.line, info.range.start.character) == (0, 8)
     assert (info.range.end.line, info.range.end.character) == (1, 7)
     assert (info.source, info.code) == ("Ruff", "F821")
+
+
+def test_a_source_that_has_not_reported_yet_neither_fixes_nor_loses_its_diagnostics() -> None:
+    slow = diag(2, code="SL1", message="legacy call")
+    timeline = DocTimeline("file:///t.py")
+    timeline.settle(1, "v1", [diag(4), slow], origins=["upstream:ruff", "upstream:slow"])
+    timeline.apply_change(2, [change(0, 0, "import os\n")])
+    # ruff reported for version 2 (its F821 is gone); the slow source has not reported yet.
+    result = timeline.settle(2, "v2", [], origins=[], lagging={"upstream:slow"})
+    assert [t.key[1] for t in result.vanished] == ["F821"]
+    assert [(t.key[1], t.line, t.text) for t in timeline.baseline] == [("SL1", 3, "v1")]
+    # Once it reports without the warning, that warning vanished.
+    result = timeline.settle(3, "v3", [], origins=[])
+    assert [t.key[1] for t in result.vanished] == ["SL1"]
