@@ -143,6 +143,16 @@ def child(n: int, home: Path) -> dict[str, Any]:
     k = Knowledge.open(home, base=False, auto_prune=False, learning=False)
     open_s = time.perf_counter() - t0
     rss = rss_mb()
+    k.warmed()
+    warm_s = time.perf_counter() - t0
+    rss_warm = rss_mb()
+    # First request for a rule key not in memory (only a store too large to hold whole has any).
+    cold_lat: list[float] = []
+    for key in sorted(k._index.cold)[:300]:
+        t = time.perf_counter()
+        k.evidence(key)
+        cold_lat.append(time.perf_counter() - t)
+    cold_lat.sort()
     conn = sqlite3.connect(home / "knowledge.sqlite3")
     fps = [r[0] for r in conn.execute("SELECT fingerprint FROM patterns ORDER BY rowid")]
     conn.close()
@@ -168,6 +178,7 @@ def child(n: int, home: Path) -> dict[str, Any]:
         t = time.perf_counter()
         k.learned_fixes(Signature(*key, MESSAGES[0]))
         learned.append(time.perf_counter() - t)
+    rss_end = rss_mb()
     k.close()
     lat.sort()
     cpu.sort()
@@ -177,6 +188,11 @@ def child(n: int, home: Path) -> dict[str, Any]:
         "open_s": open_s,
         "rss_before_mb": base_rss,
         "rss_mb": rss,
+        "warm_s": warm_s,
+        "rss_warm_mb": rss_warm,
+        "rss_end_mb": rss_end,
+        "cold_p50_us": cold_lat[len(cold_lat) // 2] * 1e6 if cold_lat else 0.0,
+        "cold_p99_us": cold_lat[int(len(cold_lat) * 0.99)] * 1e6 if cold_lat else 0.0,
         "rank_p50_us": lat[len(lat) // 2] * 1e6,
         "rank_p99_us": lat[int(len(lat) * 0.99)] * 1e6,
         "rank_cpu_p99_us": cpu[int(len(cpu) * 0.99)] * 1e6,
@@ -258,6 +274,8 @@ def main() -> int:
     """Parse flags and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="smaller sizes (a minute or so)")
+    parser.add_argument("--sizes", type=int, nargs="*", help="store sizes to measure (default: by --quick)")
+    parser.add_argument("--skip-exchange", action="store_true", help="only the ranking figures")
     parser.add_argument("--child", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--home", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -265,6 +283,8 @@ def main() -> int:
         print(json.dumps(child(args.child, args.home)))
         return 0
     sizes = [0, 10_000, 100_000] if args.quick else [0, 10_000, 100_000, 1_000_000]
+    if args.sizes:
+        sizes = [0, *args.sizes]
     print(
         f"ranking: {REQUESTS} requests of {CANDIDATES} candidates, patterns over {RULE_KEYS} rule keys;"
         " cpu = thread CPU time (excludes preemption by other processes)"
@@ -283,6 +303,14 @@ def main() -> int:
             f" {r['rank_p99_us'] / (base or r)['rank_p99_us']:>8.2f} {r['rank_cpu_p99_us']:>7.1f}"
             f" {r['learned_p50_us']:>9.1f}/{r['learned_p99_us']:.1f}"
         )
+        if r["cold_p50_us"]:
+            print(
+                f"{'':>10} read per rule key: warm-up done after {r['warm_s']:.2f} s, RSS {r['rss_warm_mb']:.1f} MB"
+                f" after it, {r['rss_end_mb']:.1f} MB after the requests;"
+                f" first read of a cold key p50/p99 {r['cold_p50_us']:.0f}/{r['cold_p99_us']:.0f} us"
+            )
+    if args.skip_exchange:
+        return 0
     n = 20_000 if args.quick else 100_000
     e = exchange(n)
     print(

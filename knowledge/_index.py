@@ -66,27 +66,30 @@ class Index:
         self._gen: dict[RuleKey, int] = {}
         self._epoch = 0
         self._learned: dict[RuleKey, _LearnedEntry] = {}
-        self.cold: set[RuleKey] = set()
-        """User-scope rule keys with rows in the store that are not in memory (lazy mode)."""
+        self.lazy = False
+        """Whether the user scope is held per rule key (a large store): then every rule key
+        not in memory is cold and is read from the store on first use."""
         self._lru: dict[RuleKey, None] = {}
         self._user_rows = 0
+
+    def is_cold(self, rule_key: RuleKey) -> bool:
+        """Whether the user-scope rows of ``rule_key`` must be read from the store first."""
+        return self.lazy and rule_key not in self._lru
+
+    def cold_count(self, keys: list[RuleKey]) -> int:
+        """How many of ``keys`` are cold."""
+        return sum(1 for k in keys if self.is_cold(k))
 
     def load(self, rule_key: RuleKey, bucket: dict[str, Row]) -> None:
         """Put the user-scope rows of a cold ``rule_key`` in memory (most recently used)."""
         key = self.key(rule_key)
         for row in bucket.values():
             row[R_CTX] = self.intern(tuple(row[R_CTX]))
-        self.cold.discard(key)
         if bucket:
             self.scopes[Scope.USER][key] = bucket
         self._user_rows += len(bucket)
         self._lru[key] = None
         self.touch(key)
-
-    @property
-    def lazy(self) -> bool:
-        """Whether the user scope is held per rule key (a large store)."""
-        return bool(self.cold or self._lru)
 
     def user_rows(self) -> int:
         """User-scope rows loaded per rule key (lazy mode)."""
@@ -97,6 +100,20 @@ class Index:
         if rule_key in self._lru:
             del self._lru[rule_key]
             self._lru[rule_key] = None
+
+    def missing_bodies(self, rule_key: RuleKey) -> list[str]:
+        """User-scope learned fixes of ``rule_key`` whose pattern was not read yet (lazy mode)."""
+        bucket = self.scopes[Scope.USER].get(rule_key, {})
+        return [fp for fp, row in bucket.items() if row[R_BODY] == ""]
+
+    def set_bodies(self, rule_key: RuleKey, bodies: dict[str, str]) -> None:
+        """Fill in patterns read by :meth:`missing_bodies`."""
+        bucket = self.scopes[Scope.USER].get(rule_key, {})
+        for fp, body in bodies.items():
+            row = bucket.get(fp)
+            if row is not None and row[R_BODY] == "":
+                row[R_BODY] = body
+        self.touch(rule_key)
 
     def evict(self, max_rows: int, keep: RuleKey | None = None) -> int:
         """Drop least recently used user-scope keys (back to cold) until at most ``max_rows``."""
@@ -109,7 +126,6 @@ class Index:
             del self._lru[key]
             bucket = users.pop(key, {})
             self._user_rows -= len(bucket)
-            self.cold.add(key)
             self.touch(key)
             dropped += 1
         return dropped
@@ -169,16 +185,15 @@ class Index:
         """Drop every row of ``scope``."""
         self.scopes[scope] = {}
         if scope is Scope.USER:
-            self.cold.clear()
             self._lru.clear()
             self._user_rows = 0
         self.touch()
 
-    def replace(self, scope: Scope, buckets: dict[RuleKey, dict[str, Row]], cold: set[RuleKey] | None = None) -> None:
-        """Swap in every row of ``scope`` at once (a full reload); ``cold`` keys load later."""
+    def replace(self, scope: Scope, buckets: dict[RuleKey, dict[str, Row]], *, lazy: bool = False) -> None:
+        """Swap in every row of ``scope`` at once (a full reload); ``lazy``: none, read per key."""
         self.scopes[scope] = buckets
         if scope is Scope.USER:
-            self.cold = set(cold or ())
+            self.lazy = lazy
             self._lru.clear()
             self._user_rows = 0
         self.touch()
@@ -198,7 +213,8 @@ class Index:
         out: dict[str, PatternStats] = {}
         for scope, bucket in self.evidence(rule_key).layers:
             for fp, row in bucket.items():
-                if fp not in out and row[R_BODY] is not None:
+                # "": a lazily read learned fix whose pattern could not be read (yet).
+                if fp not in out and row[R_BODY] is not None and row[R_BODY] != "":
                     out[fp] = row_stats(fp, scope, row, with_pattern=True)
         return list(out.values())
 

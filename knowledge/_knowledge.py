@@ -180,7 +180,7 @@ class Knowledge(_admin.AdminMixin):
 
     def _reload_user(self) -> None:
         assert self._db is not None
-        lazy: list[RuleKey] | None = None
+        lazy = False
         with self._db_lock:
             db = self._db
             db.conn.execute("BEGIN")
@@ -189,25 +189,34 @@ class Knowledge(_admin.AdminMixin):
                 self._epoch = db.meta("epoch")
                 self._rev = int(db.meta("rev", "0"))
                 fresh = Index()
-                if db.active_count() > self._eager_max:
-                    lazy = db.rule_keys_by_recency()
+                # All rows, archived ones too: counted on an index, no table scan at open.
+                if db.scalar("SELECT count(*) FROM patterns") > self._eager_max:
+                    lazy = True
                 else:
                     for r in db.rows():
                         fresh.put(Scope.USER, (r[1], r[2], r[3]), r[0], _row_from_db(r))
             finally:
                 db.conn.execute("COMMIT")
             with self._cond:
-                self._index.replace(Scope.USER, fresh.scopes[Scope.USER], cold=set(lazy or ()))
+                self._index.replace(Scope.USER, fresh.scopes[Scope.USER], lazy=lazy)
                 for fp, d in self._pending.patterns.items():
                     _add_pending(self._index, fp, d)
         if lazy:
-            logger.info("knowledge: %d rule keys, loaded per key on demand", len(lazy))
-            self._start_warmer(lazy)
+            self._start_warmer()
 
-    def _start_warmer(self, keys: list[RuleKey]) -> None:
+    def _start_warmer(self) -> None:
         """Load the most recently used rule keys in the background, up to the cache size."""
 
         def warm() -> None:
+            db = Store(self.db_path, readonly=True)
+            try:
+                keys = db.rule_keys_by_recency()
+            except sqlite3.Error as exc:
+                logger.error("knowledge warm-up failed: %s", type(exc).__name__)
+                return
+            finally:
+                db.close()
+            logger.info("knowledge: %d rule keys, read per key; warming the most recent", len(keys))
             for key in keys:
                 if self._closing or self._index.user_rows() >= self._cache_rows * 0.9:
                     break
@@ -237,7 +246,7 @@ class Knowledge(_admin.AdminMixin):
             return
         with self._db_lock:
             with self._cond:
-                if key not in self._index.cold:
+                if not self._index.is_cold(key):
                     return
                 self._loading += 1
             try:
@@ -252,7 +261,7 @@ class Knowledge(_admin.AdminMixin):
                 rows = None
             with self._cond:
                 self._loading -= 1
-                if rows is not None and key in self._index.cold:
+                if rows is not None and self._index.is_cold(key):
                     self._index.load(key, {r[0]: _row_from_db(r) for r in rows})
                     unseen = [b for r, b in self._recent if r > snap]
                     if self._inflight is not None and (self._inflight_rev is None or self._inflight_rev > snap):
@@ -299,7 +308,7 @@ class Knowledge(_admin.AdminMixin):
                     self._index.remove(Scope.USER, fp)
                 for r in rows:
                     key = (r[1], r[2], r[3])
-                    if key in self._index.cold:
+                    if self._index.is_cold(key):
                         continue  # read whole, with this change, when first needed
                     self._index.remove(Scope.USER, r[0], key)
                     if r[-2] is None:
@@ -338,7 +347,7 @@ class Knowledge(_admin.AdminMixin):
         From memory; only in a store too large to hold whole, a rule key not used
         since the start is read first (one indexed query, see docs/knowledge.md).
         """
-        if rule_key in self._index.cold:
+        if self._index.is_cold(rule_key):
             self._load_key(rule_key)
         elif self._index.lazy:
             with self._cond:
@@ -352,10 +361,28 @@ class Knowledge(_admin.AdminMixin):
         rule key (generalised ones, other templates); ``instantiate`` decides
         whether those apply.
         """
-        if signature.rule_key in self._index.cold:
-            self._load_key(signature.rule_key)
+        key = signature.rule_key
+        if self._index.is_cold(key):
+            self._load_key(key)
+        if self._index.lazy:
+            self._read_bodies(key)
         with self._cond:
             return self._index.learned_for(signature)
+
+    def _read_bodies(self, key: RuleKey) -> None:
+        """A lazy store reads learned fixes' patterns on their first lookup (then they stay)."""
+        with self._cond:
+            missing = self._index.missing_bodies(key)
+        if not missing or self._db is None:
+            return
+        with self._db_lock:
+            try:
+                bodies = self._db.bodies(missing)
+            except sqlite3.Error as exc:
+                logger.error("knowledge: cannot read patterns: %s", type(exc).__name__)
+                return
+        with self._cond:
+            self._index.set_bodies(key, bodies)
 
     def record(self, event: Event) -> None:
         """Queue one event (non-blocking). Refused patterns are counted, logged by id only."""
@@ -389,7 +416,7 @@ class Knowledge(_admin.AdminMixin):
         i = _KIND_INDEX[event.kind]
         at = event.at
         key = p.signature.rule_key
-        if key not in self._index.cold:  # a cold key gets this from _pending when loaded
+        if not self._index.is_cold(key):  # a cold key gets this from _pending when loaded
             _bump(self._index.ensure(Scope.USER, key, fp, at, p), i, at)
         d = self._pending.patterns.get(fp)
         if d is None:
@@ -546,7 +573,7 @@ def _row_from_db(r: sqlite3.Row | tuple[Any, ...]) -> Row:
 
 
 def _add_pending(index: Index, fp: str, d: PatternDelta) -> None:
-    if d.rule_key in index.cold:
+    if index.is_cold(d.rule_key):
         return  # the store has (or soon has) it; added on top when the key is loaded
     row = index.get(Scope.USER, d.rule_key, fp)
     if row is None:
