@@ -84,11 +84,12 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         3,
         # A large store is read per rule key on first use: with every column ranking
         # needs in one partial index, that read is one range of the index instead of
-        # hundreds of rows scattered over the table.
+        # hundreds of rows scattered over the table. (archived_at too: else SQLite
+        # visits the table to re-check the WHERE clause.)
         f"""
         CREATE INDEX IF NOT EXISTS patterns_rank ON patterns(
             language, source, code, fingerprint, has_shape, context, {_COLS},
-            first_seen, last_seen, workspaces, rev
+            first_seen, last_seen, workspaces, rev, archived_at
         ) WHERE archived_at IS NULL;
         """,
     ),
@@ -426,12 +427,16 @@ class Store:
         ``category`` comes back empty and ``body`` as ``""`` for a learned fix (None for an
         action): the pattern is read by :meth:`bodies` when a learned fix is looked up.
         """
-        return self.conn.execute(
+        sql = (
             "SELECT fingerprint, language, source, code, '', has_shape, context,"
             f" CASE WHEN has_shape THEN '' ELSE NULL END, {_COLS}, first_seen, last_seen, workspaces, NULL, rev"
-            " FROM patterns WHERE language = ? AND source = ? AND code = ? AND archived_at IS NULL",
-            rule_key,
-        ).fetchall()
+            " FROM patterns {} WHERE language = ? AND source = ? AND code = ? AND archived_at IS NULL"
+        )
+        try:
+            # Named: without statistics the planner would take the narrower patterns_rule.
+            return self.conn.execute(sql.format("INDEXED BY patterns_rank"), rule_key).fetchall()
+        except sqlite3.OperationalError:  # a read-only store not yet migrated to version 3
+            return self.conn.execute(sql.format(""), rule_key).fetchall()
 
     def bodies(self, fingerprints: list[str]) -> dict[str, str]:
         """Canonical pattern JSON by fingerprint."""
