@@ -68,12 +68,12 @@ class DiagnosticsHub:
             return {}
         return {key: doc.arrived.get(key) if v is None else v for key, (v, _) in doc.by_source.items()}
 
-    def lagging(self, uri: str) -> set[str]:
+    def lagging(self, uri: str) -> frozenset[str]:
         """Sources that reported for ``uri`` but not yet for its current version."""
         version = self._version(uri)
         if version is None:
-            return set()
-        return {key for key, v in self.source_versions(uri).items() if v is not None and v != version}
+            return frozenset()
+        return frozenset(key for key, v in self.source_versions(uri).items() if v is not None and v != version)
 
     def current_by_source(self, uri: str) -> dict[str, list[dict[str, Any]]]:
         """Like :meth:`current`, per source key (only sources whose list is for the current version)."""

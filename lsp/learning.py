@@ -1,12 +1,16 @@
-"""The learning loop: knowledge lifecycle, acceptances, manual fixes, verification.
+"""The learning loop: acceptances, manual fixes, verification.
 
-* Opens :class:`~fixlore.knowledge.Knowledge` once the workspace is known (in
-  a worker thread), follows configuration changes, closes it at shutdown.
+* The knowledge store side (opening, recording, other windows, status) is in
+  :mod:`fixlore.lsp.learning_store`.
 * Keeps a :class:`~fixlore.lsp.timeline.DocTimeline` per open document from the
   document hooks and every diagnostics publish. When the user pauses (or
   saves) and the file parses, the document *settles*: diagnostics that
   vanished since the last settled state are fix events, unless an accepted
   code action explains them.
+* A document settles only once every source with diagnostics in the last
+  settled state has reported for the current version (or
+  :data:`SOURCE_WAIT_S` passed): a slow upstream's "not reported yet" is not
+  "fixed".
 * Verifies accepted actions and manual fixes at the next settle (gone and no
   new error near it: succeeded; otherwise failed) and watches for undo.
 
@@ -20,19 +24,17 @@ import asyncio
 import logging
 import time
 from collections.abc import Collection
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import Extracted, Pattern, syntax_problems
-from fixlore.knowledge import Event, EventKind, Knowledge
+from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning_fixes import LearnedFixes
+from fixlore.lsp.learning_store import StoreSide
 from fixlore.lsp.timeline import ERROR, MATCH_LINES, DocTimeline, Tracked, diag_info, diag_line
 
 if TYPE_CHECKING:
-    from fixlore.lsp.config import FixloreConfig
     from fixlore.lsp.diagnostics import DiagnosticsHub
     from fixlore.lsp.server import FixloreServer
 
@@ -44,9 +46,6 @@ VERIFY_WINDOW_S = 120.0
 """A verification that sees no settled, parsing state within this long is dropped."""
 NEAR_LINES = 3
 """A new error this close to a fixed diagnostic means the fix broke something."""
-STATUS_INTERVAL_S = 1.0
-EARLY_EVENTS = 1000
-"""At most this many events wait for the store while it opens."""
 SOURCE_WAIT_S = 10.0
 """How long a settle waits for every source to report for the current version.
 
@@ -68,128 +67,36 @@ class Watch:
     verified: bool = False
 
 
-class LearningLoop:
+class LearningLoop(StoreSide):
     """One per server; ``server.features["learning"]``."""
 
     def __init__(self, server: FixloreServer) -> None:
-        self.server = server
-        self.knowledge: Knowledge | None = None
+        super().__init__(server)
         self.timelines: dict[str, DocTimeline] = {}
         self.watches: dict[str, list[Watch]] = {}
-        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fixlore-learning")
         self.fixes = LearnedFixes(self)
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._source_timers: dict[str, asyncio.TimerHandle] = {}
         """Per document: when to stop waiting for late sources (see :data:`SOURCE_WAIT_S`)."""
         self._settle_wanted: set[str] = set()
         self._settling: set[str] = set()
-        self._opening: asyncio.Future[Any] | None = None
-        self._early: list[tuple[EventKind, Pattern, float]] = []
-        """Events recorded while the store was still opening (replayed once it is open)."""
-        self._status_handle: asyncio.TimerHandle | None = None
-        self._status_last = 0.0
-        self.events_recorded = 0
         self.fixes_learned = 0
         self.settles = 0
         """Settle checks run this session (parsing or not): lets tests wait for one."""
 
-    # -- knowledge lifecycle -----------------------------------------------------------
-    @property
-    def learning(self) -> bool:
-        """Whether fixes are being learned right now."""
-        return self.knowledge is not None and self.knowledge.learning
-
-    def config_changed(self, old: FixloreConfig, new: FixloreConfig) -> None:
-        """Open the knowledge on the first config (initialize), reopen when its scopes change."""
-        life = self.server.features.get("lifecycle")
-        root = getattr(life, "root", None)
-        if self.knowledge is None and self._opening is None:
-            self._open(new, root)
-        elif self.knowledge is not None:
-            if (old.workspace_knowledge, old.base_knowledge) != (new.workspace_knowledge, new.base_knowledge):
-                stale, self.knowledge = self.knowledge, None
-                self.executor.submit(stale.close)
-                self._open(new, root)
-            elif old.learning != new.learning:
-                self.knowledge.set_learning(new.learning)
-                self.schedule_status()
-
-    def _open(self, config: FixloreConfig, root: Path | None) -> None:
-        loop = asyncio.get_running_loop()
-
-        def open_() -> Knowledge:
-            return Knowledge.open(
-                workspace_root=root,
-                learning=config.learning,
-                workspace_scope=config.workspace_knowledge,
-                base=config.base_knowledge,
-            )
-
-        future = loop.run_in_executor(self.executor, open_)
-        self._opening = future
-
-        def done(f: asyncio.Future[Any]) -> None:
-            self._opening = None
-            if f.cancelled() or f.exception() is not None:
-                self._early.clear()
-                logger.error("cannot open the knowledge store: %s", type(f.exception()).__name__)
-                self.server.notify_user("fixlore: cannot open its knowledge store; see the log.", key="knowledge")
-                return
-            self.knowledge = f.result()
-            logger.info("knowledge open (learning %s)", self.knowledge.learning)
-            early, self._early = self._early, []
-            for kind, pattern, at in early:
-                self._record_now(self.knowledge, kind, pattern, at)
-            self.schedule_status()
-
-        future.add_done_callback(done)
-
-    async def ready(self, timeout: float = 5.0) -> Knowledge | None:
-        """The knowledge, waiting for it to open if it is being opened."""
-        if self.knowledge is None and self._opening is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(self._opening), timeout)
-            except (TimeoutError, Exception):  # noqa: BLE001 - logged by the done callback
-                pass
-        return self.knowledge
+    def documents_open(self) -> bool:
+        """Whether any document is open."""
+        return bool(self.timelines)
 
     def shutdown(self) -> None:
-        """Flush and close the store (blocking the shutdown request only)."""
+        """Stop the timers, then flush and close the store."""
         for handle in (*self._timers.values(), *self._source_timers.values()):
             handle.cancel()
         self._timers.clear()
         self._source_timers.clear()
-        if self.knowledge is not None:
-            self.knowledge.close()
-            self.knowledge = None
-        self.executor.shutdown(wait=False, cancel_futures=True)
-
-    def set_learning(self, on: bool) -> bool:
-        """Turn learning on or off for this session."""
-        if self.knowledge is not None:
-            self.knowledge.set_learning(on)
-        self.schedule_status()
-        return self.learning
+        self.close_store()
 
     # -- events --------------------------------------------------------------------------
-    def record(self, kind: EventKind, pattern: Pattern) -> None:
-        """Queue one event (non-blocking; nothing when learning is off)."""
-        knowledge = self.knowledge
-        if knowledge is None:
-            # The user may act before the store is open (it opens in a worker at initialize).
-            if self._opening is not None and self.server.config.learning and len(self._early) < EARLY_EVENTS:
-                self._early.append((kind, pattern, time.time()))
-            return
-        self._record_now(knowledge, kind, pattern, time.time())
-
-    def _record_now(self, knowledge: Knowledge, kind: EventKind, pattern: Pattern, at: float) -> None:
-        if not knowledge.learning:
-            return
-        knowledge.record(Event(kind=kind, pattern=pattern, workspace=knowledge.workspace_id, at=at))
-        self.events_recorded += 1
-        logger.debug("recorded %s for pattern %s", kind.value, pattern.fingerprint)
-        self.schedule_status()
-
     def accepted(self, pattern: Pattern | None, siblings: tuple[Pattern, ...], invoked: bool,
                  uri: str, version: int | None, diag: dict[str, Any] | None, before_text: str) -> None:
         """The user chose an action fixlore offered: record it and start verifying it."""
@@ -451,32 +358,6 @@ class LearningLoop:
         timeline = self.timelines.get(uri)
         if timeline is not None and timeline.settled_version is not None:
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
-
-    # -- status --------------------------------------------------------------------------
-    def schedule_status(self) -> None:
-        """Send ``fixlore/status`` soon (at most once a second)."""
-        if self._status_handle is not None:
-            return
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            return
-        delay = max(0.0, self._status_last + STATUS_INTERVAL_S - time.monotonic())
-        self._status_handle = loop.call_later(delay, self._send_status)
-
-    def _send_status(self) -> None:
-        self._status_handle = None
-        self._status_last = time.monotonic()
-        self.server.spawn(self._status(), name="status")
-
-    async def _status(self) -> None:
-        knowledge = self.knowledge
-        patterns = 0
-        if knowledge is not None:
-            stats = await asyncio.get_running_loop().run_in_executor(self.executor, knowledge.stats)
-            patterns = stats.patterns
-        self.server.protocol.send_raw_notification("fixlore/status", {"learning": self.learning, "patterns": patterns})
-
 
 def _extract(language: str, before: str, after: str, info: Any) -> Any:
     """Worker thread: ``extract_pattern``, imported here so start-up does not load libcst."""

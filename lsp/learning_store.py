@@ -1,0 +1,211 @@
+"""The learning loop's knowledge store: opening, recording events, other windows, status.
+
+* Opens :class:`~fixlore.knowledge.Knowledge` once the workspace is known (in
+  a worker thread), follows configuration changes, closes it at shutdown.
+  Events the user causes while it is still opening are queued and recorded
+  once it is open.
+* Pulls in what other editor windows (other fixlore processes on the same
+  store) learned: ``Knowledge.refresh()`` every few seconds, in a worker,
+  never on a request's path.
+* Sends ``fixlore/status`` (at most once a second).
+
+:class:`StoreSide` is the base of :class:`~fixlore.lsp.learning.LearningLoop`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fixlore.abstraction import Pattern
+from fixlore.knowledge import Event, EventKind, Knowledge
+
+if TYPE_CHECKING:
+    from fixlore.lsp.config import FixloreConfig
+    from fixlore.lsp.server import FixloreServer
+
+logger = logging.getLogger(__name__)
+
+STATUS_INTERVAL_S = 1.0
+REFRESH_INTERVAL_S = 3.0
+"""How often another editor window's learning is pulled in (a cheap poll, in a worker)."""
+EARLY_EVENTS = 1000
+"""At most this many events wait for the store while it opens."""
+
+
+class StoreSide:
+    """The knowledge store as the learning loop uses it."""
+
+    def __init__(self, server: FixloreServer) -> None:
+        self.server = server
+        self.knowledge: Knowledge | None = None
+        self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fixlore-learning")
+        self._opening: asyncio.Future[Any] | None = None
+        self._early: list[tuple[EventKind, Pattern, float]] = []
+        """Events recorded while the store was still opening (replayed once it is open)."""
+        self._status_handle: asyncio.TimerHandle | None = None
+        self._status_last = 0.0
+        self._refresh_handle: asyncio.TimerHandle | None = None
+        self._refreshing = False
+        self.refreshes = 0
+        """Refreshes that found another process's writes (this session)."""
+        self.events_recorded = 0
+
+    def documents_open(self) -> bool:
+        """Whether any document is open (refreshing is pointless otherwise)."""
+        return True
+
+    # -- knowledge lifecycle -----------------------------------------------------------
+    @property
+    def learning(self) -> bool:
+        """Whether fixes are being learned right now."""
+        return self.knowledge is not None and self.knowledge.learning
+
+    def config_changed(self, old: FixloreConfig, new: FixloreConfig) -> None:
+        """Open the knowledge on the first config (initialize), reopen when its scopes change."""
+        life = self.server.features.get("lifecycle")
+        root = getattr(life, "root", None)
+        if self.knowledge is None and self._opening is None:
+            self._open(new, root)
+        elif self.knowledge is not None:
+            if (old.workspace_knowledge, old.base_knowledge) != (new.workspace_knowledge, new.base_knowledge):
+                stale, self.knowledge = self.knowledge, None
+                self.executor.submit(stale.close)
+                self._open(new, root)
+            elif old.learning != new.learning:
+                self.knowledge.set_learning(new.learning)
+                self.schedule_status()
+
+    def _open(self, config: FixloreConfig, root: Path | None) -> None:
+        loop = asyncio.get_running_loop()
+
+        def open_() -> Knowledge:
+            return Knowledge.open(
+                workspace_root=root,
+                learning=config.learning,
+                workspace_scope=config.workspace_knowledge,
+                base=config.base_knowledge,
+            )
+
+        future = loop.run_in_executor(self.executor, open_)
+        self._opening = future
+
+        def done(f: asyncio.Future[Any]) -> None:
+            self._opening = None
+            if f.cancelled() or f.exception() is not None:
+                self._early.clear()
+                logger.error("cannot open the knowledge store: %s", type(f.exception()).__name__)
+                self.server.notify_user("fixlore: cannot open its knowledge store; see the log.", key="knowledge")
+                return
+            self.knowledge = f.result()
+            logger.info("knowledge open (learning %s)", self.knowledge.learning)
+            early, self._early = self._early, []
+            for kind, pattern, at in early:
+                self._record_now(self.knowledge, kind, pattern, at)
+            self._schedule_refresh()
+            self.schedule_status()
+
+        future.add_done_callback(done)
+
+    async def ready(self, timeout: float = 5.0) -> Knowledge | None:
+        """The knowledge, waiting for it to open if it is being opened."""
+        if self.knowledge is None and self._opening is not None:
+            try:
+                await asyncio.wait_for(asyncio.shield(self._opening), timeout)
+            except (TimeoutError, Exception):  # noqa: BLE001 - logged by the done callback
+                pass
+        return self.knowledge
+
+    def close_store(self) -> None:
+        """Flush and close the store (blocking the shutdown request only)."""
+        if self._refresh_handle is not None:
+            self._refresh_handle.cancel()
+            self._refresh_handle = None
+        if self.knowledge is not None:
+            self.knowledge.close()
+            self.knowledge = None
+        self.executor.shutdown(wait=False, cancel_futures=True)
+
+    def set_learning(self, on: bool) -> bool:
+        """Turn learning on or off for this session."""
+        if self.knowledge is not None:
+            self.knowledge.set_learning(on)
+        self.schedule_status()
+        return self.learning
+
+    # -- events --------------------------------------------------------------------------
+    def record(self, kind: EventKind, pattern: Pattern) -> None:
+        """Queue one event (non-blocking; nothing when learning is off)."""
+        knowledge = self.knowledge
+        if knowledge is None:
+            # The user may act before the store is open (it opens in a worker at initialize).
+            if self._opening is not None and self.server.config.learning and len(self._early) < EARLY_EVENTS:
+                self._early.append((kind, pattern, time.time()))
+            return
+        self._record_now(knowledge, kind, pattern, time.time())
+
+    def _record_now(self, knowledge: Knowledge, kind: EventKind, pattern: Pattern, at: float) -> None:
+        if not knowledge.learning:
+            return
+        knowledge.record(Event(kind=kind, pattern=pattern, workspace=knowledge.workspace_id, at=at))
+        self.events_recorded += 1
+        logger.debug("recorded %s for pattern %s", kind.value, pattern.fingerprint)
+        self.schedule_status()
+
+
+    # -- other windows -------------------------------------------------------------------
+    def _schedule_refresh(self) -> None:
+        """Poll the store for other processes' writes every :data:`REFRESH_INTERVAL_S`."""
+        if self._refresh_handle is None:
+            loop = asyncio.get_running_loop()
+            self._refresh_handle = loop.call_later(REFRESH_INTERVAL_S, self._refresh_due)
+
+    def _refresh_due(self) -> None:
+        self._refresh_handle = None
+        knowledge = self.knowledge
+        if knowledge is None:
+            return  # closed or reopening: the next open schedules again
+        self._schedule_refresh()
+        if self._refreshing or not self.documents_open():
+            return  # one at a time; nothing to rank while no document is open
+        self._refreshing = True
+        self.server.spawn(self._refresh(knowledge), name="refresh")
+
+    async def _refresh(self, knowledge: Knowledge) -> None:
+        try:
+            changed = await asyncio.get_running_loop().run_in_executor(self.executor, knowledge.refresh)
+        finally:
+            self._refreshing = False
+        if changed:
+            self.refreshes += 1
+            logger.debug("knowledge refreshed from another process")
+            self.schedule_status()
+
+    # -- status --------------------------------------------------------------------------
+    def schedule_status(self) -> None:
+        """Send ``fixlore/status`` soon (at most once a second)."""
+        if self._status_handle is not None:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        delay = max(0.0, self._status_last + STATUS_INTERVAL_S - time.monotonic())
+        self._status_handle = loop.call_later(delay, self._send_status)
+
+    def _send_status(self) -> None:
+        self._status_handle = None
+        self._status_last = time.monotonic()
+        self.server.spawn(self._status(), name="status")
+
+    async def _status(self) -> None:
+        knowledge = self.knowledge
+        patterns = 0
+        if knowledge is not None:
+            stats = await asyncio.get_running_loop().run_in_executor(self.executor, knowledge.stats)
+            patterns = stats.patterns
+        self.server.protocol.send_raw_notification("fixlore/status", {"learning": self.learning, "patterns": patterns})
