@@ -3,7 +3,9 @@
 Reports one warning (source ``slowlint``, code ``SL1``) on every line that
 contains ``legacy_call(``. The first report of a document comes at once;
 every later one (after a change) only after ``--delay SECONDS`` (default 2),
-as a slow type checker would. Full text sync, push diagnostics, nothing else.
+as a slow type checker would. Full text sync, push diagnostics, and one
+quick fix per warning ("Use modern_call") whose edit comes only through
+``codeAction/resolve``, as lazily resolved actions do.
 """
 
 from __future__ import annotations
@@ -78,7 +80,11 @@ def main() -> None:
             return
         method, params, msg_id = msg.get("method"), msg.get("params") or {}, msg.get("id")
         if method == "initialize":
-            caps = {"textDocumentSync": {"openClose": True, "change": 1}, "positionEncoding": "utf-16"}
+            caps = {
+                "textDocumentSync": {"openClose": True, "change": 1},
+                "positionEncoding": "utf-16",
+                "codeActionProvider": {"codeActionKinds": ["quickfix"], "resolveProvider": True},
+            }
             send({"id": msg_id, "result": {"capabilities": caps, "serverInfo": {"name": "slowlint"}}})
         elif method == "textDocument/didOpen":
             doc = params["textDocument"]
@@ -86,6 +92,19 @@ def main() -> None:
         elif method == "textDocument/didChange":
             doc = params["textDocument"]
             publish(doc["uri"], doc["version"], params["contentChanges"][-1]["text"], DELAY)
+        elif method == "textDocument/codeAction":
+            uri = params["textDocument"]["uri"]
+            found = [d for d in params["context"]["diagnostics"] if d.get("source") == "slowlint"]
+            title = "Use modern_call"
+            actions = [
+                {"title": title, "kind": "quickfix", "diagnostics": [d], "data": {"uri": uri, "r": d["range"]}}
+                for d in found
+            ]
+            send({"id": msg_id, "result": actions})
+        elif method == "codeAction/resolve":
+            data = params["data"]
+            edit = {"changes": {data["uri"]: [{"range": data["r"], "newText": "modern_call"}]}}
+            send({"id": msg_id, "result": {**params, "edit": edit}})
         elif method == "shutdown":
             send({"id": msg_id, "result": None})
         elif method == "exit":
