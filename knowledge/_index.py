@@ -29,6 +29,9 @@ Row = list[Any]
 _LearnedEntry = tuple[tuple[int, int], list[PatternStats], dict[Signature, list[PatternStats]]]
 """(stamp of the rule key, its learned fixes by evidence, the per-signature orders)."""
 
+PATTERN_WEIGHT = 4
+"""Rows of the cache budget one parsed learned-fix pattern counts for (lazy mode)."""
+
 LEARNED_CACHE_KEYS = 4096
 """Rule keys whose learned fixes are kept ready (the cache is emptied when full)."""
 
@@ -69,7 +72,8 @@ class Index:
         self.lazy = False
         """Whether the user scope is held per rule key (a large store): then every rule key
         not in memory is cold and is read from the store on first use."""
-        self._lru: dict[RuleKey, None] = {}
+        self._lru: dict[RuleKey, int] = {}
+        """Loaded user-scope keys, least recently used first, with their weight in rows."""
         self._user_rows = 0
 
     def is_cold(self, rule_key: RuleKey) -> bool:
@@ -88,7 +92,7 @@ class Index:
         if bucket:
             self.scopes[Scope.USER][key] = bucket
         self._user_rows += len(bucket)
-        self._lru[key] = None
+        self._lru[key] = len(bucket)
         self.touch(key)
 
     def user_rows(self) -> int:
@@ -97,9 +101,9 @@ class Index:
 
     def used(self, rule_key: RuleKey) -> None:
         """Mark a user-scope rule key as just used (evicted last)."""
-        if rule_key in self._lru:
-            del self._lru[rule_key]
-            self._lru[rule_key] = None
+        weight = self._lru.pop(rule_key, None)
+        if weight is not None:
+            self._lru[rule_key] = weight
 
     def missing_bodies(self, rule_key: RuleKey) -> list[str]:
         """User-scope learned fixes of ``rule_key`` whose pattern was not read yet (lazy mode)."""
@@ -113,6 +117,10 @@ class Index:
             row = bucket.get(fp)
             if row is not None and row[R_BODY] == "":
                 row[R_BODY] = body
+        if rule_key in self._lru:
+            # A parsed pattern weighs about as much as a few rows of counts.
+            self._lru[rule_key] += PATTERN_WEIGHT * len(bodies)
+            self._user_rows += PATTERN_WEIGHT * len(bodies)
         self.touch(rule_key)
 
     def evict(self, max_rows: int, keep: RuleKey | None = None) -> int:
@@ -123,9 +131,8 @@ class Index:
             key = next(iter(self._lru))
             if key == keep:
                 break
-            del self._lru[key]
-            bucket = users.pop(key, {})
-            self._user_rows -= len(bucket)
+            self._user_rows -= self._lru.pop(key)
+            users.pop(key, None)
             self.touch(key)
             dropped += 1
         return dropped

@@ -262,7 +262,7 @@ class Knowledge(_admin.AdminMixin):
             with self._cond:
                 self._loading -= 1
                 if rows is not None and self._index.is_cold(key):
-                    self._index.load(key, {r[0]: _row_from_db(r) for r in rows})
+                    self._index.load(key, {r[0]: _row_from_rank(r) for r in rows})
                     unseen = [b for r, b in self._recent if r > snap]
                     if self._inflight is not None and (self._inflight_rev is None or self._inflight_rev > snap):
                         unseen.append(self._inflight)
@@ -570,6 +570,12 @@ def _row_from_db(r: sqlite3.Row | tuple[Any, ...]) -> Row:
     ctx = str(r[6])
     n = len(COUNT_KINDS)
     return [*r[8 : 8 + n], r[8 + n], r[9 + n], r[10 + n], tuple(ctx.split("/")) if ctx else (), r[7]]
+
+
+def _row_from_rank(r: tuple[Any, ...]) -> Row:
+    # fingerprint, has_shape, context, 7 counts, first_seen, last_seen, workspaces
+    ctx = str(r[2])
+    return [*r[3:], tuple(ctx.split("/")) if ctx else (), "" if r[1] else None]
 
 
 def _add_pending(index: Index, fp: str, d: PatternDelta) -> None:

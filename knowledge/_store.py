@@ -422,14 +422,13 @@ class Store:
         ]
 
     def rule_rows(self, rule_key: tuple[str, str, str]) -> list[tuple[Any, ...]]:
-        """Active rows of one rule key in the layout of :meth:`rows`, from ``patterns_rank`` alone.
+        """Active rows of one rule key from ``patterns_rank`` alone (no pattern bodies).
 
-        ``category`` comes back empty and ``body`` as ``""`` for a learned fix (None for an
-        action): the pattern is read by :meth:`bodies` when a learned fix is looked up.
+        Each row: fingerprint, has_shape, context, the seven counts, first_seen,
+        last_seen, workspaces. Learned fixes' patterns are read by :meth:`bodies`.
         """
         sql = (
-            "SELECT fingerprint, language, source, code, '', has_shape, context,"
-            f" CASE WHEN has_shape THEN '' ELSE NULL END, {_COLS}, first_seen, last_seen, workspaces, NULL, rev"
+            f"SELECT fingerprint, has_shape, context, {_COLS}, first_seen, last_seen, workspaces"
             " FROM patterns {} WHERE language = ? AND source = ? AND code = ? AND archived_at IS NULL"
         )
         try:
