@@ -118,6 +118,17 @@ class DiagnosticsHub:
             params["version"] = version
         self._server.protocol.send_raw_notification("textDocument/publishDiagnostics", params)
 
+    def drop_source(self, key: str) -> None:
+        """A source went away (an upstream died): its lists go, and the merges are published again.
+
+        Unlike an empty list, a dropped source has not *reported* anything:
+        the learning loop does not take its diagnostics for fixed.
+        """
+        for uri, doc in list(self._docs.items()):
+            if doc.by_source.pop(key, None) is not None:
+                doc.arrived.pop(key, None)
+                self.publish(uri)
+
     def forget(self, uri: str) -> None:
         """The document closed: clear what the editor shows for it."""
         if self._docs.pop(uri, None) is not None and self.publish_enabled:

@@ -205,10 +205,13 @@ class LearningLoop(StoreSide):
 
         Only a source with diagnostics in the baseline can: one that had none
         (or has stopped reporting, as fixlore's own syntax check does once an
-        upstream serves the document) need not be waited for.
+        upstream serves the document) need not be waited for. A source that
+        went away (:meth:`DiagnosticsHub.drop_source`) counts as not reported.
         """
-        lagging = self._hub().lagging(uri)
-        return {t.origin for t in timeline.baseline if t.origin in lagging} if lagging else set()
+        hub = self._hub()
+        lagging = hub.lagging(uri)
+        reported = hub.source_versions(uri)
+        return {t.origin for t in timeline.baseline if t.origin and (t.origin in lagging or t.origin not in reported)}
 
     def _wait_for_sources(self, uri: str, delay: float) -> None:
         if uri not in self._source_timers:
