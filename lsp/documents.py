@@ -53,7 +53,7 @@ def register(server: FixloreServer) -> None:
     server.features.update(diagnostics=hub, syntax=checker, document_hooks=hooks)
 
     def standalone(uri: str) -> bool:
-        """fixlore checks syntax itself only where no running upstream serves the document.
+        """Fixlore checks syntax itself only where no running upstream serves the document.
 
         An upstream such as ruff reports syntax errors itself; both at once would
         show every error twice.

@@ -21,18 +21,28 @@ only touch memory. Logs carry pattern ids and counts, never code.
 from __future__ import annotations
 
 import asyncio
+import difflib
 import logging
+import re
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import Extracted, Pattern, syntax_problems
+from fixlore.abstraction import Extracted, FixCategory, Pattern, syntax_problems
 from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning_fixes import LearnedFixes
 from fixlore.lsp.learning_store import StoreSide
-from fixlore.lsp.timeline import ERROR, MATCH_LINES, DocTimeline, Tracked, diag_info, diag_line
+from fixlore.lsp.timeline import (
+    ERROR,
+    MATCH_LINES,
+    DocTimeline,
+    Tracked,
+    absorb_broken,
+    diag_info,
+    diag_line,
+)
 
 if TYPE_CHECKING:
     from fixlore.lsp.diagnostics import DiagnosticsHub
@@ -256,7 +266,10 @@ class LearningLoop(StoreSide):
         if current is None or current.version != version or self.timelines.get(uri) is not timeline:
             return  # the text moved on; a newer settle is scheduled
         if problems:
-            return  # typing through errors: keep the last parsing state as the baseline
+            # Not a state to learn from; but a syntax error left standing for the
+            # whole pause joins the baseline, so fixing it later can be learned.
+            absorb_broken(timeline, version, text, diagnostics, origins)
+            return
         result = timeline.settle(version, text, diagnostics, origins=origins, lagging=lagging)
         watches = self.watches.get(uri, [])
         unknown = {t.key for t in timeline.baseline if t.origin in lagging}
@@ -323,6 +336,11 @@ class LearningLoop(StoreSide):
             logger.info("vanished diagnostic not learned: %s", getattr(result, "reason", "failed"))
             return
         pattern = result.pattern
+        if tracked.broken and not is_token_repair(pattern):
+            # From broken code only token-sized repairs are fixes; anything larger
+            # is the user finishing what they were typing.
+            logger.info("syntax repair not learned: category %s", pattern.category.value)
+            return
         self.fixes_learned += 1
         self.record(EventKind.MANUAL, pattern)
         self.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
@@ -361,6 +379,30 @@ class LearningLoop(StoreSide):
         timeline = self.timelines.get(uri)
         if timeline is not None and timeline.settled_version is not None:
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
+
+_TOKEN_FIXES = frozenset({FixCategory.INSERT_TOKEN, FixCategory.DELETE_TOKEN, FixCategory.REPLACE_TOKEN})
+_PLACEHOLDER = re.compile(r"\$[A-Z]*\d*")
+MAX_REPAIR_TOKENS = 2
+
+
+def is_token_repair(pattern: Pattern) -> bool:
+    """A repair of broken code: at most two punctuation/keyword tokens, no new names or values.
+
+    ``def $1 ( $2 )`` -> ``def $1 ( $2 ) :`` is one; ``$1 = (`` -> ``$1 = ( $2 , $3 )``
+    is the user finishing a line, not fixing it.
+    """
+    shape = pattern.shape
+    if shape is None or pattern.category not in _TOKEN_FIXES:
+        return False
+    before, after = shape.before.split(), shape.after.split()
+    changed = [
+        token
+        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=before, b=after, autojunk=False).get_opcodes()
+        if tag != "equal"
+        for token in before[i1:i2] + after[j1:j2]
+    ]
+    return 0 < len(changed) <= MAX_REPAIR_TOKENS and not any(_PLACEHOLDER.fullmatch(t) for t in changed)
+
 
 def _extract(language: str, before: str, after: str, info: Any) -> Any:
     """Worker thread: ``extract_pattern``, imported here so start-up does not load libcst."""

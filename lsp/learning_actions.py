@@ -23,7 +23,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import DiagnosticInfo, Pattern, abstract_action, abstract_signature
+from fixlore.abstraction import DiagnosticInfo, Pattern, Position, TextRange, abstract_action, abstract_signature
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
 from fixlore.lsp.diagnostics import to_lsp_range
 from fixlore.lsp.timeline import diag_info
@@ -175,6 +175,8 @@ def assemble(
     version = doc.version if doc is not None else None
     titles: set[str] = set()
     for item in order:
+        if item.pattern is None and item.group is None and language is not None and not item.learned:
+            item.pattern = source_action_pattern(language, item.action)
         diag = diagnostics[item.group] if item.group is not None else None
         offer = Offer(
             pattern=item.pattern,
@@ -192,6 +194,18 @@ def assemble(
 
 
 _SPAN = re.compile(r"`[^`\n]+`")
+_NO_RANGE = TextRange(Position(0, 0), Position(0, 0))
+
+
+def source_action_pattern(language: str, action: dict[str, Any]) -> Pattern:
+    """The identity of an action for no diagnostic (fix all, organize imports).
+
+    It has no rule, so it is keyed by its kind: accepting "Fix all auto-fixable
+    problems" is then recorded like any other choice.
+    """
+    kind = str(action.get("kind") or "")
+    info = DiagnosticInfo(source="source-action", code=kind, message="", range=_NO_RANGE)
+    return action_pattern(language, info, str(action["title"]), kind)
 
 
 def action_pattern(language: str, info: DiagnosticInfo, title: str, kind: str) -> Pattern:

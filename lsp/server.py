@@ -116,7 +116,7 @@ class FixloreProtocol(LanguageServerProtocol):
         self._pending_raw = data
         method = data.get("method")
         check = self.raw_params.get(method) if isinstance(method, str) and "id" in data else None
-        if check is not None:
+        if check is not None and isinstance(method, str):
             reason = check(data.get("params"))
             if reason is None:
                 return JsonRPCRequestMessage(id=data["id"], method=method, jsonrpc="2.0", params=data.get("params"))

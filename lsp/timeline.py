@@ -62,6 +62,8 @@ class Tracked:
     """An edit since then overlapped its own lines."""
     origin: str = ""
     """The diagnostics hub's key of the source that reported it (``""`` if unknown)."""
+    broken: bool = False
+    """Seen in a settled state that did not parse (a syntax error the user left standing)."""
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -270,6 +272,32 @@ class DocTimeline:
         self.dirty = False
         self.positions_lost = False
         return result
+
+
+def absorb_broken(
+    timeline: DocTimeline,
+    version: int | None,
+    text: str,
+    diagnostics: Sequence[dict[str, Any]],
+    origins: Sequence[str],
+) -> int:
+    """A settled state that does not parse: add its new errors to the baseline, lose nothing.
+
+    Nothing vanishes here (a linter may say nothing about broken code, which is
+    not a fix); the diagnostics the broken text brought in join the baseline,
+    marked ``broken``, so that when a later edit makes the file parse again,
+    the syntax error it fixed is seen to vanish. Returns how many joined.
+    """
+    parsed = [t for t in timeline.baseline if not t.broken]
+    known = compare(parsed, diagnostics).new if parsed else tuple(diagnostics)
+    fresh = {id(d) for d in known if d.get("severity") == ERROR}
+    joined = [
+        Tracked(raw=d, version=version, text=text, line=diag_line(d), origin=o, broken=True)
+        for d, o in zip(diagnostics, origins, strict=True)
+        if id(d) in fresh
+    ]
+    timeline.baseline = parsed + joined
+    return len(joined)
 
 
 def _by_key(baseline: Sequence[Tracked], current: Sequence[dict[str, Any]]) -> Comparison:

@@ -413,7 +413,7 @@ class Proxy:
         context = params.get("context") if isinstance(params, dict) else None
         diagnostics = context.get("diagnostics") if isinstance(context, dict) else None
         uri = _uri_of(params)
-        if not diagnostics or uri is None or len(self.upstreams) < 2:
+        if not isinstance(context, dict) or not diagnostics or uri is None or len(self.upstreams) < 2:
             return params
         owners = [self.diagnostics.owner_of(uri, d) for d in diagnostics]
         kept = [d for d, owner in zip(diagnostics, owners, strict=True) if owner in (None, upstream.id)]

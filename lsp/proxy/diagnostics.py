@@ -137,11 +137,15 @@ class DiagnosticsBridge:
             self._pulls.pop(key).cancel()
 
     def forget_upstream(self, upstream_id: str) -> None:
-        """An upstream went away: its diagnostics go too."""
+        """An upstream went away: its diagnostics go too.
+
+        Dropped, not emptied: a crashed upstream has not reported that its
+        diagnostics are fixed, so the learning loop must not learn from it.
+        """
         for uri, per in list(self.by_upstream.items()):
             if per.pop(upstream_id, None) is not None:
                 self._versions.pop((uri, upstream_id), None)
-                self._hub.set(uri, hub_key(upstream_id), None, [])
+        self._hub.drop_source(hub_key(upstream_id))
 
     # -- editor pulls ----------------------------------------------------------------
     async def pull_for_editor(self, params: Any) -> dict[str, Any]:

@@ -87,11 +87,6 @@ async def test_a_lazily_resolved_quick_fix_counts_as_accepted_once(tmp_path: Pat
         assert stats["counts"]["accepted"] == 1
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="source actions (no `diagnostics` field) get no pattern in learning_actions._group_of, so they are "
-    "never recorded; needs a change in learning_actions.py (other owner)",
-)
 async def test_a_lazily_resolved_fix_all_counts_as_accepted_once(tmp_path: Path) -> None:
     async with Editor(tmp_path) as editor:
         uri = editor.open("lazy.py", "import os, sys\n\n\ndef main():\n    return 1\n")
