@@ -294,7 +294,7 @@ def main() -> int:
         print(json.dumps(child(args.child, args.home)))
         return 0
     sizes = [0, 10_000, 100_000] if args.quick else [0, 10_000, 100_000, 1_000_000]
-    if args.sizes:
+    if args.sizes is not None:
         sizes = [0, *args.sizes]
     print(
         f"ranking: {REQUESTS} requests of {CANDIDATES} candidates, patterns over {RULE_KEYS} rule keys;"
