@@ -177,14 +177,14 @@ def assemble(
     for item in order:
         if item.pattern is None and item.group is None and language is not None and not item.learned:
             item.pattern = source_action_pattern(language, item.action)
-        diag = diagnostics[item.group] if item.group is not None else None
+        item_diag = diagnostics[item.group] if item.group is not None else None
         offer = Offer(
             pattern=item.pattern,
             siblings=siblings.get(item.group, ()) if item.group is not None else (),
             invoked=invoked,
             uri=uri,
             version=version,
-            diag=diag,
+            diag=item_diag,
             text=text,
             original=None,
             learned=item.learned,
