@@ -18,7 +18,16 @@ from typing import TYPE_CHECKING
 
 from fixlore.abstraction._pattern import Pattern, Scope
 
-from ._exchange import MAX_BYTES, Record, Verifier, document_chunks, parse_document, parse_entries, record_line
+from ._exchange import (
+    MAX_BYTES,
+    Record,
+    Verifier,
+    document_chunks,
+    no_gc,
+    parse_document,
+    parse_entries,
+    record_line,
+)
 from ._model import (
     COUNT_KINDS,
     Counts,
@@ -326,6 +335,10 @@ class AdminMixin:
 
         Raises :class:`InvalidImport` (naming what was wrong) and leaves the store unchanged.
         """
+        with no_gc():
+            return self._import_file(path, max_bytes)
+
+    def _import_file(self, path: Path, max_bytes: int) -> ImportReport:
         try:
             size = Path(path).stat().st_size
             if size > max_bytes:

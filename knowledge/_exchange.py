@@ -10,6 +10,8 @@ verifier. Any problem raises :class:`InvalidImport` naming the place
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import json
 import math
 import time
@@ -112,6 +114,22 @@ def parse_document(
     return [e.record for e in parse_entries(data, verifier, max_bytes=max_bytes, max_patterns=max_patterns, now=now)]
 
 
+@contextlib.contextmanager
+def no_gc() -> Iterator[None]:
+    """Pause the cyclic garbage collector while building many acyclic objects.
+
+    An import builds a few objects per value of a document of up to 200k records;
+    the collector would walk that growing heap again and again (a fifth of the time).
+    """
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
+
+
 def parse_entries(
     data: bytes,
     verifier: Verifier,
@@ -121,6 +139,18 @@ def parse_entries(
     now: float | None = None,
 ) -> list[Entry]:
     """:func:`parse_document`, keeping each pattern's fingerprint and canonical JSON."""
+    with no_gc():
+        return _parse_entries(data, verifier, max_bytes=max_bytes, max_patterns=max_patterns, now=now)
+
+
+def _parse_entries(
+    data: bytes,
+    verifier: Verifier,
+    *,
+    max_bytes: int,
+    max_patterns: int,
+    now: float | None,
+) -> list[Entry]:
     if len(data) > max_bytes:
         raise InvalidImport(f"file too large: {len(data)} bytes, the limit is {max_bytes}")
     try:
