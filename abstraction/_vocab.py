@@ -168,11 +168,13 @@ def node_kinds(language: str) -> frozenset[str]:
                 if name:
                     out.add(name)
     if family(language) == "python":
-        import libcst
-
-        out |= {
-            n for n in dir(libcst) if n[:1].isupper() and isinstance(getattr(libcst, n), type)
-        } | _LIBCST_KINDS_EXTRA
+        # libcst's node class names, listed in allowlists.json (taken from libcst
+        # when the list was made): importing libcst here would cost a third of a
+        # second in every process that verifies a pattern, the knowledge store's
+        # open included. tests/abstraction checks the list against libcst.
+        listed = _data().get("libcst_kinds", [])
+        assert isinstance(listed, list)
+        out |= {str(k) for k in listed} | _LIBCST_KINDS_EXTRA
     return frozenset(out)
 
 

@@ -138,9 +138,16 @@ def register(server: FixloreServer) -> None:
             await hook(raw)
 
     @server.feature(types.INITIALIZED)
-    async def initialized(params: types.InitializedParams) -> None:
+    def initialized(params: types.InitializedParams) -> None:
+        # Synchronous on purpose: the hooks (the proxy sends `initialized` to
+        # each upstream) must run before the next message is handled, or a
+        # didOpen right behind this notification reaches an upstream before
+        # its `initialized`, which ruff answers by exiting.
         for hook in life.initialized_hooks:
             hook()
+        server.spawn(_configure(), name="workspace-configuration")
+
+    async def _configure() -> None:
         await pull_workspace_configuration(server, life)
         life.settle()
 

@@ -115,3 +115,16 @@ def test_abstract_signature_is_fast() -> None:
         abstract_signature("python", replace(d, message=f"Local variable `v{i}` is assigned to but never used"))
     per_call = (time.perf_counter() - start) / 2000
     assert per_call < 200e-6
+
+
+def test_listed_libcst_node_kinds_match_the_installed_libcst() -> None:
+    """The verifier's list of libcst kinds (kept as data, so verifying needs no libcst import)."""
+    import json
+    from importlib import resources
+
+    import libcst
+
+    data = resources.files("fixlore.abstraction").joinpath("allowlists.json").read_text()
+    listed = set(json.loads(data)["libcst_kinds"])
+    actual = {n for n in dir(libcst) if n[:1].isupper() and isinstance(getattr(libcst, n), type)}
+    assert actual <= listed, sorted(actual - listed)

@@ -115,6 +115,9 @@ class Editor:
         )
         self.capabilities = result["capabilities"]
         self.conn.notify("initialized", {})
+        # fixlore/status follows the knowledge store's opening: from then on
+        # what the session teaches is visible to ranking at once.
+        await self.wait_for(lambda: any(m == "fixlore/status" for m, _ in self.notifications), what="fixlore/status")
         return self
 
     async def __aexit__(self, *exc: object) -> None:
