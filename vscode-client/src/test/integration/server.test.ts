@@ -213,6 +213,8 @@ describe("fixlore serve in front of ruff: the learning loop", { timeout: 180_000
     assert.ok(edits.length > 0, `the fix has no edit for main.py: ${JSON.stringify(fix)}`);
     const fixed = applyTextEdits(text, edits);
     assert.ok(!fixed.includes(SECRET), "the fix removes the unused import");
+    // Count from here: the fixed diagnostics may arrive before the command returns.
+    const before = server.notifications.length;
     await server.notify("textDocument/didChange", {
       textDocument: { uri, version: 2 },
       contentChanges: [{ text: fixed }],
@@ -223,7 +225,6 @@ describe("fixlore serve in front of ruff: the learning loop", { timeout: 180_000
     assert.ok(command !== undefined);
     await server.executeCommand(command.command, command.arguments ?? []);
 
-    const before = server.notifications.length;
     await server.waitFor<PublishDiagnosticsParams>(
       "textDocument/publishDiagnostics",
       (p) => p.uri === uri && !p.diagnostics.some((d) => d.code === "F401" && d.range.start.line === 0),
