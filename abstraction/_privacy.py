@@ -11,6 +11,7 @@ must have a strict short form. Anything else is refused. Never raises.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 from typing import Any
 
 from fixlore.abstraction._pattern import Pattern
@@ -83,9 +84,19 @@ def _verify(data: dict[str, Any]) -> PrivacyVerdict:
 
 
 def _text_field(language: str, text: str, *, prose: bool, code: str) -> str:
-    """Why ``text`` is refused, or ``""`` if every word in it is safe."""
+    """Why ``text`` is refused, or ``""`` if every word in it is safe.
+
+    Memoised: the verdict depends on these arguments alone, and messages,
+    titles and contexts repeat across patterns (an import of 100k patterns
+    verifies the same few hundred texts over and over).
+    """
     if not isinstance(text, str):
         return "not text"
+    return _text_field_memo(language, text, prose, code)
+
+
+@lru_cache(maxsize=16384)
+def _text_field_memo(language: str, text: str, prose: bool, code: str) -> str:
     if len(text) > _MAX_FIELD:
         return "too long"
     kws = keywords(language)
