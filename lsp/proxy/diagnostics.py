@@ -28,7 +28,7 @@ import asyncio
 import logging
 from typing import TYPE_CHECKING, Any
 
-from fixlore.lsp.jsonrpc import ConnectionClosed, RpcError
+from fixlore.lsp.jsonrpc import ConnectionClosed, RawResult, RpcError
 from fixlore.lsp.proxy.upstream import Unavailable, Upstream
 
 if TYPE_CHECKING:
@@ -68,6 +68,8 @@ class DiagnosticsBridge:
         self._refresh: asyncio.TimerHandle | None = None
         self._pulls: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._versions: dict[tuple[str, str], int | None] = {}
+        self._raw: dict[tuple[str, str], bytes] = {}
+        """(uri, upstream id) -> the bytes of the pull answer the stored items came from."""
         hub.listeners.append(self._published)
 
     def configure(self, editor_capabilities: dict[str, Any], upstreams: list[Upstream]) -> None:
@@ -92,16 +94,22 @@ class DiagnosticsBridge:
         return {"identifier": "fixlore", "interFileDependencies": bool(inter), "workspaceDiagnostics": False}
 
     # -- storing -------------------------------------------------------------------
-    def put(self, upstream_id: str, uri: str, version: int | None, items: list[dict[str, Any]]) -> None:
+    def put(
+        self, upstream_id: str, uri: str, version: int | None, items: list[dict[str, Any]], raw: bytes | None = None
+    ) -> None:
         """Store an upstream's diagnostics for ``uri`` and let the hub merge them.
 
         An answer identical to the stored one for the same version changes
         nothing, so it is not published again (pull answers repeat a lot).
+        ``raw``: the bytes of the pull answer ``items`` were decoded from, so
+        that the next byte-identical answer is recognised undecoded.
         """
-        if (
-            self._versions.get((uri, upstream_id), _NEVER) == version
-            and self.by_upstream.get(uri, {}).get(upstream_id) == items
-        ):
+        stored = (uri, upstream_id)
+        if raw is None:
+            self._raw.pop(stored, None)
+        else:
+            self._raw[stored] = raw
+        if self._versions.get(stored, _NEVER) == version and self.by_upstream.get(uri, {}).get(upstream_id) == items:
             return
         self.by_upstream.setdefault(uri, {})[upstream_id] = items
         self._versions[(uri, upstream_id)] = version
@@ -133,6 +141,7 @@ class DiagnosticsBridge:
         self.by_upstream.pop(uri, None)
         for stored in [k for k in self._versions if k[0] == uri]:
             del self._versions[stored]
+            self._raw.pop(stored, None)
         for key in [k for k in self._pulls if k[1] == uri]:
             self._pulls.pop(key).cancel()
 
@@ -145,6 +154,7 @@ class DiagnosticsBridge:
         for uri, per in list(self.by_upstream.items()):
             if per.pop(upstream_id, None) is not None:
                 self._versions.pop((uri, upstream_id), None)
+                self._raw.pop((uri, upstream_id), None)
         self._hub.drop_source(hub_key(upstream_id))
 
     # -- editor pulls ----------------------------------------------------------------
@@ -154,7 +164,9 @@ class DiagnosticsBridge:
         if not isinstance(uri, str):
             return {"kind": "full", "items": []}
         targets = [u for u in self._proxy.upstreams_for(uri) if u.running and offers_pull(u)]
-        if targets:
+        if len(targets) == 1:
+            await self._pull(targets[0], uri)  # no task for a lone upstream: one loop turn less
+        elif targets:
             await asyncio.gather(*(self._pull(u, uri) for u in targets))
         return {"kind": "full", "items": self._hub.current(uri)}
 
@@ -165,9 +177,20 @@ class DiagnosticsBridge:
         if isinstance(identifier, dict) and identifier.get("identifier"):
             params["identifier"] = identifier["identifier"]
         try:
-            report = await upstream.request("textDocument/diagnostic", params, timeout=self._proxy.timeout())
+            answer: RawResult = await upstream.request(
+                "textDocument/diagnostic", params, timeout=self._proxy.timeout(), raw=True
+            )
         except (TimeoutError, RpcError, ConnectionClosed, Unavailable) as exc:
             logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
+            return
+        raw = answer.key
+        stored = (uri, upstream.id)
+        if raw is not None and self._versions.get(stored, _NEVER) == version and self._raw.get(stored) == raw:
+            return  # byte for byte the answer already stored for this version: nothing to decode or merge
+        try:
+            report = answer.value()
+        except ValueError:
+            logger.warning("upstream %s sent a malformed diagnostic report", upstream.id)
             return
         if not isinstance(report, dict) or report.get("kind") != "full":
             return  # "unchanged" cannot happen (no previousResultId is ever sent)
@@ -175,7 +198,7 @@ class DiagnosticsBridge:
         self._quiet = True
         try:
             kept = [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []
-            self.put(upstream.id, uri, version, kept)
+            self.put(upstream.id, uri, version, kept, raw)
         finally:
             self._quiet = False
 

@@ -231,15 +231,19 @@ class Upstream:
             self.send_initialized(restarted=True)
 
     # -- traffic -------------------------------------------------------------------
-    async def request(self, method: str, params: Any, *, timeout: float | None = None) -> Any:
-        """Send a request; on timeout or cancellation cancel it upstream too."""
+    async def request(self, method: str, params: Any, *, timeout: float | None = None, raw: bool = False) -> Any:
+        """Send a request; on timeout or cancellation cancel it upstream too.
+
+        ``raw``: answer with a :class:`~fixlore.lsp.jsonrpc.RawResult` (see
+        :meth:`~fixlore.lsp.jsonrpc.JsonRpcConnection.request`).
+        """
         conn = self.conn
         if conn is None or not self.running:
             raise Unavailable(self.id)
         msg_id = conn.new_id()
         try:
             return await conn.request(
-                method, params, timeout=self.timeout if timeout is None else timeout, msg_id=msg_id
+                method, params, timeout=self.timeout if timeout is None else timeout, msg_id=msg_id, raw=raw
             )
         except (TimeoutError, asyncio.CancelledError):
             with contextlib.suppress(ConnectionClosed):

@@ -150,3 +150,22 @@ async def test_pull_diagnostics_editor_gets_ruff_and_own_merged(editor: Editor, 
     assert not any(m == "textDocument/publishDiagnostics" and p["diagnostics"] for m, p in editor.notifications)
 
 
+async def test_pull_after_an_edit_and_its_undo_follows_the_text(editor: Editor, tmp_path: Path) -> None:
+    # Undoing an edit makes ruff answer byte for byte as it did for the first
+    # version: the report must follow the text, not the bytes last seen.
+    await editor.initialize(tmp_path, caps=PULL_CAPS)
+    uri = await open_sample(editor, tmp_path)
+
+    async def pull() -> list[str]:
+        report = await editor.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        assert report["kind"] == "full"
+        return codes(report["items"])
+
+    first = await pull()
+    assert first == ["E711", "F401", "F401"]
+    assert await pull() == first
+    editor.change(uri, "import os\nimport sys\n\n\ndef f(x):\n    return x is None\n")
+    assert await pull() == ["F401", "F401"]
+    editor.change(uri, SOURCE)
+    assert await pull() == first
+    assert await pull() == first
