@@ -115,6 +115,15 @@ class EditorSession:
         self.conn.notify("exit")
 
 
+def _is_text(path: Path) -> bool:
+    """Only text files are opened, as an editor would (no byte code, no binaries)."""
+    try:
+        path.read_text(encoding="utf-8")
+    except (UnicodeDecodeError, OSError):
+        return False
+    return True
+
+
 def _describe(diag: dict[str, Any]) -> str:
     start = diag["range"]["start"]
     code = diag.get("code")
@@ -140,7 +149,7 @@ async def _demo(workspace: Path, use_ruff: bool, out: Callable[[str], None]) -> 
         info = result.get("serverInfo", {})
         out(f"Connected to {info.get('name', '?')} {info.get('version', '?')} in {workspace}")
         out(f"Upstream for Python: {'ruff server' if use_ruff and ruff else 'none (standalone)'}\n")
-        files = sorted(p for p in workspace.rglob("*") if p.is_file() and p.name not in _SKIP)
+        files = sorted(p for p in workspace.rglob("*") if p.is_file() and p.name not in _SKIP and _is_text(p))
         for path in files:
             uri = session.open(path)
             await session.wait_for(functools.partial(operator.contains, session.diagnostics, uri))
@@ -246,6 +255,9 @@ def run_demo(workspace: str | None = None, use_ruff: bool = True, out: Callable[
     """Run the demo; returns the exit code."""
     with tempfile.TemporaryDirectory(prefix="fixlore-demo-") as tmp:
         root = Path(tmp) / "workspace"
-        shutil.copytree(Path(workspace) if workspace else SAMPLE, root)
+        # An installed copy of the sample has byte-compiled __pycache__ beside it.
+        shutil.copytree(
+            Path(workspace) if workspace else SAMPLE, root, ignore=shutil.ignore_patterns("__pycache__", "*.pyc")
+        )
         os.environ["FIXLORE_HOME"] = str(Path(tmp) / "home")
         return asyncio.run(_demo(root, use_ruff, out))

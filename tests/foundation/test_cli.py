@@ -122,3 +122,18 @@ def test_demo_runs_on_the_shipped_workspace() -> None:
     before, after = out.split("After 3 choices", 1)
     assert before.index("Remove unused import") < before.index("Disable for this line")
     assert after.index("Disable for this line  <- preferred") < after.index("Remove unused import")
+
+
+@pytest.mark.e2e
+def test_demo_skips_byte_code_and_binaries_like_an_installed_sample_has(tmp_path: Path) -> None:
+    # A non-editable install byte-compiles the sample's .py files into __pycache__.
+    (tmp_path / "__pycache__").mkdir()
+    (tmp_path / "__pycache__" / "app.cpython-311.pyc").write_bytes(b"\xa7\r\r\n\x00\x00\x00\x00binary")
+    (tmp_path / "logo.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\xff")
+    (tmp_path / "app.py").write_text("def f(x)\n    return x\n")
+
+    proc = run("demo", "--workspace", str(tmp_path), "--no-ruff")
+
+    assert proc.returncode == 0, proc.stdout[-2000:] + proc.stderr[-2000:]
+    assert "app.py: 1 problem(s)" in proc.stdout
+    assert ".pyc" not in proc.stdout and "logo.png" not in proc.stdout
