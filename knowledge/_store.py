@@ -127,6 +127,30 @@ class Batch:
         return bool(self.patterns or self.events or self.refused)
 
 
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL, waiting out another process that is creating the file.
+
+    Changing the journal mode needs an exclusive lock, and SQLite does not
+    always run the busy handler for it: two processes opening a new store at
+    the same moment saw "database is locked" at once. Retry until the busy
+    timeout, then give up with the error.
+    """
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    delay = 0.005
+    while True:
+        try:
+            mode = conn.execute("PRAGMA journal_mode").fetchone()
+            if mode is not None and str(mode[0]).lower() == "wal":
+                return
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.2)
+
+
 def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
     """Open the store with WAL, a busy timeout and explicit transactions."""
     try:
@@ -146,7 +170,7 @@ def connect(path: Path, *, readonly: bool = False) -> sqlite3.Connection:
                 check_same_thread=False,
                 timeout=BUSY_TIMEOUT_MS / 1000,
             )
-            conn.execute("PRAGMA journal_mode=WAL")
+            _enable_wal(conn)
             # FULL: a batch that flush() acknowledged survives a crash of the machine too.
             conn.execute("PRAGMA synchronous=FULL")
         conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
