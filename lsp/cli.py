@@ -7,13 +7,13 @@ Exit codes: 0 success; 1 something needed is missing (doctor) or not found;
 from __future__ import annotations
 
 import argparse
-import importlib
 import shutil
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from fixlore.lsp import __version__
+from fixlore.knowledge import cli as knowledge_cli
+from fixlore.lsp import __version__, explain
 from fixlore.lsp.config import parse_upstream_flag
 
 
@@ -39,14 +39,8 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--workspace", metavar="DIR", help="use this workspace instead of the shipped sample")
     demo.add_argument("--no-ruff", action="store_true", help="do not use `ruff server` as upstream")
 
-    for name in ("fixlore.knowledge.cli", "fixlore.lsp.explain"):
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        module.register(sub)
+    knowledge_cli.register(sub)
+    explain.register(sub)
     return parser
 
 

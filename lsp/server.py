@@ -399,30 +399,17 @@ def _short_tb(error: BaseException) -> str:
 
 
 def create_server(options: ServerOptions | None = None) -> FixloreServer:
-    """A new server with every fixlore feature registered."""
-    from fixlore.lsp import documents, lifecycle
+    """A new server with every fixlore feature registered.
+
+    Order matters: the proxy claims upstream traffic before code actions and
+    commands register their handlers, and learning listens to all of them.
+    """
+    from fixlore.lsp import code_actions, commands, documents, learning, lifecycle, proxy
 
     server = FixloreServer(options or ServerOptions())
-    lifecycle.register(server)
-    documents.register(server)
-    _register_optional(server)
+    for feature in (lifecycle, documents, proxy, code_actions, commands, learning):
+        feature.register(server)
     return server
-
-
-def _register_optional(server: FixloreServer) -> None:
-    """Features built in other modules register themselves if present."""
-    import importlib
-
-    for name in ("fixlore.lsp.proxy", "fixlore.lsp.code_actions", "fixlore.lsp.commands", "fixlore.lsp.learning"):
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        register = getattr(module, "register", None)
-        if register is not None:
-            register(server)
 
 
 __all__ = [
