@@ -341,6 +341,27 @@ class Knowledge(_admin.AdminMixin):
         """The salted hash of a workspace root (never store the path itself)."""
         return workspace_hash(self._salt, root)
 
+    def ready(self, rule_key: RuleKey, *, fixes: bool = False) -> bool:
+        """True if :meth:`evidence` (and with ``fixes``, :meth:`learned_fixes`) answers from memory.
+
+        Only a store too large to hold whole has keys that are not ready; the
+        request path asks this first and sends :meth:`preload` to a worker
+        instead of waiting on the disk.
+        """
+        if self._index.is_cold(rule_key):
+            return False
+        if not fixes or not self._index.lazy:
+            return True
+        with self._cond:
+            return not self._index.missing_bodies(rule_key)
+
+    def preload(self, rule_key: RuleKey) -> None:
+        """Read a rule key (and its learned fixes) into memory: for a worker thread."""
+        if self._index.is_cold(rule_key):
+            self._load_key(rule_key)
+        if self._index.lazy:
+            self._read_bodies(rule_key)
+
     def evidence(self, rule_key: RuleKey) -> Mapping[str, PatternStats]:
         """Fingerprint -> stats under ``rule_key``, highest scope per fingerprint.
 

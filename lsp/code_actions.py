@@ -84,6 +84,7 @@ async def build(server: FixloreServer, raw: dict[str, Any], tokens: Tokens, *, c
         upstream=upstream,
         learned=learned,
         knowledge=knowledge,
+        executor=None if learning is None else learning.executor,
         tokens=tokens,
         invoked=invoked and count,
         now=time.time(),

@@ -20,6 +20,8 @@ import itertools
 import logging
 import re
 from collections import OrderedDict
+from collections.abc import Mapping
+from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -130,6 +132,7 @@ def assemble(
     upstream: list[Any],
     learned: list[list[LearnedFix]],
     knowledge: Knowledge | None,
+    executor: Executor | None = None,
     tokens: Tokens,
     invoked: bool,
     now: float,
@@ -155,7 +158,7 @@ def assemble(
         group = members + extra
         candidates = [Candidate(key=_key(it), pattern=it.pattern, upstream_index=i) for i, it in enumerate(group)]
         rule_key = abstract_signature(language, info).rule_key
-        evidence = knowledge.evidence(rule_key) if knowledge is not None else {}
+        evidence = _evidence(knowledge, rule_key, executor)
         ranked = rank_actions(candidates, evidence, now=now)
         has_evidence = any(c.key in evidence for c in candidates)
         if has_evidence:
@@ -191,6 +194,23 @@ def assemble(
         )
         out.actions.append(_with_command(item.action, offer, tokens, titles))
     return out
+
+
+def _evidence(
+    knowledge: Knowledge | None, rule_key: tuple[str, str, str], executor: Executor | None
+) -> Mapping[str, Any]:
+    """Evidence from memory only, never the disk.
+
+    A rule key not in memory is read by a worker; this request keeps the
+    upstream order, and the next one is ranked.
+    """
+    if knowledge is None:
+        return {}
+    if not knowledge.ready(rule_key):
+        if executor is not None:
+            executor.submit(knowledge.preload, rule_key)
+        return {}
+    return knowledge.evidence(rule_key)
 
 
 _SPAN = re.compile(r"`[^`\n]+`")

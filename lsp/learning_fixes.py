@@ -106,7 +106,14 @@ class LearnedFixes:
             if lines is None:
                 lines = text.split("\n")
             info = diag_info(raw, lines, num_units)
-            found = knowledge.learned_fixes(abstract_signature(language, info))[:MAX_LEARNED]
+            signature = abstract_signature(language, info)
+            if not knowledge.ready(signature.rule_key, fixes=True):
+                # Never the disk on the loop: a worker reads the rule key, and
+                # this diagnostic gets its learned fixes from the next version on.
+                self._loop.executor.submit(knowledge.preload, signature.rule_key)
+                none[key] = now
+                continue
+            found = knowledge.learned_fixes(signature)[:MAX_LEARNED]
             if not found:
                 none[key] = now
                 continue

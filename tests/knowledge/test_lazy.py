@@ -99,3 +99,25 @@ def test_import_into_a_lazy_store_counts_once(tmp_path: Path) -> None:
         assert accepted(k, 0) == 1  # one loaded key, the rest cold
         assert k.import_file(tmp_path / "x.json").merged == 2 * KEYS
         assert [accepted(k, i) for i in range(KEYS)] == [2 * (i + 1) for i in range(KEYS)]
+
+
+def test_ready_tells_the_request_path_whether_memory_answers_and_preload_warms_a_key(tmp_path: Path) -> None:
+    fill(tmp_path)
+    with open_lazy(tmp_path) as k:
+        assert k.warmed(10)
+        cold = [i for i in range(KEYS) if not k.ready(sig(i).rule_key)]
+        assert cold, "the cache holds only part of the store"
+        i = cold[0]
+        assert not k.ready(sig(i).rule_key, fixes=True)
+
+        k.preload(sig(i).rule_key)
+
+        assert k.ready(sig(i).rule_key) and k.ready(sig(i).rule_key, fixes=True)
+        assert accepted(k, i) == i + 1
+        assert [s.fingerprint for s in k.learned_fixes(sig(i))] == [learned(i).fingerprint]
+
+
+def test_a_store_held_whole_is_always_ready(tmp_path: Path) -> None:
+    fill(tmp_path)
+    with Knowledge.open(tmp_path, base=False, auto_prune=False) as k:
+        assert all(k.ready(sig(i).rule_key, fixes=True) for i in range(KEYS))
