@@ -39,6 +39,7 @@ from fixlore.abstraction._templates import Namer, signature_with
 from fixlore.abstraction._text import DiagnosticInfo, offset_at
 from fixlore.abstraction._tree import Source, Tok, tokens
 from fixlore.abstraction.languages import get_parser
+from fixlore.abstraction.syntax import python_parses
 
 logger = logging.getLogger(__name__)
 
@@ -155,11 +156,7 @@ def _node_extra(b_src: Source, change: _Change) -> tuple[tuple[str, str], ...]:
 
 def _parses(src: Source) -> bool:
     if src.language == "python":
-        try:
-            compile(src.text, "<fix>", "exec", flags=0x400, dont_inherit=True)
-        except (SyntaxError, ValueError):
-            return False
-        return True
+        return python_parses(src.text)
     return not src.root.has_error
 
 

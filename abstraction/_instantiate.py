@@ -32,6 +32,7 @@ from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRa
 from fixlore.abstraction._tree import Source, Tok, error_count, render, render_suppression, tokens
 from fixlore.abstraction._vocab import class_members, keywords
 from fixlore.abstraction.languages import get_parser
+from fixlore.abstraction.syntax import python_parses
 
 logger = logging.getLogger(__name__)
 
@@ -345,12 +346,8 @@ def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
     for start, end, new in sorted(edits, reverse=True):
         data = data[:start] + new.encode("utf-8", errors="surrogatepass") + data[end:]
     new_text = data.decode("utf-8", errors="surrogatepass")
-    if src.language == "python":
-        try:
-            compile(new_text, "<fix>", "exec", flags=0x400, dont_inherit=True)
-            return True
-        except (SyntaxError, ValueError):
-            pass
+    if src.language == "python" and python_parses(new_text):
+        return True
     new_src = Source(src.language, new_text)
     errors = error_count(new_src.root)
     if src.language == "python":

@@ -12,7 +12,6 @@ from __future__ import annotations
 import builtins
 import json
 import keyword
-import re
 import sys
 from functools import cache
 from importlib import resources
@@ -24,7 +23,6 @@ _LIBCST_KINDS_EXTRA = frozenset(
     {"Module", "SimpleStatementLine", "IndentedBlock", "Header", "Body"},
 )
 
-IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 # Which allowlist family a language id uses.
 _FAMILY = {

@@ -7,6 +7,7 @@ know, and its positions are exact). Pure: text in, problems out.
 
 from __future__ import annotations
 
+import ast
 import enum
 from dataclasses import dataclass
 
@@ -79,9 +80,18 @@ def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
     return problems
 
 
+def python_parses(text: str) -> bool:
+    """Whether Python's own parser accepts ``text`` (an AST only; nothing runs)."""
+    try:
+        compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return False
+    return True
+
+
 def _python_problem(text: str) -> SyntaxProblem | None:
     try:
-        compile(text, "<document>", "exec", flags=0x400, dont_inherit=True)  # PyCF_ONLY_AST
+        compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except SyntaxError as exc:
         line = max((exc.lineno or 1) - 1, 0)
         col = max((exc.offset or 1) - 1, 0)

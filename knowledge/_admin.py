@@ -93,19 +93,6 @@ def _stats_from_full(r: tuple[object, ...], scope: Scope = Scope.USER) -> Patter
     )
 
 
-def _record_stats(r: Record, scope: Scope) -> PatternStats:
-    return PatternStats(
-        r.fingerprint,
-        scope,
-        r.counts,
-        r.first_seen,
-        r.last_seen,
-        r.workspaces,
-        r.pattern.context,
-        r.pattern,
-    )
-
-
 def _passes_counts(c: Counts, workspaces: int, f: ExportFilters) -> bool:
     """Whether a record passes the export filters (the language is filtered in SQL)."""
     if c.uses < f.min_uses or workspaces < f.min_workspaces:

@@ -11,7 +11,6 @@ changed (see :meth:`Store.changes_since`).
 from __future__ import annotations
 
 import logging
-import os
 import secrets
 import sqlite3
 import time
@@ -251,17 +250,6 @@ class Store:
     def _bump_rev(self) -> int:
         self.conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev'")
         return int(self.meta("rev"))
-
-    def apply(self, batch: Batch) -> None:
-        """Apply a batch in one transaction (all or nothing)."""
-        c = self.conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
-            self.apply_in_tx(batch)
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
 
     def apply_in_tx(self, batch: Batch) -> int:
         """Apply a batch inside the caller's transaction; the revision it is stamped with."""
@@ -525,7 +513,3 @@ class Store:
         row = self.conn.execute(sql, tuple(params)).fetchone()
         return int(row[0] or 0) if row else 0
 
-
-def store_exists(path: Path) -> bool:
-    """True if a store file exists at ``path``."""
-    return os.path.exists(path)

@@ -103,7 +103,6 @@ def record_offers(learning: LearningLoop | None, assembly: Assembly) -> None:
 
 def register(server: FixloreServer) -> None:
     """Register the code-action handlers; fixlore owns them (the proxy's interim ones step aside)."""
-    server.features["code_action_handler_owner"] = __name__
     tokens = Tokens()
     server.features["action_tokens"] = tokens
 

@@ -23,6 +23,7 @@ from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
 from fixlore.knowledge import ExportFilters, InvalidImport, Knowledge, KnowledgeError, PatternStats
 from fixlore.lsp.code_actions import accept
+from fixlore.lsp.learning_actions import ACCEPT
 
 if TYPE_CHECKING:
     from fixlore.lsp.learning import LearningLoop
@@ -33,7 +34,6 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
-ACCEPT = "fixlore.accept"
 EXPLAIN = "fixlore.explain"
 PATTERNS = "fixlore.patterns"
 FORGET = "fixlore.forget"

@@ -108,17 +108,6 @@ class ConnectionClosed(Exception):
     """The peer went away (EOF, broken pipe, or the connection was closed)."""
 
 
-async def read_message(reader: asyncio.StreamReader) -> dict[str, Any] | None:
-    """Read one message; ``None`` at EOF. Raises ``ValueError`` on a bad frame."""
-    body = await read_body(reader)
-    if body is None:
-        return None
-    message = loads(body)
-    if not isinstance(message, dict):
-        raise ValueError("a JSON-RPC message must be an object")
-    return message
-
-
 async def read_body(reader: asyncio.StreamReader) -> bytes | None:
     """Read one framed message body (unparsed); ``None`` at EOF. Raises ``ValueError`` on a bad frame."""
     length: int | None = None
@@ -249,12 +238,6 @@ class JsonRpcConnection:
         if raw and not isinstance(result, RawResult):
             return RawResult(b"", -1, result)
         return result
-
-    def forget(self, msg_id: Any) -> None:
-        """Drop a pending request: its late answer will be ignored."""
-        future = self._pending.pop(msg_id, None)
-        if future is not None and not future.done():
-            future.cancel()
 
     async def close(self) -> None:
         """Close the connection and fail pending requests."""

@@ -35,7 +35,7 @@ from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInter
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
-from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage, JsonRPCResponseMessage
+from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pygls.protocol.language_server import lsp_method
 
 from fixlore.lsp import __version__
@@ -415,7 +415,6 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
 __all__ = [
     "FixloreProtocol",
     "FixloreServer",
-    "JsonRPCResponseMessage",
     "RawRouter",
     "ServerOptions",
     "create_server",

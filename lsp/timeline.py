@@ -8,7 +8,7 @@ looked like before and after. A document's timeline keeps, in memory only:
 * the line of each baseline diagnostic, shifted through every edit since, so a
   diagnostic is matched by its signature and where it moved to, not by its old
   range (lines inserted above it move it down);
-* the latest published diagnostics and the version they belong to.
+* the version of the latest published diagnostics.
 
 :func:`compare` is the pure heart: baseline vs. now gives the diagnostics that
 vanished, the ones that stayed and the ones that are new. Nothing here reads
@@ -197,9 +197,6 @@ class DocTimeline:
     baseline: list[Tracked] = field(default_factory=list)
     settled_version: int | None = None
     latest_version: int | None = None
-    latest: list[dict[str, Any]] = field(default_factory=list)
-    dirty: bool = False
-    """Edited since the last settle."""
     positions_lost: bool = False
     """A full-text change came in: baseline lines are guesses."""
     followed: list[Tracked] = field(default_factory=list)
@@ -213,7 +210,6 @@ class DocTimeline:
 
     def apply_change(self, version: int | None, raw_changes: Iterable[Any]) -> None:
         """Shift the baseline through one ``didChange``'s content changes."""
-        self.dirty = True
         spans = change_spans(raw_changes)
         self.changes.append((version, spans))
         if spans is None:
@@ -240,9 +236,8 @@ class DocTimeline:
         return line
 
     def published(self, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
-        """Remember the latest merged diagnostics."""
+        """Remember the version of the latest merged diagnostics."""
         self.latest_version = version
-        self.latest = list(diagnostics)
 
     def settle(
         self,
@@ -269,7 +264,6 @@ class DocTimeline:
             for d, o in zip(diagnostics, names, strict=True)
         ] + kept
         self.settled_version = version
-        self.dirty = False
         self.positions_lost = False
         return result
 

@@ -49,16 +49,11 @@ Integration API for the code-action / learning layer
 * ``await proxy.execute_command(command, arguments)`` — runs an upstream's
   command with the upstream that offers it; ``fixlore.*`` commands are never
   forwarded (JsonRpcInvalidParams).
-* ``proxy.upstream_diagnostics(uri) -> {UpstreamId: [raw diagnostic]}``.
-* ``proxy.upstreams_for(uri)``, ``proxy.state()``.
+* ``proxy.upstreams_for(uri)``.
 
-Until a code-action layer exists, ``textDocument/codeAction`` and
-``codeAction/resolve`` reach the proxy through the raw router, which calls the
-two methods above — the proxy registers **no** pygls feature for them. So the
-code-action layer simply registers its own handlers with pygls in its
-``register(server)`` (pygls' FeatureManager refuses a second registration of
-a method, which is why the proxy leaves them free); from then on the raw
-router no longer sees those methods, and the handlers call the API above. Use
+``textDocument/codeAction`` and ``codeAction/resolve`` are handled by
+``fixlore.lsp.code_actions`` (pygls handlers), which call the API above; the
+proxy registers no pygls feature for them. Use
 ``fixlore.lsp.server.current_raw_params()`` inside the handler for the raw
 params. pygls' capabilities for the layer's handler are merged with the
 upstreams' (kinds, ``resolveProvider`` united).

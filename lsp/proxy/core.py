@@ -320,11 +320,6 @@ class Proxy:
         """Answer a request fixlore has no handler for."""
         if method == "textDocument/diagnostic":
             return await self.diagnostics.pull_for_editor(params)
-        if method == "textDocument/codeAction":
-            actions = await self.code_actions(params)
-            return [action for _, action in actions] or None
-        if method == "codeAction/resolve":
-            return await self.resolve_code_action(params)
         if method in merge.RESOLVE_METHODS:
             return await self._resolve(method, params)
         targets = self._targets(method, params)
@@ -451,14 +446,6 @@ class Proxy:
         except (TimeoutError, ConnectionClosed, Unavailable) as exc:
             logger.warning("upstream %s: command failed (%s)", upstream.id, type(exc).__name__)
             return None
-
-    def upstream_diagnostics(self, uri: str) -> dict[UpstreamId, list[dict[str, Any]]]:
-        """Each upstream's latest diagnostics for ``uri`` (raw, as published)."""
-        return dict(self.diagnostics.by_upstream.get(uri, {}))
-
-    def state(self) -> dict[UpstreamId, str]:
-        """Each upstream's state (for doctor/status)."""
-        return {uid: u.state.value for uid, u in self.upstreams.items()}
 
     # -- document sync (DocumentHooks) ----------------------------------------------------
     def did_open(self, uri: str, params: Any) -> None:
