@@ -113,8 +113,7 @@ class Knowledge(_admin.AdminMixin):
         except sqlite3.Error as exc:
             raise KnowledgeError(f"cannot open the knowledge store {self.db_path}: {exc}") from exc
         self._salt = bytes.fromhex(salt) if salt else secrets.token_bytes(32)
-        self.workspace_id = workspace_hash(self._salt, workspace_root) if workspace_root else ""
-        """This workspace's salted hash, for :attr:`Event.workspace`."""
+        self._workspace_root = workspace_root
         self._workspace = WorkspaceScope(workspace_root, verifier) if workspace_scope and workspace_root else None
         try:
             self._load(base)
@@ -336,6 +335,16 @@ class Knowledge(_admin.AdminMixin):
             self._db = Store(self.db_path)
             self._salt = bytes.fromhex(self._db.meta("salt"))
         self._learning = on
+
+    @property
+    def workspace_id(self) -> str:
+        """This workspace's salted hash, for :attr:`Event.workspace`.
+
+        Derived, not stored: turning learning on may replace a provisional salt
+        with the store's own.
+        """
+        root = self._workspace_root
+        return workspace_hash(self._salt, root) if root else ""
 
     def workspace_hash(self, root: Path | str) -> str:
         """The salted hash of a workspace root (never store the path itself)."""

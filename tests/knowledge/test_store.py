@@ -230,3 +230,17 @@ def test_learned_fixes_follow_new_evidence_after_being_looked_up(tmp_path: Path)
         k.flush()
         assert k.forget(LEARNED.fingerprint)
         assert [f.fingerprint for f in k.learned_fixes(LEARNED.signature)] == [second.fingerprint]
+
+
+def test_workspace_id_follows_the_store_salt_when_learning_is_turned_on(tmp_path: Path) -> None:
+    from fixlore.knowledge import Knowledge
+
+    root = tmp_path / "project"
+    k = Knowledge.open(tmp_path / "home", workspace_root=root, learning=False, base=False, auto_prune=False)
+    try:
+        k.set_learning(True)
+        assert k.workspace_id == k.workspace_hash(root)
+    finally:
+        k.close()
+    with Knowledge.open(tmp_path / "home", workspace_root=root, base=False, auto_prune=False) as again:
+        assert again.workspace_id == k.workspace_id  # same store salt, same id across sessions
