@@ -390,11 +390,14 @@ class Proxy:
         targets = self._targets("textDocument/codeAction", params)
         if not targets:
             return []
-        answers = await asyncio.gather(*(self._actions_of(u, params) for u in targets))
+        owners = self._owners(params) if len(targets) > 1 else None
+        answers = await asyncio.gather(*(self._actions_of(u, params, owners) for u in targets))
         return [(uid, action) for batch in answers for uid, action in batch]
 
-    async def _actions_of(self, upstream: Upstream, params: Any) -> list[tuple[UpstreamId, dict[str, Any]]]:
-        own = self._context_for(upstream, params)
+    async def _actions_of(
+        self, upstream: Upstream, params: Any, owners: list[str | None] | None
+    ) -> list[tuple[UpstreamId, dict[str, Any]]]:
+        own = params if owners is None else _context_for(upstream.id, params, owners)
         try:
             result = await upstream.request("textDocument/codeAction", own, timeout=self.timeout())
         except _FAILURES as exc:
@@ -404,17 +407,14 @@ class Proxy:
             return []
         return [(upstream.id, merge.wrap_item(a, upstream.id)) for a in result if isinstance(a, dict)]
 
-    def _context_for(self, upstream: Upstream, params: Any) -> Any:
+    def _owners(self, params: Any) -> list[str | None] | None:
+        """Which upstream published each context diagnostic (worked out once per request)."""
         context = params.get("context") if isinstance(params, dict) else None
         diagnostics = context.get("diagnostics") if isinstance(context, dict) else None
         uri = _uri_of(params)
-        if not isinstance(context, dict) or not diagnostics or uri is None or len(self.upstreams) < 2:
-            return params
-        owners = [self.diagnostics.owner_of(uri, d) for d in diagnostics]
-        kept = [d for d, owner in zip(diagnostics, owners, strict=True) if owner in (None, upstream.id)]
-        if len(kept) == len(diagnostics):
-            return params
-        return {**params, "context": {**context, "diagnostics": kept}}
+        if not diagnostics or uri is None:
+            return None
+        return [self.diagnostics.owner_of(uri, d) for d in diagnostics]
 
     async def resolve_code_action(self, action: Any) -> Any:
         """Resolve an action with the upstream that made it (its own ``data`` restored)."""
@@ -521,3 +521,13 @@ def _configuration_from(settings: Any, params: Any) -> list[Any]:
 
 
 __all__ = ["FIXLORE_COMMAND_PREFIX", "Proxy", "State", "upstream_ids"]
+
+
+def _context_for(upstream_id: UpstreamId, params: Any, owners: list[str | None]) -> Any:
+    """``params`` with only the context diagnostics that are ``upstream_id``'s own (or nobody's)."""
+    context = params["context"]
+    diagnostics = context["diagnostics"]
+    kept = [d for d, owner in zip(diagnostics, owners, strict=True) if owner in (None, upstream_id)]
+    if len(kept) == len(diagnostics):
+        return params
+    return {**params, "context": {**context, "diagnostics": kept}}
