@@ -20,7 +20,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from fixlore.abstraction import apply_edits
 from fixlore.abstraction.languages import language_for
+from fixlore.lsp.diagnostics import from_lsp_edits
 from fixlore.lsp.jsonrpc import JsonRpcConnection, spawn
 
 SAMPLE = Path(__file__).resolve().parent / "sample_workspace"
@@ -237,18 +239,12 @@ async def _show_learning(session: EditorSession, workspace: Path, out: Callable[
 
 
 def _apply_edits(text: str, edits: list[dict[str, Any]]) -> str:
-    lines = text.split("\n")
+    """Apply an action's edits as the editor would (this session speaks UTF-16)."""
+    return apply_edits(text, from_lsp_edits(text, edits, _utf16_units))
 
-    def offset(pos: dict[str, int]) -> int:
-        line = min(pos["line"], len(lines) - 1)
-        return sum(len(x) + 1 for x in lines[:line]) + min(pos["character"], len(lines[line]))
 
-    spans = sorted(
-        ((offset(e["range"]["start"]), offset(e["range"]["end"]), e["newText"]) for e in edits), reverse=True
-    )
-    for start, end, new in spans:
-        text = text[:start] + new + text[end:]
-    return text
+def _utf16_units(text: str) -> int:
+    return len(text.encode("utf-16-le")) // 2
 
 
 def run_demo(workspace: str | None = None, use_ruff: bool = True, out: Callable[[str], None] = print) -> int:

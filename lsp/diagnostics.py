@@ -18,7 +18,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fixlore.abstraction._text import Position, TextEdit, TextRange
 from fixlore.abstraction.syntax import SyntaxProblem, syntax_problems
+from fixlore.lsp.timeline import to_code_points
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -210,3 +212,17 @@ def to_lsp_position(doc: TextDocument, line: int, character: int) -> dict[str, i
         return {"line": line, "character": 0}
     units = doc.position_codec.client_num_units(lines[line][:character])
     return {"line": line, "character": units}
+
+
+def from_lsp_edits(text: str, edits: list[dict[str, Any]], num_units: Callable[[str], int]) -> list[TextEdit]:
+    """Raw LSP TextEdits on ``text`` as code-point :class:`TextEdit` s (``num_units``: the client's encoding)."""
+    lines = text.split("\n")
+
+    def position(pos: dict[str, int]) -> Position:
+        line = min(max(int(pos["line"]), 0), len(lines) - 1)
+        return Position(line, to_code_points(lines[line], int(pos["character"]), num_units))
+
+    return [
+        TextEdit(TextRange(position(e["range"]["start"]), position(e["range"]["end"])), str(e["newText"]))
+        for e in edits
+    ]

@@ -167,3 +167,18 @@ def test_invalid_live_setting_is_reported_once_and_defaults_are_kept() -> None:
 
     assert server.config.diagnostics_debounce_ms == 250
     assert len(server.shown) == 1 and "diagnosticsDebounceMs" in server.shown[0]
+
+
+def test_lsp_edits_convert_from_utf16_columns_to_code_points() -> None:
+    from fixlore.abstraction import apply_edits
+    from fixlore.lsp.diagnostics import from_lsp_edits
+
+    text = 'x = "😋"; y = 1\n'
+    after_emoji = len('x = "😋"; '.encode("utf-16-le")) // 2  # 10 UTF-16 units, 9 code points
+    edit = {"range": {"start": {"line": 0, "character": after_emoji}, "end": {"line": 0, "character": after_emoji + 1}}}
+
+    result = apply_edits(
+        text, from_lsp_edits(text, [{**edit, "newText": "z"}], lambda s: len(s.encode("utf-16-le")) // 2)
+    )
+
+    assert result == 'x = "😋"; z = 1\n'
