@@ -28,7 +28,7 @@ from fixlore.abstraction._shape import (
     statement_at,
 )
 from fixlore.abstraction._templates import Namer, bind_template
-from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, offset_at
+from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, offset_at, position_at
 from fixlore.abstraction._tree import Source, Tok, error_count, render, render_suppression, tokens
 from fixlore.abstraction._vocab import class_members, keywords
 from fixlore.abstraction.languages import get_parser
@@ -350,9 +350,8 @@ def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
         return True
     new_src = Source(src.language, new_text)
     errors = error_count(new_src.root)
-    if src.language == "python":
-        return errors < error_count(src.root)
-    return errors == 0 or errors < error_count(src.root)
+    # Python's own parser already refused errors == 0; other languages accept a clean parse.
+    return (errors == 0 and src.language != "python") or errors < error_count(src.root)
 
 
 def _to_edit(src: Source, start: int, end: int, new_text: str) -> TextEdit:
@@ -360,9 +359,7 @@ def _to_edit(src: Source, start: int, end: int, new_text: str) -> TextEdit:
 
 
 def _pos(src: Source, byte: int) -> Position:
-    line = src.data.count(b"\n", 0, byte)
-    line_start = src.data.rfind(b"\n", 0, byte) + 1
-    return Position(line, len(src.data[line_start:byte].decode("utf-8", errors="surrogatepass")))
+    return position_at(src.text, src.char(byte))
 
 
 _CATEGORY_TITLES = {
