@@ -25,7 +25,7 @@ import tree_sitter
 
 from fixlore.abstraction._pattern import Hole, Pattern
 from fixlore.abstraction._stdlib import STDLIB_EXPORT, STDLIB_HOME, home_of
-from fixlore.abstraction._tree import Source
+from fixlore.abstraction._tree import Source, is_docstring
 from fixlore.abstraction._vocab import class_members
 
 STDLIB_MODULE = "python.stdlib_module"
@@ -133,7 +133,7 @@ def place_import(src: Source, statement: str) -> list[Edit] | None:
         if stdlib:
             at = _line_start(src, groups[0][0].node.start_byte)
             return [(at, at, statement + "\n\n")]
-        end = _line_end(src, groups[-1][-1].node.end_byte)
+        end = src.line_end(groups[-1][-1].node.end_byte)
         return [(end, end, "\n\n" + statement)]
     same = [i for i in target if i.kind == kind]
     key = _key(module)
@@ -148,7 +148,7 @@ def place_import(src: Source, statement: str) -> list[Edit] | None:
         return [(at, at, statement + "\n")]
     else:
         anchor = target[-1]
-    end = _line_end(src, anchor.node.end_byte)
+    end = src.line_end(anchor.node.end_byte)
     return [(end, end, "\n" + statement)]
 
 
@@ -199,7 +199,7 @@ def _leading_block(src: Source, imports: list[_Imp]) -> list[_Imp]:
 def _groups(src: Source, block: list[_Imp]) -> list[list[_Imp]]:
     groups: list[list[_Imp]] = [[block[0]]]
     for prev, imp in zip(block, block[1:], strict=False):
-        gap = src.data[_line_end(src, prev.node.end_byte) : _line_start(src, imp.node.start_byte)]
+        gap = src.data[src.line_end(prev.node.end_byte) : _line_start(src, imp.node.start_byte)]
         if b"\n\n" in gap or re.search(rb"\n[ \t]*\n", gap):
             groups.append([imp])
         else:
@@ -236,7 +236,7 @@ def _name_key(name: str) -> tuple[int, str, str]:
 def _no_block(src: Source, imports: list[_Imp], statement: str) -> list[Edit]:
     futures = [i for i in imports if i.kind == "future"]
     if futures:
-        end = _line_end(src, futures[-1].node.end_byte)
+        end = src.line_end(futures[-1].node.end_byte)
         return [(end, end, "\n\n" + statement)]
     at = _preamble_end(src)
     if at:
@@ -255,19 +255,13 @@ def _preamble_end(src: Source) -> int:
         if child.type == "comment":
             if src.data[end : child.start_byte].count(b"\n") > 1 and end:
                 break  # a blank line: this comment introduces the code below
-            end = _line_end(src, child.end_byte)
+            end = src.line_end(child.end_byte)
             continue
-        if child.type == "expression_statement" and child.named_child_count == 1:
-            if child.named_children[0].type in ("string", "concatenated_string"):
-                return _line_end(src, child.end_byte)
+        if is_docstring(child):
+            return src.line_end(child.end_byte)
         break
     return end
 
 
 def _line_start(src: Source, byte: int) -> int:
     return src.data.rfind(b"\n", 0, byte) + 1
-
-
-def _line_end(src: Source, byte: int) -> int:
-    nl = src.data.find(b"\n", byte)
-    return len(src.data) if nl < 0 else nl

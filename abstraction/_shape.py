@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import tree_sitter
 
-from fixlore.abstraction._tree import BLOCK_KINDS, Source, Tok
+from fixlore.abstraction._tree import BLOCK_KINDS, Source, Tok, is_docstring
 
 IMPORT_KINDS = frozenset(
     {
@@ -133,26 +133,13 @@ def import_insertion(src: Source) -> tuple[int, bool]:
             if child.type == "comment":
                 continue
             break
-        if child.type in PREAMBLE_KINDS or _is_docstring_stmt(child):
+        if child.type in PREAMBLE_KINDS or is_docstring(child):
             preamble_end = child.end_byte
             continue
         break
     if last_import is not None:
-        return _line_end(src, last_import.end_byte), True
-    return (_line_end(src, preamble_end) if preamble_end else 0), False
-
-
-def _is_docstring_stmt(node: tree_sitter.Node) -> bool:
-    return (
-        node.type == "expression_statement"
-        and node.named_child_count == 1
-        and (node.named_children[0].type == "string")
-    )
-
-
-def _line_end(src: Source, byte: int) -> int:
-    nl = src.data.find(b"\n", byte)
-    return len(src.data) if nl < 0 else nl
+        return src.line_end(last_import.end_byte), True
+    return (src.line_end(preamble_end) if preamble_end else 0), False
 
 
 def enclosing_function(node: tree_sitter.Node) -> tree_sitter.Node | None:
@@ -169,7 +156,7 @@ def function_body_start(src: Source, fn: tree_sitter.Node) -> tree_sitter.Node |
     if body is None:
         return None
     stmts = [c for c in body.named_children if c.type != "comment"]
-    if stmts and src.language == "python" and _is_docstring_stmt(stmts[0]):
+    if stmts and src.language == "python" and is_docstring(stmts[0]):
         stmts = stmts[1:]
     return stmts[0] if stmts else None
 

@@ -102,6 +102,11 @@ class Source:
         """The root node."""
         return self.tree.root_node
 
+    def line_end(self, byte: int) -> int:
+        """Byte offset of the end of the line holding ``byte`` (before its newline)."""
+        nl = self.data.find(b"\n", byte)
+        return len(self.data) if nl < 0 else nl
+
     def char(self, byte: int) -> int:
         """Code-point offset of a byte offset."""
         if self._ascii:
@@ -142,7 +147,8 @@ def error_count(node: tree_sitter.Node) -> int:
     return count
 
 
-def _is_docstring(node: tree_sitter.Node) -> bool:
+def is_docstring(node: tree_sitter.Node) -> bool:
+    """A Python statement that is only a string (docstring), plain or concatenated."""
     return (
         node.type == "expression_statement"
         and node.named_child_count == 1
@@ -166,7 +172,7 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
         kind = node.type
         atomic = kind in STRING_KINDS and not (bash and kind == "string")
         if node.child_count and not atomic:
-            if python and _is_docstring(node):
+            if python and is_docstring(node):
                 continue
             stack.extend(reversed(node.children))
             continue
