@@ -145,7 +145,7 @@ class LearningLoop(StoreSide):
         version = (raw.get("textDocument") or {}).get("version") if isinstance(raw, dict) else None
         timeline.apply_change(version, changes)
         timeline.changed_at = time.monotonic()
-        self._cancel_source_timer(uri)
+        _cancel(self._source_timers, uri)
         self._check_undo(uri)
         self._want_settle(uri, delay=self.pause_s())
 
@@ -158,10 +158,8 @@ class LearningLoop(StoreSide):
         self.timelines.pop(uri, None)
         self.watches.pop(uri, None)
         self._settle_wanted.discard(uri)
-        handle = self._timers.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
-        self._cancel_source_timer(uri)
+        _cancel(self._timers, uri)
+        _cancel(self._source_timers, uri)
         self.fixes.forget(uri)
 
     def published(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
@@ -171,17 +169,19 @@ class LearningLoop(StoreSide):
             return
         timeline.published(version, diagnostics)
         self.fixes.prepare(uri, version, diagnostics)
-        if uri in self._settle_wanted and uri not in self._timers:
-            self._try_settle(uri)
+        self._settle_if_due(uri)
 
     # -- settling ------------------------------------------------------------------------
     def _want_settle(self, uri: str, *, delay: float) -> None:
         self._settle_wanted.add(uri)
-        handle = self._timers.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
+        _cancel(self._timers, uri)
         loop = asyncio.get_running_loop()
         self._timers[uri] = loop.call_later(delay, self._timer_fired, uri)
+
+    def _settle_if_due(self, uri: str) -> None:
+        """Settle now if one was asked for and its pause has run out."""
+        if uri in self._settle_wanted and uri not in self._timers:
+            self._try_settle(uri)
 
     def _timer_fired(self, uri: str) -> None:
         self._timers.pop(uri, None)
@@ -201,7 +201,7 @@ class LearningLoop(StoreSide):
                 self._wait_for_sources(uri, left)
                 return  # a source's list is for an older version: its next publish settles
             logger.info("settling without %d source(s) that did not report within %.0f s", len(lagging), SOURCE_WAIT_S)
-        self._cancel_source_timer(uri)
+        _cancel(self._source_timers, uri)
         self._settle_wanted.discard(uri)
         self._settling.add(uri)
         self.server.spawn(self._settle(uri), name="settle")
@@ -230,13 +230,7 @@ class LearningLoop(StoreSide):
 
     def _sources_overdue(self, uri: str) -> None:
         self._source_timers.pop(uri, None)
-        if uri in self._settle_wanted and uri not in self._timers:
-            self._try_settle(uri)
-
-    def _cancel_source_timer(self, uri: str) -> None:
-        handle = self._source_timers.pop(uri, None)
-        if handle is not None:
-            handle.cancel()
+        self._settle_if_due(uri)
 
     async def _settle(self, uri: str) -> None:
         try:
@@ -244,8 +238,7 @@ class LearningLoop(StoreSide):
         finally:
             self._settling.discard(uri)
             self.settles += 1
-        if uri in self._settle_wanted and uri not in self._timers:
-            self._try_settle(uri)  # asked again while this one ran
+        self._settle_if_due(uri)  # asked again while this one ran
 
     async def _settle_once(self, uri: str) -> None:
         timeline = self.timelines.get(uri)
@@ -421,6 +414,13 @@ def warm_up() -> None:
 
 def _near(diag: dict[str, Any], line: int) -> bool:
     return abs(diag_line(diag) - line) <= NEAR_LINES
+
+
+def _cancel(timers: dict[str, asyncio.TimerHandle], uri: str) -> None:
+    """Stop and forget ``uri``'s timer, if it has one."""
+    handle = timers.pop(uri, None)
+    if handle is not None:
+        handle.cancel()
 
 
 def _same(a: Tracked, b: Tracked) -> bool:
