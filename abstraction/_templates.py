@@ -49,15 +49,20 @@ def template_text(language: str, text: str, namer: Namer) -> str:
     out: list[str] = []
     pos = 0
     for m in _SPAN.finditer(text):
-        out.append(_template_prose(language, text[pos : m.start()], namer))
-        out.append(_template_code(language, m.group(), namer))
+        out.append(_template_words(language, text[pos : m.start()], namer, code=False))
+        out.append(_template_words(language, m.group(), namer, code=True))
         pos = m.end()
-    out.append(_template_prose(language, text[pos:], namer))
+    out.append(_template_words(language, text[pos:], namer, code=False))
     return "".join(out)
 
 
-def _template_prose(language: str, text: str, namer: Namer) -> str:
-    prose = prose_words()
+def _template_words(language: str, text: str, namer: Namer, *, code: bool) -> str:
+    """Template one span: numbers become ``$N``, words not kept become ``$k``.
+
+    A code span keeps the language's keywords (case-sensitive); prose keeps
+    common diagnostic vocabulary (case-insensitive). Both keep allowlisted names.
+    """
+    kept = keywords(language) if code else prose_words()
 
     def repl(m: re.Match[str]) -> str:
         word = m.group()
@@ -65,23 +70,7 @@ def _template_prose(language: str, text: str, namer: Namer) -> str:
             return namer(word)
         if word[0].isdigit():
             return "$N"
-        if word.lower() in prose or is_allowed_name(language, word):
-            return word
-        return namer(word)
-
-    return _WORD.sub(repl, text)
-
-
-def _template_code(language: str, text: str, namer: Namer) -> str:
-    kws = keywords(language)
-
-    def repl(m: re.Match[str]) -> str:
-        word = m.group()
-        if word[0] == "$":
-            return namer(word)
-        if word[0].isdigit():
-            return "$N"
-        if word in kws or is_allowed_name(language, word):
+        if (word if code else word.lower()) in kept or is_allowed_name(language, word):
             return word
         return namer(word)
 
