@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import shutil
 import sys
@@ -157,20 +158,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _explain_file(path: Path, line: int, col: int | None, upstreams: list[str]) -> dict[str, Any]:
-    from fixlore.lsp.demo import EditorSession
-    from fixlore.lsp.jsonrpc import spawn
+    from fixlore.lsp.editor_session import EditorSession
 
     command = [sys.executable, "-m", "fixlore.lsp", "serve", "--no-learning"]
     for flag in upstreams:
         command += ["--upstream", flag]
-    process, conn = await spawn(command, cwd=str(path.parent))
-    session = EditorSession(conn, path.parent)
-    conn._on_notification = session.on_notification  # noqa: SLF001 - wired after spawn, as the demo does
-    conn._on_request = session.on_request  # noqa: SLF001
+    session = EditorSession(path.parent, timeout=_TIMEOUT)
+    await session.start(command, cwd=str(path.parent))
     try:
-        await session.initialize()
+        await session.initialize(init_options={})
         uri = session.open(path)
-        await session.wait_for(lambda: uri in session.diagnostics)
+        with contextlib.suppress(TimeoutError):
+            await session.published(uri)
         position: dict[str, Any] = {"line": line}
         if col is not None:
             position["character"] = col
@@ -178,15 +177,12 @@ async def _explain_file(path: Path, line: int, col: int | None, upstreams: list[
         result: dict[str, Any] = {"diagnostics": []}
         # Sources report one after the other: ask until one covers the position, or give up.
         while True:
-            params = {"command": "fixlore.explain", "arguments": [uri, position]}
-            result = await conn.request("workspace/executeCommand", params, timeout=_TIMEOUT)
+            result = await session.execute("fixlore.explain", [uri, position])
             if result.get("diagnostics") or time.monotonic() > deadline:
                 break
-            await session.wait_for(lambda: False, timeout=0.2)
-        await session.shutdown()
-        await asyncio.wait_for(process.wait(), _TIMEOUT)
+            with contextlib.suppress(TimeoutError):  # ask again on the server's next message, or in 0.2 s
+                await session.next_message(timeout=0.2)
+        await session.close()
         return result
     finally:
-        if process.returncode is None:
-            process.kill()
-        await conn.close()
+        await session.kill()
