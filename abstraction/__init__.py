@@ -26,6 +26,7 @@ from fixlore.abstraction._pattern import (
     canonical_json,
     fingerprint_of,
 )
+from fixlore.abstraction._placeholders import is_placeholder
 from fixlore.abstraction._privacy import verify_privacy
 from fixlore.abstraction._results import (
     Extracted,
@@ -86,6 +87,7 @@ __all__ = [
     "generalise",
     "get_parser",
     "instantiate",
+    "is_placeholder",
     "language_for",
     "supported_languages",
     "syntax_problems",

@@ -23,6 +23,7 @@ import tree_sitter
 from fixlore.abstraction._cst import python_context, python_unit, ts_node_for
 from fixlore.abstraction._imports import lift_import
 from fixlore.abstraction._pattern import Anchor, EditShape, FixCategory, Pattern
+from fixlore.abstraction._placeholders import is_numbered
 from fixlore.abstraction._privacy import verify_privacy
 from fixlore.abstraction._results import Extracted, Failed, Skipped, SkipReason
 from fixlore.abstraction._shape import (
@@ -422,7 +423,7 @@ def _category(change: _Change, before: str, after: str) -> FixCategory:
         return FixCategory.DELETE_TOKEN
     if len(ops) == 1 and ops[0][0] == "replace" and ops[0][2] - ops[0][1] == 1 == ops[0][4] - ops[0][3]:
         old, new = b[ops[0][1]], a[ops[0][3]]
-        if old.isidentifier() or new.isidentifier() or old[1:].isdigit() or new[1:].isdigit():
+        if old.isidentifier() or new.isidentifier() or is_numbered(old) or is_numbered(new):
             if not (old in ("==", "!=") or new in ("is", "not")):
                 return FixCategory.RENAME
         return FixCategory.REPLACE_TOKEN

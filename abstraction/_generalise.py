@@ -17,10 +17,10 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from fixlore.abstraction._pattern import ActionTemplate, EditShape, Hole, Pattern, Signature
+from fixlore.abstraction._placeholders import hole, hole_index, is_hole, is_numbered, is_placeholder, tokenizer
 from fixlore.abstraction._vocab import class_members, class_of, is_allowed_name
 
-_TOKEN = re.compile(r"\$(?:\d+|H\d+|[SN]|CODE)|\w+|\s+|.", re.S)
-_PH = re.compile(r"\$\d+\Z")
+_TOKEN = tokenizer(r"\w+|\s+|.", re.S)
 
 
 def generalise(patterns: Iterable[Pattern]) -> list[Pattern]:
@@ -69,7 +69,7 @@ def merge(a: Pattern, b: Pattern) -> Pattern | None:
         shape=shape,
         action=action,
         context=context,
-        holes=tuple(sorted(au.holes.values(), key=lambda h: int(h.name[2:]))),
+        holes=tuple(sorted(au.holes.values(), key=lambda h: hole_index(h.name))),
         instances=a.instances + b.instances,
     )
 
@@ -87,7 +87,7 @@ class _Unifier:
         self.pairs: dict[tuple[str, str], str] = {}
         self.ph_ab: dict[str, str] = {}
         self.ph_ba: dict[str, str] = {}
-        taken = [int(h.name[2:]) for h in a.holes]
+        taken = [hole_index(h.name) for h in a.holes]
         self.next_hole = max(taken, default=0) + 1
 
     def field(self, x: str, y: str) -> str:
@@ -97,13 +97,13 @@ class _Unifier:
         return "".join(self.column(p, q) for p, q in zip(xs, ys, strict=True))
 
     def column(self, p: str, q: str) -> str:
-        if _PH.match(p) or _PH.match(q):
-            if not (_PH.match(p) and _PH.match(q)):
+        if is_numbered(p) or is_numbered(q):
+            if not (is_numbered(p) and is_numbered(q)):
                 raise _Mismatch
             if self.ph_ab.setdefault(p, q) != q or self.ph_ba.setdefault(q, p) != p:
                 raise _Mismatch
             return p
-        if p == q and not p.startswith("$H"):
+        if p == q and not is_hole(p):
             return p
         return self.hole(p, q)
 
@@ -112,10 +112,10 @@ class _Unifier:
         if key in self.pairs:
             return self.pairs[key]
         klass = self._klass(p, q)
-        if p.startswith("$H") and p in self.a_holes and self.a_holes[p] == klass:
+        if is_hole(p) and p in self.a_holes and self.a_holes[p] == klass:
             name = p
         else:
-            name = f"$H{self.next_hole}"
+            name = hole(self.next_hole)
             self.next_hole += 1
         if name in self.holes and self.holes[name].klass != klass:
             raise _Mismatch
@@ -126,8 +126,8 @@ class _Unifier:
     def _klass(self, p: str, q: str) -> str:
         lang = self.language
         known = [self.a_holes.get(p), self.b_holes.get(q)]
-        names = {t for t in (p, q) if not t.startswith("$")}
-        if any(t.startswith("$") and t not in self.a_holes and t not in self.b_holes for t in (p, q)):
+        names = {t for t in (p, q) if not is_placeholder(t)}
+        if any(is_placeholder(t) and t not in self.a_holes and t not in self.b_holes for t in (p, q)):
             raise _Mismatch
         if not all(t.isidentifier() and is_allowed_name(lang, t) for t in names):
             raise _Mismatch

@@ -17,6 +17,15 @@ import tree_sitter
 
 from fixlore.abstraction._imports import derive_holes, place_import
 from fixlore.abstraction._pattern import Anchor, FixCategory, Pattern
+from fixlore.abstraction._placeholders import (
+    CODE,
+    NUMBER,
+    STRING,
+    is_hole,
+    is_literal,
+    is_numbered,
+    looks_like_placeholder,
+)
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
 from fixlore.abstraction._shape import (
     enclosing_function,
@@ -100,9 +109,9 @@ class _Ctx:
     def concrete(self, tok: str) -> str:
         if tok in self.binding:
             return self.binding[tok]
-        if "\u2423" in tok or tok == "$CODE":
+        if "\u2423" in tok or tok == CODE:
             return render_suppression(tok, self.code)
-        if tok in ("$S", "$N") or (tok.startswith("$") and tok[1:2].isalnum()):
+        if looks_like_placeholder(tok):
             raise _NoMatch(tok)
         return tok
 
@@ -185,15 +194,16 @@ def _candidates(src: Source, d0: int, d1: int) -> list[tree_sitter.Node]:
 
 def _match(ctx: _Ctx, pattern_toks: list[str], toks: list[Tok]) -> None:
     for p, tok in zip(pattern_toks, toks, strict=True):
-        if p in ("$S", "$N"):
+        if is_literal(p):
             if tok.abstract != p:
                 raise _NoMatch(p)
             continue
-        if p.startswith("$H"):
+        if is_hole(p):
             if tok.text not in class_members(ctx.src.language, ctx.holes.get(p, "")):
                 raise _NoMatch(p)
-        elif p.startswith("$") and p[1:].isdigit():
-            if not tok.abstract.startswith("$") or tok.abstract in ("$S", "$N"):
+        elif is_numbered(p):
+            # Only a user name fits: not grammar punctuation such as Bash's ``$``.
+            if not is_numbered(tok.abstract):
                 raise _NoMatch(p)
         else:
             if p != tok.abstract:
@@ -222,8 +232,8 @@ def _diff_edits(
             continue
         olds = toks[i1:i2]
         literals = {
-            "$S": [t.text for t in olds if t.abstract == "$S"],
-            "$N": [t.text for t in olds if t.abstract == "$N"],
+            STRING: [t.text for t in olds if t.abstract == STRING],
+            NUMBER: [t.text for t in olds if t.abstract == NUMBER],
         }
         pieces = []
         for tok, _line in a_flat[j1:j2]:

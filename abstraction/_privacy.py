@@ -10,13 +10,13 @@ must have a strict short form. Anything else is refused. Never raises.
 
 from __future__ import annotations
 
-import re
 from functools import lru_cache
 from typing import Any
 
 from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction._placeholders import PLACEHOLDER_LIKE, is_hole, is_placeholder, tokenizer
 from fixlore.abstraction._results import PrivacyVerdict
-from fixlore.abstraction._templates import PLACEHOLDER, STRICT
+from fixlore.abstraction._templates import STRICT
 from fixlore.abstraction._vocab import (
     SUPPRESSION_WORDS,
     is_allowed_name,
@@ -26,8 +26,7 @@ from fixlore.abstraction._vocab import (
     prose_words,
 )
 
-_WORDS = re.compile(r"\$\w+|[^\W\d][\w\-]*|\d\w*")
-_HOLE = re.compile(r"\$H\d+\Z")
+_WORDS = tokenizer(rf"{PLACEHOLDER_LIKE}|[^\W\d][\w\-]*|\d\w*")
 _MAX_FIELD = 4000
 
 
@@ -75,7 +74,7 @@ def _verify(data: dict[str, Any]) -> PrivacyVerdict:
         if kind not in kinds:
             return PrivacyVerdict(False, "context", "not a node kind")
     for name, klass in data.get("holes", ()):
-        if not _HOLE.match(name) or not is_hole_class(language, klass):
+        if not is_hole(name) or not is_hole_class(language, klass):
             return PrivacyVerdict(False, "holes", "not a hole of a known class")
     for key, value in data.get("extra", ()):
         if key != "node" or value not in kinds:
@@ -103,12 +102,12 @@ def _text_field_memo(language: str, text: str, prose: bool, code: str) -> str:
     vocab = prose_words() if prose else frozenset()
     words: list[str] = []
     for chunk in text.split():
-        if chunk in kws or PLACEHOLDER.match(chunk):
+        if chunk in kws or is_placeholder(chunk):
             continue
         words.extend(_WORDS.findall(chunk))
     for word in words:
         if word[0] == "$":
-            if PLACEHOLDER.match(word):
+            if is_placeholder(word):
                 continue
             return "malformed placeholder"
         if word[0].isdigit():

@@ -14,17 +14,24 @@ import re
 from functools import lru_cache
 
 from fixlore.abstraction._pattern import ActionTemplate, FixCategory, Hole, Pattern, Signature
+from fixlore.abstraction._placeholders import (
+    NUMBER,
+    PLACEHOLDER_LIKE,
+    is_hole,
+    is_numbered,
+    is_placeholder,
+    numbered,
+    tokenizer,
+)
 from fixlore.abstraction._text import DiagnosticInfo
 from fixlore.abstraction._vocab import class_members, is_allowed_name, keywords, prose_words
 
 STRICT = re.compile(r"[A-Za-z0-9_.\-/]{1,64}\Z")
 """The form of ``language``, ``source``, ``code`` and action ``kind`` fields."""
 
-PLACEHOLDER = re.compile(r"\$(?:\d+|S|N|H\d+|CODE)\Z")
-
 _SPAN = re.compile(r"`[^`\n]+`|(?<!\w)'[^'\n]+'(?!\w)|\"[^\"\n]+\"")
-_WORD = re.compile(r"\$(?:\d+|H\d+|[SN])|[^\W\d]\w*|\d[\w.]*")
-_MATCH_TOKEN = re.compile(r"\$(?:\d+|H\d+|[SN])|[^\W\d]\w*|\d[\w.]*|\s+|.", re.S)
+_WORD = tokenizer(rf"{PLACEHOLDER_LIKE}|[^\W\d]\w*|\d[\w.]*")
+_MATCH_TOKEN = tokenizer(r"[^\W\d]\w*|\d[\w.]*|\s+|.", re.S)
 
 
 class Namer:
@@ -39,7 +46,7 @@ class Namer:
     def __call__(self, text: str) -> str:
         ph = self.names.get(text)
         if ph is None:
-            ph = self.names[text] = f"${len(self.names) + 1}"
+            ph = self.names[text] = numbered(len(self.names) + 1)
             self.concrete[ph] = text
         return ph
 
@@ -67,9 +74,14 @@ def _template_words(language: str, text: str, namer: Namer, *, code: bool) -> st
     def repl(m: re.Match[str]) -> str:
         word = m.group()
         if word[0] == "$":
-            return namer(word)
+            if is_placeholder(word):
+                return namer(word)
+            # ``$`` then a word (a shell variable, ``$HOME``): the word is never kept,
+            # or ``$word`` would be a malformed placeholder the verifier refuses.
+            rest = word[1:]
+            return "$" + (NUMBER if rest[0].isdigit() else namer(rest))
         if word[0].isdigit():
-            return "$N"
+            return NUMBER
         if (word if code else word.lower()) in kept or is_allowed_name(language, word):
             return word
         return namer(word)
@@ -160,15 +172,15 @@ def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole
     klass = {h.name: h.klass for h in holes}
     binding: dict[str, str] = {}
     for t, a in zip(t_toks, a_toks, strict=True):
-        if t == a and not (t.startswith("$") and t[1:].isdigit()):
+        if t == a and not is_numbered(t):
             continue
-        if t.startswith("$H"):
+        if is_hole(t):
             # A hole may bind a name the templating hid (``SimpleNamespace`` for
             # a ``python.stdlib_export`` hole): the binding is used, never stored.
-            value = namer.concrete.get(a, a) if a.startswith("$") and a[1:].isdigit() else a
+            value = namer.concrete.get(a, a) if is_numbered(a) else a
             if value not in class_members(language, klass.get(t, "")):
                 return None
-        elif t.startswith("$") and t[1:].isdigit() and a.startswith("$") and a[1:].isdigit():
+        elif is_numbered(t) and is_numbered(a):
             value = namer.concrete[a]
         else:
             return None

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from fixlore.abstraction._placeholders import CODE, NUMBER, STRING
 from fixlore.abstraction._templates import Namer
 from fixlore.abstraction._vocab import SUPPRESSION_WORDS, is_allowed_name, keywords
 from fixlore.abstraction.languages import get_parser
@@ -187,9 +188,9 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
                 continue
             abstract = sup
         elif kind in STRING_KINDS or kind == "string_content":
-            abstract = _import_path(lang, node, text) or "$S"
+            abstract = _import_path(lang, node, text) or STRING
         elif kind in NUMBER_KINDS or _NUMBER.match(text):
-            abstract = "$N"
+            abstract = NUMBER
         elif is_allowed_name(lang, text) or (text in kws and not _IDENT_KIND.search(kind)):
             abstract = text
         elif not text or text.isspace():
@@ -232,7 +233,7 @@ def suppression_token(comment: str, code: str) -> str | None:
     def repl(m: re.Match[str]) -> str:
         word = m.group()
         if code and word == code:
-            return "$CODE"
+            return CODE
         return word if word.lstrip("@") in SUPPRESSION_WORDS or word in SUPPRESSION_WORDS else ""
 
     body = _COMMENT_WORD.sub(repl, comment.strip())
@@ -243,7 +244,7 @@ def suppression_token(comment: str, code: str) -> str | None:
 
 def render_suppression(token: str, code: str) -> str:
     """Concrete text of a suppression token."""
-    return token.replace("\u2423", " ").replace("$CODE", code)
+    return token.replace("\u2423", " ").replace(CODE, code)
 
 
 _OPEN = frozenset({"(", "[", "{", ".", "::", "@", "!", "~", "${", "?."})

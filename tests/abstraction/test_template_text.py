@@ -26,9 +26,9 @@ ROWS = [
     (
         "python",
         "Placeholder-ish: $HOME, $Status, $1abc, $CODE, $CODEX, $_x, $H, $",
-        "Placeholder-$1: $$2, $3$4, $5abc, $CODE, $$6, $$7, $$8, $",
+        "Placeholder-$1: $$2, $$3, $$N, $4, $$5, $$6, $$7, $",
     ),
-    ("python", "`$Status` `$1abc` `$CODE` `${x}`", "`$1$2` `$3abc` `$$4` `${$5}`"),
+    ("python", "`$Status` `$1abc` `$CODE` `${x}`", "`$$1` `$$N` `$2` `${$3}`"),
     ("python", "Unused `__init__` and __name__ in `__Foo__`", "Unused `__init__` and __name__ in `$1`"),
     ("python", "déjà vu `naïve` café", "$1 $2 `$3` $4"),
     (
@@ -50,7 +50,7 @@ ROWS = [
     (
         "shellscript",
         'Double quote to prevent globbing and word splitting. Use "$var" not $var, see $1.',
-        'Double quote to prevent globbing and word splitting. Use "$$1" not $var, see $2.',
+        'Double quote to prevent globbing and word splitting. Use "$$1" not $$1, see $2.',
     ),
     (
         "rust",
