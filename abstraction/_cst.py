@@ -19,7 +19,7 @@ import libcst
 import tree_sitter
 from libcst.metadata import ByteSpanPositionProvider, MetadataWrapper
 
-from fixlore.abstraction._shape import header_end, is_statement
+from fixlore.abstraction._shape import header_end, statement_at
 from fixlore.abstraction._tree import Source
 
 MAX_STATEMENT_BYTES = 4000
@@ -61,7 +61,7 @@ class CstUnit:
 
 def python_unit(src: Source, a0: int, a1: int) -> CstUnit | None:
     """The smallest libcst unit of ``src`` covering bytes ``[a0, a1)``; ``None`` if libcst cannot say."""
-    stmt = _statement(src, a0, a1)
+    stmt = statement_at(src, a0, a1)
     if stmt is None:
         return None
     h_end = header_end(stmt, a1)
@@ -115,14 +115,6 @@ def _covers(n0: int, n1: int, a0: int, a1: int) -> bool:
 
 def _synthetic(node: libcst.CSTNode, tail: bytes) -> bool:
     return bool(tail) and isinstance(node, libcst.Pass)
-
-
-def _statement(src: Source, a0: int, a1: int) -> tree_sitter.Node | None:
-    """The innermost tree-sitter statement holding the whole change."""
-    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(a0, max(a0, a1))
-    while node is not None and not (is_statement(node) and node.start_byte <= a0 and a1 <= node.end_byte):
-        node = node.parent
-    return node
 
 
 def python_context(node: tree_sitter.Node) -> tuple[str, ...]:

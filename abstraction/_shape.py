@@ -97,9 +97,15 @@ def is_statement(node: tree_sitter.Node) -> bool:
     return node.is_named and parent is not None and parent.type in STATEMENT_PARENTS
 
 
-def statement_at(src: Source, byte: int) -> tree_sitter.Node | None:
-    """The innermost statement holding ``byte``."""
-    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(byte, byte)
+def statement_at(src: Source, start: int, end: int | None = None) -> tree_sitter.Node | None:
+    """The innermost statement holding bytes ``[start, end]`` (``end`` defaults to ``start``).
+
+    Extraction and instantiation ask with a point (a diagnostic's start);
+    libcst units (``_cst``) with the whole changed span.
+    """
+    end = start if end is None else max(start, end)
+    # The smallest node spanning the range; its ancestors span it too.
+    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(start, end)
     while node is not None and not is_statement(node):
         node = node.parent
     return node

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fixlore.abstraction._cst import python_unit
+from fixlore.abstraction._shape import statement_at
 from fixlore.abstraction._tree import Source
 
 from ._helpers import code, diag_at, learn
@@ -56,3 +57,21 @@ def test_extracted_pattern_unit_and_context_come_from_libcst() -> None:
     assert p.shape is not None and p.shape.unit == "Comparison"
     assert (p.shape.before, p.shape.after) == ("$2 == None", "$2 is None")  # $1 is the message's `cond`
     assert p.context == ("ClassDef", "FunctionDef")
+
+
+def test_statement_at_a_point_is_the_innermost_and_a_span_climbs_to_a_statement_holding_it() -> None:
+    # One helper serves a diagnostic's point (instantiation, extraction) and a
+    # change's span (libcst units): the span over two lines of a loop body is
+    # the loop, a point inside one line is that line's statement.
+    text = code("""
+        for item in items:
+            total = item
+            count = 1
+    """)
+    src = Source("python", text)
+    a, b = src.byte(text.index("total")), src.byte(text.index("1"))
+    inner = statement_at(src, a)
+    assert inner is not None and src.slice(inner.start_byte, inner.end_byte) == "total = item"
+    assert statement_at(src, a, a) == inner
+    outer = statement_at(src, a, b)
+    assert outer is not None and outer.type == "for_statement"
