@@ -73,10 +73,10 @@ async def replay_user(files: list[Path], seed: int, steps_per_file: int) -> tupl
                 for _ in range(steps_per_file):
                     try:
                         await editor.wait_for(
-                            lambda uri=uri: editor.diagnostics.get(uri, (None, []))[0] == editor.versions[uri],
+                            lambda uri=uri: editor.diagnostic_versions.get(uri) == editor.versions[uri],
                             timeout=5,
                         )
-                    except AssertionError:
+                    except TimeoutError:
                         break
                     diags = [d for d in editor.current(uri) if d.get("source") == "Ruff" and d.get("code")]
                     rng.shuffle(diags)

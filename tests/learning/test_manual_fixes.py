@@ -120,8 +120,8 @@ async def test_an_undone_fix_counts_against_its_action(tmp_path: Path) -> None:
         await editor.apply(fix)
         await editor.gone(uri, "F401")
         # Ctrl+Z: the editor sends the old text back.
-        editor.change(uri, [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-                             "newText": "import json\n"}])
+        editor.edit(uri, [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                           "newText": "import json\n"}])
         assert editor.texts[uri] == original
         await editor.diagnostic(uri, "F401")
         stats = await editor.until_stats(lambda s: s["counts"]["undone"] >= 1)

@@ -8,7 +8,8 @@ from typing import Any
 
 import pytest
 
-from tests.proxy.editor import PULL_CAPS, RUFF, Editor, apply_edits, edits_for, fixlore_cmd
+from fixlore.lsp.editor_session import apply_lsp_edits
+from tests.proxy.editor import PULL_CAPS, RUFF, Editor, edits_for, fixlore_cmd
 
 pytestmark = pytest.mark.e2e
 
@@ -65,7 +66,7 @@ async def test_quick_fix_applied_makes_the_diagnostic_go_away(editor: Editor, tm
     assert "data" in e711
     assert fix["diagnostics"][0]["code"] == "E711"
 
-    new_text = apply_edits(SOURCE, edits_for(fix["edit"], uri))
+    new_text = apply_lsp_edits(SOURCE, edits_for(fix["edit"], uri), editor.encoding)
     assert "x is None" in new_text
     editor.change(uri, new_text)
     remaining = await editor.wait_for(lambda: "E711" not in codes(editor.diagnostics[uri]) and editor.diagnostics[uri])
@@ -82,7 +83,7 @@ async def test_disable_for_this_line_adds_noqa(editor: Editor, tmp_path: Path) -
         {"textDocument": {"uri": uri}, "range": e711["range"], "context": {"diagnostics": [e711]}},
     )
     [disable] = [a for a in actions if a["title"].endswith("Disable for this line")]
-    new_text = apply_edits(SOURCE, edits_for(disable["edit"], uri))
+    new_text = apply_lsp_edits(SOURCE, edits_for(disable["edit"], uri), editor.encoding)
     assert "# noqa: E711" in new_text
     editor.change(uri, new_text)
     await editor.wait_for(lambda: "E711" not in codes(editor.diagnostics[uri]) and editor.diagnostics[uri])
@@ -101,7 +102,7 @@ async def test_fix_all_is_resolved_lazily_by_ruff(editor: Editor, tmp_path: Path
     assert "edit" not in fix_all  # ruff resolves it lazily
 
     resolved = await editor.request("codeAction/resolve", fix_all)
-    new_text = apply_edits(SOURCE, edits_for(resolved["edit"], uri))
+    new_text = apply_lsp_edits(SOURCE, edits_for(resolved["edit"], uri), editor.encoding)
     assert "import os" not in new_text and "import sys" not in new_text
     editor.change(uri, new_text)
     await editor.wait_for(lambda: codes(editor.diagnostics[uri]) == ["E711"])
@@ -122,7 +123,7 @@ async def test_hover_and_formatting_pass_through(editor: Editor, tmp_path: Path)
         "textDocument/formatting",
         {"textDocument": {"uri": uri}, "options": {"tabSize": 4, "insertSpaces": True}},
     )
-    assert apply_edits(text, edits) == "import os  # noqa: F401\n\nx = [1, 2, 3]\n"
+    assert apply_lsp_edits(text, edits, editor.encoding) == "import os  # noqa: F401\n\nx = [1, 2, 3]\n"
 
 
 async def test_pull_diagnostics_editor_gets_ruff_and_own_merged(editor: Editor, tmp_path: Path) -> None:
