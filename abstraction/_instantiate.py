@@ -128,14 +128,9 @@ def _edits_at_unit(
             toks = tokens(ctx.src, node.start_byte, end, Namer(), ctx.code)
             if len(toks) != len(b_flat):
                 continue
-            saved = dict(ctx.binding)
-            try:
-                _match(ctx, b_flat, toks)
-                edits = _diff_edits(ctx, b_flat, toks, after, node)
-                ctx.unit = (toks[0].start, toks[-1].end)
+            edits = _edits_if_match(ctx, b_flat, toks, after, node)
+            if edits is not None:
                 return edits
-            except _NoMatch:
-                ctx.binding = saved
     return _edits_in_window(ctx, b_flat, after, d0, d1)
 
 
@@ -153,15 +148,25 @@ def _edits_in_window(
         window = toks[s : s + n]
         if not (window[0].start <= d1 and d0 <= window[-1].end + 1):
             continue
-        saved = dict(ctx.binding)
-        try:
-            _match(ctx, b_flat, window)
-            edits = _diff_edits(ctx, b_flat, window, after, src.root)
-            ctx.unit = (window[0].start, window[-1].end)
+        edits = _edits_if_match(ctx, b_flat, window, after, src.root)
+        if edits is not None:
             return edits
-        except _NoMatch:
-            ctx.binding = saved
     return None
+
+
+def _edits_if_match(
+    ctx: _Ctx, b_flat: list[str], toks: list[Tok], after: list[tuple[int, list[str]]], node: tree_sitter.Node
+) -> list[tuple[int, int, str]] | None:
+    """The edits if ``toks`` fit the before-shape (``ctx.unit`` set); else ``None``, the binding as it was."""
+    saved = dict(ctx.binding)
+    try:
+        _match(ctx, b_flat, toks)
+        edits = _diff_edits(ctx, b_flat, toks, after, node)
+    except _NoMatch:
+        ctx.binding = saved
+        return None
+    ctx.unit = (toks[0].start, toks[-1].end)
+    return edits
 
 
 def _candidates(src: Source, d0: int, d1: int) -> list[tree_sitter.Node]:

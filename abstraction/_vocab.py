@@ -135,17 +135,24 @@ def is_hole_class(language: str, klass: str) -> bool:
 @cache
 def keywords(language: str) -> frozenset[str]:
     """Keywords, operators and punctuation: the grammar's anonymous node kinds."""
-    out: set[str] = set()
-    lang = get_language(language)
-    if lang is not None:
-        for kind_id in range(lang.node_kind_count):
-            if not lang.node_kind_is_named(kind_id) and lang.node_kind_is_visible(kind_id):
-                name = lang.node_kind_for_id(kind_id)
-                if name and not name.isspace() and "\n" not in name:
-                    out.add(name)
+    out = {k for k in _grammar_kinds(language, named=False) if not k.isspace() and "\n" not in k}
     if family(language) == "python":
         out |= set(keyword.kwlist) | set(keyword.softkwlist)
     return frozenset(out | LITERAL_WORDS)
+
+
+def _grammar_kinds(language: str, *, named: bool) -> set[str]:
+    """Node kinds of the language's tree-sitter grammar: the named ones, or the visible anonymous ones."""
+    lang = get_language(language)
+    if lang is None:
+        return set()
+    out: set[str] = set()
+    for kind_id in range(lang.node_kind_count):
+        if lang.node_kind_is_named(kind_id) == named and (named or lang.node_kind_is_visible(kind_id)):
+            name = lang.node_kind_for_id(kind_id)
+            if name:
+                out.add(name)
+    return out
 
 
 LITERAL_WORDS = frozenset(
@@ -157,14 +164,7 @@ LITERAL_WORDS = frozenset(
 @cache
 def node_kinds(language: str) -> frozenset[str]:
     """Names of syntax node kinds (tree-sitter named kinds; libcst classes for Python)."""
-    out: set[str] = set()
-    lang = get_language(language)
-    if lang is not None:
-        for kind_id in range(lang.node_kind_count):
-            if lang.node_kind_is_named(kind_id):
-                name = lang.node_kind_for_id(kind_id)
-                if name:
-                    out.add(name)
+    out = _grammar_kinds(language, named=True)
     if family(language) == "python":
         # libcst's node class names, listed in allowlists.json (taken from libcst
         # when the list was made): importing libcst here would cost a third of a
