@@ -16,6 +16,7 @@ encoding the server chose, through the product's own edit functions.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -110,18 +111,16 @@ class EditorSession:
             return None
         try:
             if not self.conn.closed:
-                try:
+                with contextlib.suppress(ConnectionClosed):  # it went away on its own: nothing to shut down
                     await self.request("shutdown", None)
                     self.notify("exit")
-                except ConnectionClosed:
-                    pass  # the server went away on its own: nothing to shut down
             try:
                 return await asyncio.wait_for(self.process.wait(), self.timeout)
             except TimeoutError:
                 self.process.kill()
                 return await self.process.wait()
         finally:
-            await self.conn.close()
+            await self.kill()  # a failed shutdown leaves no process behind
 
     async def kill(self) -> None:
         """Kill the server if it still runs and drop the connection (for ``finally`` blocks)."""

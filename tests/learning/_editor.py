@@ -17,24 +17,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from fixlore.lsp.editor_session import EditorSession
+from fixlore.lsp.editor_session import EDITOR_CAPABILITIES, EditorSession
 
 BIN = Path(sys.executable).parent
 TIMEOUT = 20.0
 
 CAPABILITIES: dict[str, Any] = {
-    "general": {"positionEncodings": ["utf-16"]},
+    **EDITOR_CAPABILITIES,
+    # No `configuration`: fixlore's settings come only from initializationOptions here.
     "workspace": {"applyEdit": True, "executeCommand": {}},
-    "textDocument": {
-        "synchronization": {"didSave": True},
-        "publishDiagnostics": {"versionSupport": True},
-        "codeAction": {
-            "codeActionLiteralSupport": {"codeActionKind": {"valueSet": ["", "quickfix", "source"]}},
-            "resolveSupport": {"properties": ["edit"]},
-            "dataSupport": True,
-            "isPreferredSupport": True,
-        },
-    },
+    "textDocument": {**EDITOR_CAPABILITIES["textDocument"], "synchronization": {"didSave": True}},
 }
 
 
