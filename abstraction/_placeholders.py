@@ -44,8 +44,7 @@ def tokenizer(rest: str, flags: int = 0) -> re.Pattern[str]:
 
 def is_placeholder(token: str) -> bool:
     """Whether ``token`` is exactly one placeholder."""
-    m = _PLACEHOLDER.match(token)
-    return m is not None and m.end() == len(token)
+    return _PLACEHOLDER.fullmatch(token) is not None
 
 
 def is_numbered(token: str) -> bool:

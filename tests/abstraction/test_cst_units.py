@@ -46,7 +46,7 @@ def test_spans_are_bytes_in_a_file_with_non_ascii_text() -> None:
     src, unit = _unit_of(text, "==")
     # A line holding two statements is left to tree-sitter; the statement alone is libcst's.
     assert unit is None
-    text = 'def f(ä):\n    t = ä == None  # ünïcödé\n'
+    text = "def f(ä):\n    t = ä == None  # ünïcödé\n"
     src, unit = _unit_of(text, "==")
     assert unit is not None and src.slice(unit.start, unit.end) == "ä == None"
 
