@@ -4,11 +4,19 @@ One dict per scope. A row is a small list (see the ``R_*`` offsets) so that
 100k patterns fit in a few tens of megabytes; :class:`PatternStats` values are
 built only for the handful of keys a request looks up. Context tuples are
 interned, since the same node-kind paths recur across patterns.
+
+A user store too large to hold as lists (see ``Knowledge.open``) keeps its
+recently used rule keys as lists ("hot", the only ones that change) and the
+rest packed into bytes, about 63 bytes a pattern instead of about 350
+(:class:`PackedBucket`): ranking reads either without touching the disk, and
+a write to a packed key unpacks it first. Keys in neither are "cold": only
+the store has them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+import struct
+from collections.abc import ItemsView, Iterator, Mapping
 from typing import Any
 
 from fixlore.abstraction._pattern import Pattern, Scope, Signature
@@ -59,6 +67,105 @@ def row_stats(fp: str, scope: Scope, row: Row, *, with_pattern: bool = False) ->
     )
 
 
+_PACKED = struct.Struct("<7i2diIB")
+"""A packed row: seven counts, first and last seen, workspaces, context id, has a shape."""
+FP_BYTES = 10
+"""A fingerprint (20 hex digits) as bytes."""
+
+
+class PackedBucket(Mapping[str, Row]):
+    """The user-scope rows of one rule key in two bytes objects, fingerprints sorted.
+
+    Read-only. A row read from it is a fresh list whose pattern is ``""`` (a learned
+    fix not read yet) or None, as in a lazily loaded key.
+    """
+
+    __slots__ = ("_contexts", "_fps", "_recs", "shapes")
+
+    def __init__(self, fps: bytes, recs: bytes, contexts: list[tuple[str, ...]], shapes: bool) -> None:
+        self._fps = fps
+        self._recs = recs
+        self._contexts = contexts
+        self.shapes = shapes
+        """Whether any row is a learned fix."""
+
+    @classmethod
+    def pack(
+        cls, bucket: Mapping[str, Row], context_id: dict[tuple[str, ...], int], contexts: list[tuple[str, ...]]
+    ) -> PackedBucket | None:
+        """Pack ``bucket``; None if a row does not fit (a foreign fingerprint, a huge count)."""
+        fps: list[bytes] = []
+        recs: list[bytes] = []
+        shapes = False
+        try:
+            for fp, row in sorted(bucket.items()):
+                raw = bytes.fromhex(fp)
+                if len(raw) != FP_BYTES:
+                    return None
+                ctx = row[R_CTX]
+                cid = context_id.get(ctx)
+                if cid is None:
+                    cid = context_id[ctx] = len(contexts)
+                    contexts.append(ctx)
+                fps.append(raw)
+                shapes = shapes or row[R_BODY] is not None
+                recs.append(
+                    _PACKED.pack(*row[:R_FIRST], row[R_FIRST], row[R_LAST], row[R_WS], cid, row[R_BODY] is not None)
+                )
+        except (ValueError, struct.error):
+            return None
+        return cls(b"".join(fps), b"".join(recs), contexts, shapes)
+
+    def _find(self, fp: object) -> int:
+        if not isinstance(fp, str) or len(fp) != 2 * FP_BYTES:
+            return -1
+        try:
+            key = bytes.fromhex(fp)
+        except ValueError:
+            return -1
+        fps, lo, hi = self._fps, 0, len(self._fps) // FP_BYTES
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if fps[mid * FP_BYTES : (mid + 1) * FP_BYTES] < key:
+                lo = mid + 1
+            else:
+                hi = mid
+        return lo if fps[lo * FP_BYTES : (lo + 1) * FP_BYTES] == key else -1
+
+    def _row(self, i: int) -> Row:
+        *counts, first, last, ws, cid, shape = _PACKED.unpack_from(self._recs, i * _PACKED.size)
+        return [*counts, first, last, ws, self._contexts[cid], "" if shape else None]
+
+    def __getitem__(self, fp: str) -> Row:
+        i = self._find(fp)
+        if i < 0:
+            raise KeyError(fp)
+        return self._row(i)
+
+    def __contains__(self, fp: object) -> bool:
+        return self._find(fp) >= 0
+
+    def __iter__(self) -> Iterator[str]:
+        fps = self._fps
+        for i in range(len(self)):
+            yield fps[i * FP_BYTES : (i + 1) * FP_BYTES].hex()
+
+    def __len__(self) -> int:
+        return len(self._fps) // FP_BYTES
+
+    def items(self) -> ItemsView[str, Row]:
+        """Every row (unpacked)."""
+        return ItemsView(self.unpack())
+
+    def unpack(self) -> dict[str, Row]:
+        """The rows as a dict of lists."""
+        return {fp: self._row(i) for i, fp in enumerate(self)}
+
+    def nbytes(self) -> int:
+        """Bytes held."""
+        return len(self._fps) + len(self._recs)
+
+
 class Index:
     """Patterns of every scope, keyed for ranking. Never touches the disk."""
 
@@ -70,15 +177,63 @@ class Index:
         self._epoch = 0
         self._learned: dict[RuleKey, _LearnedEntry] = {}
         self.lazy = False
+        self.max_rows: int | None = None
+        """Lazy mode: about this many loaded user-scope rows (the rest is packed or cold)."""
         """Whether the user scope is held per rule key (a large store): then every rule key
         not in memory is cold and is read from the store on first use."""
         self._lru: dict[RuleKey, int] = {}
         """Loaded user-scope keys, least recently used first, with their weight in rows."""
         self._user_rows = 0
+        self.packed: dict[RuleKey, PackedBucket] = {}
+        """User-scope keys held packed (lazy mode): read-only, not counted in :meth:`user_rows`."""
+        self.packed_rows = 0
+        self.max_packed = 0
+        """At most this many rows are packed; an evicted key beyond that goes cold."""
+        self._context_id: dict[tuple[str, ...], int] = {}
+        self._context_list: list[tuple[str, ...]] = []
 
     def is_cold(self, rule_key: RuleKey) -> bool:
         """Whether the user-scope rows of ``rule_key`` must be read from the store first."""
-        return self.lazy and rule_key not in self._lru
+        return self.lazy and rule_key not in self._lru and rule_key not in self.packed
+
+    def has_unread_fixes(self, rule_key: RuleKey) -> bool:
+        """Whether learned fixes of ``rule_key`` still need their patterns read (lazy mode)."""
+        packed = self.packed.get(rule_key)
+        if packed is not None:
+            return packed.shapes
+        return bool(self.missing_bodies(rule_key))
+
+    def pack(self, rule_key: RuleKey) -> bool:
+        """Move a loaded user-scope key to the packed tier (if there is room); False: it went cold.
+
+        The packed copy is in place before the lists go, and the lists are back before the
+        packed copy goes (:meth:`unpack`), so a reader without the lock always finds one.
+        """
+        if rule_key not in self._lru:
+            return rule_key in self.packed
+        users = self.scopes[Scope.USER]
+        bucket = users.get(rule_key, {})
+        packed = None
+        if self.packed_rows + len(bucket) <= self.max_packed:
+            packed = PackedBucket.pack(bucket, self._context_id, self._context_list)
+        if packed is not None:
+            self.packed[rule_key] = packed
+            self.packed_rows += len(packed)
+        self._user_rows -= self._lru.pop(rule_key)
+        users.pop(rule_key, None)
+        self.touch(rule_key)
+        return packed is not None
+
+    def unpack(self, rule_key: RuleKey) -> None:
+        """Make a packed key loaded (changeable) again; nothing if it is not packed."""
+        packed = self.packed.get(rule_key)
+        if packed is None:
+            return
+        self.load(rule_key, packed.unpack())
+        del self.packed[rule_key]
+        self.packed_rows -= len(packed)
+        if self.max_rows is not None:
+            self.evict(self.max_rows, keep=rule_key)
 
     def cold_count(self, keys: list[RuleKey]) -> int:
         """How many of ``keys`` are cold."""
@@ -124,16 +279,13 @@ class Index:
         self.touch(rule_key)
 
     def evict(self, max_rows: int, keep: RuleKey | None = None) -> int:
-        """Drop least recently used user-scope keys (back to cold) until at most ``max_rows``."""
+        """Pack (or drop, back to cold) least recently used user-scope keys until at most ``max_rows``."""
         dropped = 0
-        users = self.scopes[Scope.USER]
         while self._user_rows > max_rows and self._lru:
             key = next(iter(self._lru))
             if key == keep:
                 break
-            self._user_rows -= self._lru.pop(key)
-            users.pop(key, None)
-            self.touch(key)
+            self.pack(key)
             dropped += 1
         return dropped
 
@@ -155,17 +307,23 @@ class Index:
         return self._keys.setdefault(rule_key, rule_key)
 
     def get(self, scope: Scope, rule_key: RuleKey, fp: str) -> Row | None:
-        """The row of ``fp`` in ``scope``, if any."""
+        """The row of ``fp`` in ``scope``, if any, to change in place (a packed key is unpacked)."""
+        if scope is Scope.USER:
+            self.unpack(rule_key)
         return self.scopes[scope].get(rule_key, {}).get(fp)
 
     def put(self, scope: Scope, rule_key: RuleKey, fp: str, row: Row) -> None:
         """Insert or replace a row."""
+        if scope is Scope.USER:
+            self.unpack(rule_key)
         row[R_CTX] = self.intern(tuple(row[R_CTX]))
         self.scopes[scope].setdefault(self.key(rule_key), {})[fp] = row
         self.touch(rule_key)
 
     def ensure(self, scope: Scope, rule_key: RuleKey, fp: str, at: float, pattern: Pattern) -> Row:
         """The row of ``fp``, created from ``pattern`` if new."""
+        if scope is Scope.USER:
+            self.unpack(rule_key)
         bucket = self.scopes[scope].setdefault(self.key(rule_key), {})
         row = bucket.get(fp)
         if row is None:
@@ -178,6 +336,9 @@ class Index:
     def remove(self, scope: Scope, fp: str, rule_key: RuleKey | None = None) -> bool:
         """Drop ``fp`` from ``scope``; True if it was there."""
         buckets = self.scopes[scope]
+        if scope is Scope.USER:
+            for k in [rule_key] if rule_key is not None else [k for k, p in self.packed.items() if fp in p]:
+                self.unpack(k)
         keys = [rule_key] if rule_key is not None else list(buckets)
         for k in keys:
             bucket = buckets.get(k)
@@ -192,8 +353,7 @@ class Index:
         """Drop every row of ``scope``."""
         self.scopes[scope] = {}
         if scope is Scope.USER:
-            self._lru.clear()
-            self._user_rows = 0
+            self._drop_user_tiers()
         self.touch()
 
     def replace(self, scope: Scope, buckets: dict[RuleKey, dict[str, Row]], *, lazy: bool = False) -> None:
@@ -201,19 +361,31 @@ class Index:
         self.scopes[scope] = buckets
         if scope is Scope.USER:
             self.lazy = lazy
-            self._lru.clear()
-            self._user_rows = 0
+            self._drop_user_tiers()
         self.touch()
+
+    def _drop_user_tiers(self) -> None:
+        self._lru.clear()
+        self._user_rows = 0
+        self.packed = {}
+        self.packed_rows = 0
 
     def size(self, scope: Scope) -> int:
         """Number of patterns held for ``scope``."""
-        return sum(len(b) for b in self.scopes[scope].values())
+        held = sum(len(b) for b in self.scopes[scope].values())
+        return held + self.packed_rows if scope is Scope.USER else held
 
     def evidence(self, rule_key: RuleKey) -> EvidenceView:
         """A read-only view: fingerprint -> stats from the highest scope holding it."""
         # .get, not "in" then [...]: a lazy store may evict the key from another thread.
-        layers = ((s, self.scopes[s].get(rule_key)) for s in SCOPE_ORDER)
+        layers = ((s, self._bucket(s, rule_key)) for s in SCOPE_ORDER)
         return EvidenceView(tuple((s, b) for s, b in layers if b is not None))
+
+    def _bucket(self, scope: Scope, rule_key: RuleKey) -> Mapping[str, Row] | None:
+        bucket = self.scopes[scope].get(rule_key)
+        if bucket is None and scope is Scope.USER:
+            return self.packed.get(rule_key)
+        return bucket
 
     def with_shape(self, rule_key: RuleKey) -> list[PatternStats]:
         """Learned fixes (patterns with a shape) under ``rule_key``, highest scope per id."""
@@ -262,7 +434,7 @@ class EvidenceView(Mapping[str, PatternStats]):
 
     __slots__ = ("layers",)
 
-    def __init__(self, layers: tuple[tuple[Scope, dict[str, Row]], ...]) -> None:
+    def __init__(self, layers: tuple[tuple[Scope, Mapping[str, Row]], ...]) -> None:
         self.layers = layers
 
     def __getitem__(self, fp: str) -> PatternStats:

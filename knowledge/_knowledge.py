@@ -50,8 +50,11 @@ _KIND_INDEX = {k: i for i, k in enumerate(COUNT_KINDS)}
 
 EAGER_MAX = 150_000
 """A user store with at most this many active patterns is read whole at open."""
-CACHE_ROWS = 300_000
-"""In a larger store, about this many user-scope rows stay in memory (LRU by rule key)."""
+CACHE_ROWS = 100_000
+"""In a larger store, about this many user-scope rows stay loaded as lists (LRU by rule key)."""
+PACKED_ROWS = 2_000_000
+"""In a larger store, up to this many further rows are held packed (about 63 bytes each);
+rule keys beyond both are read from the store on first use."""
 
 
 class Knowledge(_admin.AdminMixin):
@@ -72,6 +75,7 @@ class Knowledge(_admin.AdminMixin):
         batch_max: int,
         eager_max: int = EAGER_MAX,
         cache_rows: int = CACHE_ROWS,
+        packed_rows: int = PACKED_ROWS,
     ) -> None:
         self.home = home
         self.db_path = home / STORE_FILE
@@ -82,6 +86,8 @@ class Knowledge(_admin.AdminMixin):
         self._batch_interval = batch_interval
         self._batch_max = batch_max
         self._index = Index()
+        self._index.max_rows = cache_rows
+        self._index.max_packed = packed_rows
         self._cond = threading.Condition(threading.Lock())
         self._apply_lock = threading.Lock()
         self._db_lock = threading.RLock()
@@ -136,13 +142,15 @@ class Knowledge(_admin.AdminMixin):
         batch_max: int = 500,
         eager_max: int = EAGER_MAX,
         cache_rows: int = CACHE_ROWS,
+        packed_rows: int = PACKED_ROWS,
     ) -> Knowledge:
         """Open (creating if learning is on) the store under ``home`` and load every scope.
 
         A user store of at most ``eager_max`` active patterns is read whole; a larger
-        one is read per rule key: a background thread warms the most recently used
-        keys, a request for a cold key reads that key's rows through an index, and at
-        most about ``cache_rows`` rows are kept (least recently used keys go cold).
+        one is read per rule key by a background thread, most recently used keys first:
+        about ``cache_rows`` rows stay loaded as lists, up to ``packed_rows`` more are
+        held packed (read-only, ~63 bytes a row; a write unpacks the key), and a request
+        for a key in neither reads that key's rows through an index.
         """
         return cls(
             home if home is not None else knowledge_home(),
@@ -157,6 +165,7 @@ class Knowledge(_admin.AdminMixin):
             batch_max=batch_max,
             eager_max=eager_max,
             cache_rows=cache_rows,
+            packed_rows=packed_rows,
         )
 
     # -- loading and refreshing ---------------------------------------------------------
@@ -216,10 +225,12 @@ class Knowledge(_admin.AdminMixin):
             finally:
                 db.close()
             logger.info("knowledge: %d rule keys, read per key; warming the most recent", len(keys))
+            index = self._index
             for key in keys:
-                if self._closing or self._index.user_rows() >= self._cache_rows * 0.9:
+                pack = index.user_rows() >= self._cache_rows * 0.9
+                if self._closing or (pack and index.packed_rows >= index.max_packed):
                     break
-                self._load_key(key, touch=False)
+                self._load_key(key, touch=False, pack=pack)
 
         self._warmer = threading.Thread(target=warm, name="fixlore-knowledge-warmer", daemon=True)
         self._warmer.start()
@@ -231,8 +242,8 @@ class Knowledge(_admin.AdminMixin):
             return not self._warmer.is_alive()
         return True
 
-    def _load_key(self, key: RuleKey, *, touch: bool = True) -> None:
-        """Read the user-scope rows of a cold rule key into the index.
+    def _load_key(self, key: RuleKey, *, touch: bool = True, pack: bool = False) -> None:
+        """Read the user-scope rows of a cold rule key into the index (``pack``: packed).
 
         The rows come from one read snapshot (store revision ``snap``); the deltas this
         process has not yet seen committed in that snapshot are added on top: pending
@@ -270,7 +281,9 @@ class Knowledge(_admin.AdminMixin):
                         for fp, d in batch.patterns.items():
                             if d.rule_key == key:
                                 _add_pending(self._index, fp, d)
-                    if touch:
+                    if pack:
+                        self._index.pack(key)
+                    elif touch:
                         self._index.evict(self._cache_rows, keep=key)
                 if not self._loading:
                     self._recent.clear()
@@ -362,7 +375,7 @@ class Knowledge(_admin.AdminMixin):
         if not fixes or not self._index.lazy:
             return True
         with self._cond:
-            return not self._index.missing_bodies(rule_key)
+            return not self._index.has_unread_fixes(rule_key)
 
     def preload(self, rule_key: RuleKey) -> None:
         """Read a rule key (and its learned fixes) into memory: for a worker thread."""
@@ -402,6 +415,8 @@ class Knowledge(_admin.AdminMixin):
     def _read_bodies(self, key: RuleKey) -> None:
         """A lazy store reads learned fixes' patterns on their first lookup (then they stay)."""
         with self._cond:
+            if self._index.has_unread_fixes(key):
+                self._index.unpack(key)  # patterns live with loaded rows only
             missing = self._index.missing_bodies(key)
         if not missing or self._db is None:
             return

@@ -1,10 +1,16 @@
-"""A store too large to hold whole: rule keys load on first use, stay exact, and go cold again."""
+"""A store too large to hold whole: rule keys load on first use, stay exact, and go cold again.
+
+Every test runs twice: with rule keys either loaded or cold (no packed tier),
+and with all three tiers (loaded, packed, cold) at once.
+"""
 
 from __future__ import annotations
 
 import time
 from dataclasses import replace
 from pathlib import Path
+
+import pytest
 
 from fixlore.abstraction._pattern import Pattern, Signature
 from fixlore.knowledge import Event, EventKind, Knowledge
@@ -29,8 +35,19 @@ def learned(i: int) -> Pattern:
     return replace(LEARNED, signature=sig(i))
 
 
+PACKED = 0
+"""Rows the packed tier may hold in the running test (see the ``tiers`` fixture)."""
+
+
+@pytest.fixture(autouse=True, params=[0, 8], ids=["loaded-or-cold", "three-tiers"])
+def tiers(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run each test without a packed tier, then with one of 8 rows (4 of the 12 keys)."""
+    monkeypatch.setattr(__import__(__name__, fromlist=["PACKED"]), "PACKED", request.param)
+
+
 def open_lazy(home: Path, **kw: object) -> Knowledge:
-    """Read per rule key whatever the size, keeping about 6 rows in memory."""
+    """Read per rule key whatever the size, keeping about 6 rows loaded (and PACKED packed)."""
+    kw.setdefault("packed_rows", PACKED)
     return Knowledge.open(home, base=False, auto_prune=False, eager_max=0, cache_rows=6, **kw)  # type: ignore[arg-type]
 
 
