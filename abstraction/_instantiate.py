@@ -137,21 +137,57 @@ def _edits_at_unit(
 def _edits_in_window(
     ctx: _Ctx, b_flat: list[str], after: list[tuple[int, list[str]]], d0: int, d1: int
 ) -> list[tuple[int, int, str]] | None:
-    """Fallback for broken code (no node spans the unit): token windows around the diagnostic."""
+    """Fallback for broken code (no node spans the unit): token windows around the diagnostic.
+
+    Several windows may fit (``$1 $2`` fits ``foo bar`` and ``bar baz`` when the
+    diagnostic is on ``bar``): the one nearest the diagnostic wins (see
+    :func:`_window_rank`), the leftmost of equals.
+    """
     src = ctx.src
     lo = src.data.rfind(b"\n", 0, max(src.data.rfind(b"\n", 0, d0), 0)) + 1
     hi = src.data.find(b"\n", d1 + 1)
     hi = len(src.data) if hi < 0 else hi
     toks = tokens(src, lo, hi, Namer(), ctx.code)
     n = len(b_flat)
+    saved = dict(ctx.binding)
+    best: tuple[tuple[int, ...], list[tuple[int, int, str]], dict[str, str], tuple[int, int] | None] | None = None
     for s in range(0, len(toks) - n + 1):
         window = toks[s : s + n]
         if not (window[0].start <= d1 and d0 <= window[-1].end + 1):
             continue
         edits = _edits_if_match(ctx, b_flat, window, after, src.root)
-        if edits is not None:
-            return edits
-    return None
+        if edits is None:
+            continue
+        rank = _window_rank(window, edits, d0, d1)
+        if best is None or rank < best[0]:
+            best = (rank, edits, ctx.binding, ctx.unit)
+        ctx.binding = dict(saved)
+    if best is None:
+        return None
+    _, edits, ctx.binding, ctx.unit = best
+    return edits
+
+
+def _window_rank(window: list[Tok], edits: list[tuple[int, int, str]], d0: int, d1: int) -> tuple[int, ...]:
+    """How well a fitting window sits on the diagnostic; lower is better.
+
+    First whether the fix edits the diagnostic's text (a fix learned at a
+    diagnostic changes what it points at), then how much of it (``, bar``:
+    deleting ``bar,`` beats deleting ``foo,``), then whether the window holds
+    the whole range, then how far the window's ends are from the range's.
+    """
+    w0, w1 = window[0].start, window[-1].end
+    touches = any(_touches(start, end, d0, d1) for start, end, _ in edits)
+    shared = sum(max(0, min(end, d1) - max(start, d0)) for start, end, _ in edits)
+    holds = w0 <= d0 and d1 <= w1
+    return (not touches, -shared, not holds, abs(w0 - d0), abs(w1 - d1))
+
+
+def _touches(start: int, end: int, d0: int, d1: int) -> bool:
+    """Whether an edit's span meets the diagnostic's; an empty span meets what it touches."""
+    if start == end or d0 == d1:
+        return start <= d1 and d0 <= end
+    return start < d1 and d0 < end
 
 
 def _edits_if_match(
