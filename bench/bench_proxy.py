@@ -6,7 +6,10 @@ JSON-RPC client talks to `ruff server` directly, and to `fixlore serve
 fixlore's own ``lsp/proxy/core.py`` with a strict ruff rule set so there is
 plenty to report) and the requests alternate between the two sessions, so
 machine noise hits both alike. Figures: p50/p99 per method for each path and
-the difference (the added latency). ruff offers no completion, so completion
+the difference (the added latency). Pull diagnostics are measured twice: the
+same document pulled again (an editor re-pulls on focus, save, tab switch),
+and an edit followed at once by a pull (the editor's flow while typing: the
+edit alternates between two texts, sent to both paths alike). ruff offers no completion, so completion
 is measured against the stdlib test server (tests/proxy/servers/flaky.py),
 direct versus through fixlore.
 
@@ -25,6 +28,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +65,7 @@ class Session:
         self.process: asyncio.subprocess.Process | None = None
         self.conn: JsonRpcConnection | None = None
         self.startup = 0.0
+        self.version = 1
 
     async def start(self, root: Path) -> None:
         began = time.perf_counter()
@@ -84,6 +89,13 @@ class Session:
         assert self.conn is not None
         doc = {"uri": uri, "languageId": "python", "version": 1, "text": text}
         self.conn.notify("textDocument/didOpen", {"textDocument": doc})
+
+    def edit(self, uri: str, text: str) -> None:
+        """A whole-text didChange."""
+        assert self.conn is not None
+        self.version += 1
+        doc = {"uri": uri, "version": self.version}
+        self.conn.notify("textDocument/didChange", {"textDocument": doc, "contentChanges": [{"text": text}]})
 
     async def timed(self, method: str, params: Any) -> tuple[float, Any]:
         assert self.conn is not None
@@ -129,22 +141,30 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))] * 1000
 
 
-async def measure(pairs: list[tuple[Session, Session]], requests: dict[str, Any], n: int) -> None:
+async def measure(
+    pairs: list[tuple[Session, Session]],
+    requests: dict[str, Any],
+    n: int,
+    before: dict[str, Callable[[Session, int], None]],
+) -> None:
     print(
         f"{'method':<28}{'direct p50':>11}{'p99':>8}{'fixlore p50':>13}{'p99':>8}"
         f"{'added p50':>11}{'p99':>8}{'ratio p50':>10}{'fixlore CPU/req':>17}  (ms)"
     )
     for (direct, proxied), (method, params) in zip(pairs, requests.items(), strict=True):
         name, rpc_method = method.split("|") if "|" in method else (method, method)
-        for _ in range(max(3, n // 10)):  # warm up both
-            await direct.timed(rpc_method, params)
-            await proxied.timed(rpc_method, params)
+        prepare = before.get(name, lambda session, i: None)
+        for i in range(max(3, n // 10)):  # warm up both
+            for session in (direct, proxied):
+                prepare(session, i)
+                await session.timed(rpc_method, params)
         times: dict[str, list[float]] = {"d": [], "p": []}
         assert proxied.process is not None
         cpu_before = cpu_seconds(proxied.process.pid)
         for i in range(n):
             order = [("d", direct), ("p", proxied)] if i % 2 == 0 else [("p", proxied), ("d", direct)]
             for key, session in order:
+                prepare(session, i)
                 elapsed, result = await session.timed(rpc_method, params)
                 if isinstance(result, Exception):
                     raise SystemExit(f"{session.label} failed {rpc_method}: {result}")
@@ -188,15 +208,17 @@ async def main(quick: bool) -> None:
                 "range": diag["range"],
                 "context": {"diagnostics": [diag], "triggerKind": 2},
             },
-            "textDocument/diagnostic": {"textDocument": {"uri": uri}},
+            "pull diagnostics, again|textDocument/diagnostic": {"textDocument": {"uri": uri}},
+            "pull diagnostics, edited|textDocument/diagnostic": {"textDocument": {"uri": uri}},
             "textDocument/hover": {"textDocument": {"uri": uri}, "position": {"line": line, "character": 4}},
             "completion (test server)|textDocument/completion": {
                 "textDocument": {"uri": uri},
                 "position": {"line": line, "character": 4},
             },
         }
-        pairs = [(direct, proxied)] * 3 + [(flaky_direct, flaky_proxied)]
-        await measure(pairs, requests, n)
+        pairs = [(direct, proxied)] * 4 + [(flaky_direct, flaky_proxied)]
+        texts = (text + "\n", text)
+        await measure(pairs, requests, n, {"pull diagnostics, edited": lambda s, i: s.edit(uri, texts[i % 2])})
 
         print("\nstart-up (spawn -> initialize answered):")
         rounds = 2 if quick else 5

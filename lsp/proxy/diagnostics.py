@@ -20,12 +20,21 @@ The combination chosen (simplest that is correct for every pairing):
   push-only upstream pushes, or fixlore's own check finishes, fixlore sends
   ``workspace/diagnostic/refresh`` (if the editor supports it) so the editor
   pulls again; an upstream's own refresh request is relayed.
+
+A pull answer is kept with the state it describes: the document version and
+the upstream's :attr:`~fixlore.lsp.proxy.upstream.Upstream.epoch` (bumped by
+everything sent to it that could change what it reports). While both are
+unchanged the upstream would answer the same, so an editor's pull is answered
+from memory; and after each didOpen/didChange/didSave fixlore pulls at once
+(one pull in flight per document and upstream), so the editor's own pull,
+which follows, finds the answer ready or joins the request already on its way.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from fixlore.lsp.jsonrpc import ConnectionClosed, RawResult, RpcError
@@ -39,7 +48,29 @@ logger = logging.getLogger(__name__)
 
 CHANGE_PULL_DELAY = 0.05
 REFRESH_DELAY = 0.05
-_NEVER = object()
+
+State = tuple[int | None, int]
+"""(document version, upstream epoch): what a pull answer describes."""
+
+
+@dataclass(slots=True)
+class Stored:
+    """An upstream's latest diagnostics for one document."""
+
+    items: list[dict[str, Any]]
+    version: int | None
+    raw: bytes | None = None
+    """The bytes of the pull answer ``items`` came from (None: pushed)."""
+    current: State | None = None
+    """The state the upstream answered ``items`` for, while nothing has changed it since."""
+
+
+@dataclass(slots=True)
+class Flight:
+    """A pull on its way to an upstream; later pulls for the same state wait for it."""
+
+    state: State
+    done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
 
 
 def hub_key(upstream_id: str) -> str:
@@ -60,16 +91,14 @@ class DiagnosticsBridge:
     def __init__(self, proxy: Proxy, hub: DiagnosticsHub) -> None:
         self._proxy = proxy
         self._hub = hub
-        self.by_upstream: dict[str, dict[str, list[dict[str, Any]]]] = {}
-        """uri -> upstream id -> its latest diagnostics (raw)."""
+        self.stored: dict[str, dict[str, Stored]] = {}
+        """uri -> upstream id -> its latest diagnostics (raw JSON items)."""
         self.editor_pulls = False
         self._refresh_support = False
         self._quiet = False
         self._refresh: asyncio.TimerHandle | None = None
         self._pulls: dict[tuple[str, str], asyncio.Task[None]] = {}
-        self._versions: dict[tuple[str, str], int | None] = {}
-        self._raw: dict[tuple[str, str], bytes] = {}
-        """(uri, upstream id) -> the bytes of the pull answer the stored items came from."""
+        self._flights: dict[tuple[str, str], Flight] = {}
         hub.listeners.append(self._published)
 
     def configure(self, editor_capabilities: dict[str, Any], upstreams: list[Upstream]) -> None:
@@ -95,24 +124,28 @@ class DiagnosticsBridge:
 
     # -- storing -------------------------------------------------------------------
     def put(
-        self, upstream_id: str, uri: str, version: int | None, items: list[dict[str, Any]], raw: bytes | None = None
+        self,
+        upstream_id: str,
+        uri: str,
+        version: int | None,
+        items: list[dict[str, Any]],
+        raw: bytes | None = None,
+        current: State | None = None,
     ) -> None:
         """Store an upstream's diagnostics for ``uri`` and let the hub merge them.
 
         An answer identical to the stored one for the same version changes
         nothing, so it is not published again (pull answers repeat a lot).
         ``raw``: the bytes of the pull answer ``items`` were decoded from, so
-        that the next byte-identical answer is recognised undecoded.
+        that the next byte-identical answer is recognised undecoded;
+        ``current``: the state that pull was sent in.
         """
-        stored = (uri, upstream_id)
-        if raw is None:
-            self._raw.pop(stored, None)
-        else:
-            self._raw[stored] = raw
-        if self._versions.get(stored, _NEVER) == version and self.by_upstream.get(uri, {}).get(upstream_id) == items:
+        per = self.stored.setdefault(uri, {})
+        old = per.get(upstream_id)
+        per[upstream_id] = Stored(items, version, raw, current)
+        if old is not None and old.version == version and old.items == items:
+            per[upstream_id].items = old.items  # the hub holds that list already
             return
-        self.by_upstream.setdefault(uri, {})[upstream_id] = items
-        self._versions[(uri, upstream_id)] = version
         self._hub.set(uri, hub_key(upstream_id), version, items)
 
     def pushed(self, upstream: Upstream, params: Any) -> None:
@@ -131,17 +164,14 @@ class DiagnosticsBridge:
 
     def owner_of(self, uri: str, diagnostic: Any) -> str | None:
         """Which upstream published this diagnostic (``None``: fixlore's or unknown)."""
-        for upstream_id, items in self.by_upstream.get(uri, {}).items():
-            if diagnostic in items:
+        for upstream_id, stored in self.stored.get(uri, {}).items():
+            if diagnostic in stored.items:
                 return upstream_id
         return None
 
     def forget(self, uri: str) -> None:
         """The document closed."""
-        self.by_upstream.pop(uri, None)
-        for stored in [k for k in self._versions if k[0] == uri]:
-            del self._versions[stored]
-            self._raw.pop(stored, None)
+        self.stored.pop(uri, None)
         for key in [k for k in self._pulls if k[1] == uri]:
             self._pulls.pop(key).cancel()
 
@@ -151,10 +181,8 @@ class DiagnosticsBridge:
         Dropped, not emptied: a crashed upstream has not reported that its
         diagnostics are fixed, so the learning loop must not learn from it.
         """
-        for uri, per in list(self.by_upstream.items()):
-            if per.pop(upstream_id, None) is not None:
-                self._versions.pop((uri, upstream_id), None)
-                self._raw.pop((uri, upstream_id), None)
+        for per in self.stored.values():
+            per.pop(upstream_id, None)
         self._hub.drop_source(hub_key(upstream_id))
 
     # -- editor pulls ----------------------------------------------------------------
@@ -171,7 +199,31 @@ class DiagnosticsBridge:
         return {"kind": "full", "items": self._hub.current(uri)}
 
     async def _pull(self, upstream: Upstream, uri: str) -> None:
+        """Bring the stored answer of ``upstream`` for ``uri`` up to date.
+
+        Nothing to send if it is current; the same pull on its way is waited for.
+        """
         version = self._proxy.document_version(uri)
+        state = (version, upstream.epoch)
+        stored = self.stored.get(uri, {}).get(upstream.id)
+        if stored is not None and stored.current == state:
+            return
+        key = (uri, upstream.id)
+        flight = self._flights.get(key)
+        if flight is not None and flight.state == state:
+            await asyncio.shield(flight.done)
+            return
+        flight = self._flights[key] = Flight(state)
+        try:
+            await self._fetch(upstream, uri, state)
+        finally:
+            if self._flights.get(key) is flight:
+                del self._flights[key]
+            flight.done.set_result(None)
+
+    async def _fetch(self, upstream: Upstream, uri: str, state: State) -> None:
+        version = state[0]
+        was_open = uri in upstream.open_documents
         params: dict[str, Any] = {"textDocument": {"uri": uri}}
         identifier = upstream.capabilities.get("diagnosticProvider")
         if isinstance(identifier, dict) and identifier.get("identifier"):
@@ -183,9 +235,12 @@ class DiagnosticsBridge:
         except (TimeoutError, RpcError, ConnectionClosed, Unavailable) as exc:
             logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
             return
+        if was_open and uri not in upstream.open_documents:
+            return  # closed while the answer was on its way
         raw = answer.key
-        stored = (uri, upstream.id)
-        if raw is not None and self._versions.get(stored, _NEVER) == version and self._raw.get(stored) == raw:
+        stored = self.stored.get(uri, {}).get(upstream.id)
+        if raw is not None and stored is not None and stored.version == version and stored.raw == raw:
+            stored.current = state
             return  # byte for byte the answer already stored for this version: nothing to decode or merge
         try:
             report = answer.value()
@@ -198,7 +253,7 @@ class DiagnosticsBridge:
         self._quiet = True
         try:
             kept = [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []
-            self.put(upstream.id, uri, version, kept, raw)
+            self.put(upstream.id, uri, version, kept, raw, state)
         finally:
             self._quiet = False
 
@@ -215,8 +270,17 @@ class DiagnosticsBridge:
 
     # -- fixlore pulls for a pushing editor -------------------------------------------
     def document_event(self, upstream: Upstream, uri: str, *, immediate: bool) -> None:
-        """After didOpen/didChange/didSave: pull from a pull-only upstream if the editor pushes."""
-        if self.editor_pulls or not offers_pull(upstream):
+        """After didOpen/didChange/didSave: pull from an upstream that offers pull.
+
+        An editor that pushes gets the answer published (after a short pause for
+        typing); an editor that pulls will ask next, so the pull starts at once
+        unless one is on its way already (see the module docstring).
+        """
+        if not offers_pull(upstream):
+            return
+        if self.editor_pulls:
+            if (uri, upstream.id) not in self._flights:
+                self._proxy.server.spawn(self._pull(upstream, uri), name="fixlore-pull-ahead")
             return
         key = (upstream.id, uri)
         task = self._pulls.pop(key, None)

@@ -95,6 +95,10 @@ class Upstream:
         self._watcher: asyncio.Task[None] | None = None
         self._restart: asyncio.Task[None] | None = None
         self.ready = asyncio.Event()
+        self.epoch = 0
+        """Bumped by everything that may change what the child reports: a (re)start, every
+        notification sent to it, every request of its own, every request to it that is not
+        a query about a document (see :func:`changes_state`)."""
 
     # -- state -----------------------------------------------------------------
     @property
@@ -136,6 +140,7 @@ class Upstream:
             return False
         conn.name = self.id
         self.process, self.conn = process, conn
+        self.epoch += 1
         try:
             result = await conn.request("initialize", self._host.init_params(self), timeout=self.init_timeout)
         except (TimeoutError, RpcError, ConnectionClosed) as exc:
@@ -240,6 +245,8 @@ class Upstream:
         conn = self.conn
         if conn is None or not self.running:
             raise Unavailable(self.id)
+        if changes_state(method):
+            self.epoch += 1
         msg_id = conn.new_id()
         try:
             return await conn.request(
@@ -259,6 +266,7 @@ class Upstream:
         conn = self.conn
         if conn is None:
             return
+        self.epoch += 1
         try:
             conn.notify(method, params)
         except ConnectionClosed:
@@ -268,6 +276,7 @@ class Upstream:
         self._host.upstream_notification(self, method, params)
 
     async def _on_request(self, msg_id: Any, method: str, params: Any) -> Any:
+        self.epoch += 1  # e.g. workspace/configuration: its answer changes the child's settings
         if method == "client/registerCapability" and isinstance(params, dict):
             for reg in params.get("registrations") or []:
                 if isinstance(reg, dict) and isinstance(reg.get("method"), str):
@@ -277,3 +286,8 @@ class Upstream:
                 if isinstance(reg, dict):
                     self.dynamic.pop(str(reg.get("id")), None)
         return await self._host.upstream_request(self, method, params)
+
+
+def changes_state(method: str) -> bool:
+    """Whether a request may change what a server reports (all but document queries and resolves)."""
+    return not method.startswith("textDocument/") and not method.endswith("/resolve")

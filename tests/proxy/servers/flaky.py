@@ -11,7 +11,12 @@ only if their `data` comes back exactly as sent. The command `flaky.ask`
 sends server-to-client requests (configuration, applyEdit, showMessageRequest,
 workDoneProgress/create, registerCapability) and returns what the editor said.
 
-Flags: --crash-after-init (exit right after `initialized`), --utf16-only, --name NAME.
+With --pull it is a pull-only diagnostics server instead: it publishes
+nothing and answers each `textDocument/diagnostic` with one diagnostic whose
+message counts the pulls it has answered and the settings changes it has seen,
+so a test can tell whether an answer came from it or from fixlore's memory.
+
+Flags: --crash-after-init (exit right after `initialized`), --utf16-only, --pull, --name NAME.
 """
 
 from __future__ import annotations
@@ -24,6 +29,8 @@ from typing import Any
 NAME = sys.argv[sys.argv.index("--name") + 1] if "--name" in sys.argv else "flaky"
 CRASH_AFTER_INIT = "--crash-after-init" in sys.argv
 UTF16_ONLY = "--utf16-only" in sys.argv
+PULL = "--pull" in sys.argv
+seen = {"pulls": 0, "settings": 0}
 DATA = {"secret": 42, "nested": {"list": [1, "two", None]}, "origin": NAME}
 
 out = sys.stdout.buffer
@@ -74,7 +81,18 @@ def request(method: str, params: Any) -> Any:
 
 
 def publish(uri: str, version: int | None) -> None:
-    diag = {
+    if PULL:
+        return
+    send(
+        {
+            "method": "textDocument/publishDiagnostics",
+            "params": {"uri": uri, "version": version, "diagnostics": [diag()]},
+        }
+    )
+
+
+def diag() -> dict[str, Any]:
+    return {
         "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
         "severity": 2,
         "source": NAME,
@@ -83,9 +101,6 @@ def publish(uri: str, version: int | None) -> None:
         "data": DATA,
         "x-unknown-field": {"kept": True},
     }
-    send(
-        {"method": "textDocument/publishDiagnostics", "params": {"uri": uri, "version": version, "diagnostics": [diag]}}
-    )
 
 
 def log(text: str) -> None:
@@ -107,6 +122,12 @@ def handle(msg: dict[str, Any]) -> None:
             "positionEncoding": "utf-16" if UTF16_ONLY or not encodings else encodings[0],
             "experimental": {"flaky": True},
         }
+        if PULL:
+            caps["diagnosticProvider"] = {
+                "identifier": NAME,
+                "interFileDependencies": False,
+                "workspaceDiagnostics": False,
+            }
         send({"id": msg_id, "result": {"capabilities": caps, "serverInfo": {"name": NAME}}})
     elif method == "initialized":
         if CRASH_AFTER_INIT:
@@ -127,6 +148,19 @@ def handle(msg: dict[str, Any]) -> None:
         log(f"saved with text={'text' in params}")
     elif method == "textDocument/didClose":
         docs.pop(params["textDocument"]["uri"], None)
+    elif method == "textDocument/diagnostic":
+        seen["pulls"] += 1
+        text = docs.get(params["textDocument"]["uri"], "")
+        message = f"pull {seen['pulls']} settings {seen['settings']} chars {len(text)}"
+        log(message)
+        send(
+            {
+                "id": msg_id,
+                "result": {"kind": "full", "resultId": str(seen["pulls"]), "items": [{**diag(), "message": message}]},
+            }
+        )
+    elif method == "workspace/didChangeConfiguration":
+        seen["settings"] += 1
     elif method == "$/cancelRequest":
         log(f"cancelled {params.get('id')}")
     elif method == "textDocument/hover":

@@ -1,0 +1,88 @@
+"""An editor's pull is answered from memory only while the upstream would answer the same.
+
+The test upstream (servers/flaky.py --pull) numbers its pull answers and counts
+the settings changes it has seen, so each report tells whether the upstream was
+asked and what it knew.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.proxy.editor import PULL_CAPS, Editor, fixlore_cmd, server_flag
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture
+async def editor(tmp_path: Path) -> AsyncIterator[Editor]:
+    """fixlore in front of the pull-only test server, with an editor that pulls."""
+    ed = Editor()
+    await ed.start(fixlore_cmd(f"python={server_flag('flaky.py', '--pull')}"))
+    await ed.initialize(tmp_path, caps=PULL_CAPS)
+    yield ed
+    await ed.close()
+
+
+async def pull(editor: Editor, uri: str) -> str:
+    """The editor pulls; the upstream's one message."""
+    report = await editor.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+    assert report["kind"] == "full"
+    [item] = [d for d in report["items"] if d.get("source") == "flaky"]
+    return str(item["message"])
+
+
+def number(message: str) -> int:
+    """Which pull of the upstream's a message came from."""
+    return int(message.split()[1])
+
+
+async def test_a_repeated_pull_is_answered_from_memory_until_the_text_changes(editor: Editor, tmp_path: Path) -> None:
+    uri = editor.open(tmp_path / "a.py", "x = 1\n")
+    first = await pull(editor, uri)
+    assert first.endswith("settings 0 chars 6")
+    assert await pull(editor, uri) == first, "nothing changed: the upstream was not asked again"
+    assert await pull(editor, uri) == first
+
+    editor.change(uri, "x = 12345\n")
+    after_edit = await pull(editor, uri)
+    assert after_edit.endswith("chars 10") and number(after_edit) > number(first)
+    assert await pull(editor, uri) == after_edit
+
+
+async def test_a_settings_change_or_an_upstream_request_makes_the_next_pull_ask_again(
+    editor: Editor, tmp_path: Path
+) -> None:
+    uri = editor.open(tmp_path / "a.py", "x = 1\n")
+    first = await pull(editor, uri)
+
+    editor.notify("workspace/didChangeConfiguration", {"settings": {"flaky": {"strict": True}}})
+    after_settings = await pull(editor, uri)
+    assert after_settings.split()[2:4] == ["settings", "1"], "the upstream saw the change before answering"
+    assert number(after_settings) > number(first)
+
+    # A command may change what the server reports: the next pull asks again.
+    await editor.request("workspace/executeCommand", {"command": "flaky.ask", "arguments": []})
+    assert number(await pull(editor, uri)) > number(after_settings)
+
+
+async def test_the_upstream_is_pulled_ahead_after_an_edit_and_once_for_both(editor: Editor, tmp_path: Path) -> None:
+    uri = editor.open(tmp_path / "a.py", "x = 1\n")
+    first = await pull(editor, uri)
+    editor.change(uri, "x = 123\n")
+    # fixlore pulls on the edit, before the editor asks ...
+    ahead = f"flaky: pull {number(first) + 1} settings 0 chars 8"
+    await editor.wait_for(lambda: ahead in pulls_logged(editor), what="the pull ahead of the editor's")
+    # ... and the editor's pulls, two at once, are both answered by that one.
+    a, b = await asyncio.gather(pull(editor, uri), pull(editor, uri))
+    assert a == b == ahead.removeprefix("flaky: ")
+    assert pulls_logged(editor)[-1] == ahead, "no upstream pull after the one ahead"
+
+
+def pulls_logged(editor: Editor) -> list[str]:
+    """The upstream's log lines of the pulls it answered."""
+    return [p["message"] for m, p in editor.notifications if m == "window/logMessage" and " pull " in p["message"]]
