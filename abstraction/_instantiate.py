@@ -337,12 +337,25 @@ def _absorb_space(src: Source, start: int, end: int) -> tuple[int, int]:
 
 
 def _delete_span(src: Source, start: int, end: int) -> tuple[int, int, str]:
-    line_start = src.data.rfind(b"\n", 0, start) + 1
-    line_end = src.data.find(b"\n", end)
-    line_end = len(src.data) if line_end < 0 else line_end
-    if not src.data[line_start:start].strip() and not src.data[end:line_end].strip():
-        return line_start, min(len(src.data), line_end + 1), ""
+    """Delete a unit: its whole line if alone there, else with the blanks that would be left over."""
+    data = src.data
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", end)
+    line_end = len(data) if line_end < 0 else line_end
+    if not data[line_start:start].strip() and not data[end:line_end].strip():
+        return line_start, min(len(data), line_end + 1), ""
+    if data[start - 1 : start] in _BLANKS:
+        if not data[end:line_end].strip():  # the last word: the blanks before it go too
+            while data[start - 1 : start] in _BLANKS:
+                start -= 1
+            end = line_end - 1 if data[line_end - 1 : line_end] == b"\r" else line_end
+        elif data[end : end + 1] in _BLANKS:  # between words: one side's blanks go
+            while data[end : end + 1] in _BLANKS:
+                end += 1
     return start, end, ""
+
+
+_BLANKS = (b" ", b"\t")
 
 
 def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tuple[int, int, str]] | None:

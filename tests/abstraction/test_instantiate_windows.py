@@ -134,3 +134,20 @@ def test_no_window_at_the_diagnostic_fits_then_nothing_is_offered() -> None:
     text = "y = [one, two, three]\n"
     result = instantiate(pattern, "python", text, diag_at(text, "y", *_DIAG["python"]))
     assert isinstance(result, Skipped) and result.reason is SkipReason.NO_MATCH, result
+
+
+@pytest.mark.parametrize(
+    ("before", "after", "needle"),
+    [
+        ("echo foo bar baz\n", "echo bar baz\n", "foo"),
+        ("foo bar baz qux\n", "foo bar qux\n", "baz"),
+        ("foo bar baz\n", "foo bar\n", "baz"),
+        ("foo bar\tbaz\r\n", "foo bar\r\n", "baz"),
+    ],
+    ids=["inner-word", "word-before-last", "last-word", "last-word-crlf"],
+)
+def test_a_deleted_word_takes_its_blank_with_it(before: str, after: str, needle: str) -> None:
+    """Deleting one word leaves one blank between its neighbours, none at the line's end."""
+    diag = diag_at(before, needle, *_DIAG["shellscript"])
+    pattern = learn("shellscript", before, after, diag)
+    assert apply(pattern, "shellscript", before, diag) == after
