@@ -29,7 +29,7 @@ from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import Extracted, FixCategory, Pattern, syntax_problems
+from fixlore.abstraction import Extracted, FixCategory, Pattern, Signature, syntax_problems
 from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning_fixes import LearnedFixes
@@ -93,6 +93,10 @@ class LearningLoop(StoreSide):
         self.fixes_learned = 0
         self.settles = 0
         """Settle checks run this session (parsing or not): lets tests wait for one."""
+
+    def knowledge_changed(self, signature: Signature | None) -> None:
+        """A learned fix may be new: the learned-fix cache stops believing there is none."""
+        self.fixes.knowledge_changed(signature)
 
     def documents_open(self) -> bool:
         """Whether any document is open."""

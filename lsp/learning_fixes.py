@@ -5,9 +5,10 @@ gets them instantiated (``abstraction.instantiate``, libcst) in a worker
 thread. A code-action request then finds them ready; if not, it waits a few
 milliseconds at most and answers without them (the next request has them).
 Cached in memory, per (document, version, diagnostic); nothing is written.
-"No learned fix" is cached too, for :data:`NEGATIVE_TTL_S` (looking it up
-again on every request cost a large share of a code action's time with many
-stored patterns), so a fix learned meanwhile shows up within that time.
+"No learned fix" is cached too, per signature, for :data:`NEGATIVE_TTL_S`
+(looking it up again for every diagnostic of every publish cost a large share
+of a pull's time through fixlore), so a fix learned meanwhile shows up within
+that time.
 """
 
 from __future__ import annotations
@@ -19,7 +20,17 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import Instantiated, Pattern, TextEdit, abstract_signature, instantiate
+from fixlore.abstraction import (
+    DiagnosticInfo,
+    Instantiated,
+    Pattern,
+    Position,
+    Signature,
+    TextEdit,
+    TextRange,
+    abstract_signature,
+    instantiate,
+)
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.timeline import diag_info, diag_key
@@ -35,9 +46,13 @@ REQUEST_WAIT_S = 0.025
 """How long a code-action request waits for fixes still being instantiated."""
 
 NEGATIVE_TTL_S = 1.0
-"""How long "no learned fix for this diagnostic" is believed without asking the knowledge again."""
+"""How long "no learned fix for this signature" is believed without asking the knowledge again."""
+MAX_NONE = 4096
+"""Signatures remembered without a learned fix (forgotten all at once past this)."""
 
 DiagId = tuple[tuple[str, str, str], Any]
+
+_NOWHERE = TextRange(Position(0, 0), Position(0, 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +76,7 @@ def _range_key(value: Any) -> Any:
         key = (start["line"], start["character"], end["line"], end["character"])
     except (KeyError, TypeError):
         return repr(value)
-    return key if all(type(v) is int for v in key) else repr(value)
+    return key if type(key[0]) is type(key[1]) is type(key[2]) is type(key[3]) is int else repr(value)
 
 
 class LearnedFixes:
@@ -70,13 +85,19 @@ class LearnedFixes:
     def __init__(self, loop: LearningLoop) -> None:
         self._loop = loop
         self._cache: dict[str, tuple[int | None, dict[DiagId, Future[list[LearnedFix]]]]] = {}
-        self._none: dict[str, tuple[int | None, dict[DiagId, float]]] = {}
-        """uri -> (version, diagnostic -> when no learned fix was found)."""
+        self._none: dict[Signature, float] = {}
+        """Signature -> when no learned fix was found for it."""
+
+    def knowledge_changed(self, signature: Signature | None) -> None:
+        """A learned fix for ``signature`` (None: any) may be new: stop believing there is none."""
+        if signature is None:
+            self._none.clear()
+        else:
+            self._none.pop(signature, None)
 
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document."""
         self._cache.pop(uri, None)
-        self._none.pop(uri, None)
 
     def prepare(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Start instantiating learned fixes for ``diagnostics`` (cheap; work goes to a thread)."""
@@ -91,33 +112,35 @@ class LearnedFixes:
         if cached_version != version:
             entries = {}
             self._cache[uri] = (version, entries)
-        none_version, none = self._none.get(uri, (None, {}))
-        if none_version != version:
-            none = {}
-            self._none[uri] = (version, none)
+        none = self._none
+        if len(none) > MAX_NONE:
+            none.clear()
         now = time.monotonic()
         text = doc.source
         lines: list[str] | None = None
         num_units = doc.position_codec.client_num_units
         for raw in diagnostics:
-            key = diag_id(raw)
-            if key in entries or now - none.get(key, -NEGATIVE_TTL_S) < NEGATIVE_TTL_S:
+            # The signature needs no position: the diagnostic is placed only if a fix is found.
+            signature = abstract_signature(language, DiagnosticInfo(*diag_key(raw), _NOWHERE))
+            if now - none.get(signature, -NEGATIVE_TTL_S) < NEGATIVE_TTL_S:
                 continue
-            if lines is None:
-                lines = text.split("\n")
-            info = diag_info(raw, lines, num_units)
-            signature = abstract_signature(language, info)
+            key = diag_id(raw)
+            if key in entries:
+                continue
             if not knowledge.ready(signature.rule_key, fixes=True):
                 # Never the disk on the loop: a worker reads the rule key, and
-                # this diagnostic gets its learned fixes from the next version on.
+                # this signature gets its learned fixes once that is done.
                 self._loop.executor.submit(knowledge.preload, signature.rule_key)
-                none[key] = now
+                none[signature] = now
                 continue
             found = knowledge.learned_fixes(signature)[:MAX_LEARNED]
             if not found:
-                none[key] = now
+                none[signature] = now
                 continue
-            none.pop(key, None)
+            none.pop(signature, None)
+            if lines is None:
+                lines = text.split("\n")
+            info = diag_info(raw, lines, num_units)
             entries[key] = self._loop.executor.submit(_instantiate_all, found, language, text, info)
 
     async def get(self, uri: str, version: int | None, raw: dict[str, Any]) -> list[LearnedFix]:

@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import Pattern
+from fixlore.abstraction import Pattern, Signature
 from fixlore.knowledge import Event, EventKind, Knowledge
 
 if TYPE_CHECKING:
@@ -54,6 +54,9 @@ class StoreSide:
         self.refreshes = 0
         """Refreshes that found another process's writes (this session)."""
         self.events_recorded = 0
+
+    def knowledge_changed(self, signature: Signature | None) -> None:
+        """A learned fix for ``signature`` (None: for any) may be new: for caches to forget."""
 
     def documents_open(self) -> bool:
         """Whether any document is open (refreshing is pointless otherwise)."""
@@ -153,6 +156,8 @@ class StoreSide:
             return
         knowledge.record(Event(kind=kind, pattern=pattern, workspace=knowledge.workspace_id, at=at))
         self.events_recorded += 1
+        if pattern.shape is not None:
+            self.knowledge_changed(pattern.signature)
         logger.debug("recorded %s for pattern %s", kind.value, pattern.fingerprint)
         self.schedule_status()
 
@@ -181,6 +186,7 @@ class StoreSide:
         finally:
             self._refreshing = False
         if changed:
+            self.knowledge_changed(None)
             self.refreshes += 1
             logger.debug("knowledge refreshed from another process")
             self.schedule_status()

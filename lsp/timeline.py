@@ -35,7 +35,10 @@ CHANGE_LOG = 200
 
 
 def diag_key(diag: dict[str, Any]) -> tuple[str, str, str]:
-    """What makes two raw LSP diagnostics "the same problem": source, code, message."""
+    """What makes two raw LSP diagnostics "the same problem": source, code, message.
+
+    Also all a diagnostic's signature needs (:class:`DiagnosticInfo` without the range).
+    """
     code = diag.get("code")
     return (str(diag.get("source") or ""), "" if code is None else str(code), str(diag.get("message") or ""))
 
@@ -180,13 +183,7 @@ def diag_info(raw: dict[str, Any], text: str | list[str], num_units: Callable[[s
         return Position(line, to_code_points(lines[line], char, num_units))
 
     rng = raw.get("range") or {}
-    code = raw.get("code")
-    return DiagnosticInfo(
-        source=str(raw.get("source") or ""),
-        code="" if code is None else str(code),
-        message=str(raw.get("message") or ""),
-        range=TextRange(pos(rng.get("start") or {}), pos(rng.get("end") or {})),
-    )
+    return DiagnosticInfo(*diag_key(raw), range=TextRange(pos(rng.get("start") or {}), pos(rng.get("end") or {})))
 
 
 @dataclass
