@@ -214,11 +214,14 @@ def _candidates(src: Source, d0: int, d1: int) -> list[tree_sitter.Node]:
             out.append(node)
         node = node.parent
     if first is not None:
+        inner: list[tree_sitter.Node] = []
         queue = list(first.named_children)
-        while queue and len(out) < _MAX_CANDIDATES:
+        while queue and len(out) + len(inner) < _MAX_CANDIDATES:
             n = queue.pop(0)
-            out.append(n)
+            inner.append(n)
             queue.extend(n.named_children)
+        # A range over several nodes: those it covers before their neighbours (``, baz`` is ``baz``).
+        out.extend(sorted(inner, key=lambda n: not (n.start_byte < d1 and d0 < n.end_byte)))
     # Diagnostics at a token's edge or spanning a line end: climb from each end too.
     for probe in (d0, max(d0 - 1, 0), d1):
         node = src.root.descendant_for_byte_range(probe, probe)
@@ -337,25 +340,38 @@ def _absorb_space(src: Source, start: int, end: int) -> tuple[int, int]:
 
 
 def _delete_span(src: Source, start: int, end: int) -> tuple[int, int, str]:
-    """Delete a unit: its whole line if alone there, else with the blanks that would be left over."""
+    """Delete a unit: its whole line if alone there, else with the comma or blanks that would be left over."""
     data = src.data
     line_start = data.rfind(b"\n", 0, start) + 1
     line_end = data.find(b"\n", end)
     line_end = len(data) if line_end < 0 else line_end
     if not data[line_start:start].strip() and not data[end:line_end].strip():
         return line_start, min(len(data), line_end + 1), ""
-    if data[start - 1 : start] in _BLANKS:
+    nxt = _past_blanks(data, end)
+    if data[nxt : nxt + 1] == b",":  # a list item: its comma goes too
+        return start, _past_blanks(data, nxt + 1), ""
+    prev = start
+    while data[prev - 1 : prev] in _BLANKS:
+        prev -= 1
+    if data[prev - 1 : prev] == b"," and data[nxt : nxt + 1] in _CLOSERS:  # the last item: the comma before it
+        return prev - 1, end, ""
+    if prev < start:
         if not data[end:line_end].strip():  # the last word: the blanks before it go too
-            while data[start - 1 : start] in _BLANKS:
-                start -= 1
+            start = prev
             end = line_end - 1 if data[line_end - 1 : line_end] == b"\r" else line_end
-        elif data[end : end + 1] in _BLANKS:  # between words: one side's blanks go
-            while data[end : end + 1] in _BLANKS:
-                end += 1
+        elif nxt > end:  # between words: one side's blanks go
+            end = nxt
     return start, end, ""
 
 
 _BLANKS = (b" ", b"\t")
+_CLOSERS = (b")", b"]", b"}")
+
+
+def _past_blanks(data: bytes, at: int) -> int:
+    while data[at : at + 1] in _BLANKS:
+        at += 1
+    return at
 
 
 def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tuple[int, int, str]] | None:

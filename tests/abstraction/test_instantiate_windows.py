@@ -151,3 +151,29 @@ def test_a_deleted_word_takes_its_blank_with_it(before: str, after: str, needle:
     diag = diag_at(before, needle, *_DIAG["shellscript"])
     pattern = learn("shellscript", before, after, diag)
     assert apply(pattern, "shellscript", before, diag) == after
+
+
+@pytest.mark.parametrize(
+    ("language", "before", "after", "needle"),
+    [
+        ("javascript", "let x = [foo, bar, baz];\n", "let x = [foo, bar];\n", "baz"),
+        ("javascript", "let x = [foo, bar, baz];\n", "let x = [bar, baz];\n", "foo"),
+        ("go", "package main\n\nvar x = []int{foo, bar, baz}\n", "package main\n\nvar x = []int{foo, bar}\n", "baz"),
+        ("python", "x = [foo, bar, baz]\n", "x = [foo, bar]\n", "baz"),
+        ("python", "x = f(foo, bar, baz)\n", "x = f(bar, baz)\n", "foo"),
+    ],
+    ids=["javascript-last", "javascript-first", "go-last", "python-last", "python-first-argument"],
+)
+def test_a_deleted_list_item_takes_its_comma_with_it(language: str, before: str, after: str, needle: str) -> None:
+    """No ``[foo, bar, ]`` left over, and no ``[, bar]`` (in JavaScript, an array with a hole)."""
+    diag = diag_at(before, needle, *_DIAG[language])
+    pattern = learn(language, before, after, diag)
+    assert apply(pattern, language, before, diag) == after
+
+
+def test_a_diagnostic_over_separator_and_item_deletes_that_item() -> None:
+    """The range ``, baz`` covers the array: of its items, the one it covers goes, not the first."""
+    before, after = "let x = [foo, bar, baz];\n", "let x = [foo, bar];\n"
+    diag = diag_at(before, ", baz", *_DIAG["javascript"])
+    pattern = learn("javascript", before, after, diag)
+    assert apply(pattern, "javascript", before, diag) == after
