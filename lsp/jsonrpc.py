@@ -73,6 +73,8 @@ class RawResult:
     body: bytes
     start: int
     decoded: Any = None
+    message: dict[str, Any] | None = None
+    """The whole response, once :meth:`value` has decoded it."""
 
     @property
     def key(self) -> bytes | None:
@@ -84,7 +86,31 @@ class RawResult:
         if self.start < 0:
             return self.decoded
         message = loads(self.body)
-        return message.get("result") if isinstance(message, dict) else None
+        if not isinstance(message, dict):
+            return None
+        self.message = message
+        return message.get("result")
+
+    def result_bytes(self) -> bytes | None:
+        """The bytes of the result alone, to pass on as they are (after :meth:`value`).
+
+        Only when they can be cut out exactly: the response has no member but
+        ``jsonrpc``, ``id`` and ``result``, and ``result`` comes last.
+        """
+        message = self.message
+        if message is None or len(message) != 3 or b'"jsonrpc"' not in self.body[: self.start]:
+            return None
+        if message.keys() != {"jsonrpc", "id", "result"}:
+            return None
+        tail = self.body[self.start :].rstrip()
+        return tail[:-1] if tail.endswith(b"}") else None
+
+
+class Answered:
+    """What a request handler returns when it has written its answer itself."""
+
+
+ANSWERED = Answered()
 
 
 class RpcError(Exception):
@@ -134,6 +160,17 @@ def encode_message(message: dict[str, Any]) -> bytes:
     """Frame a message with its Content-Length header."""
     body = dumps(message)
     return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+
+
+async def answer_of(future: asyncio.Future[Any], *, raw: bool = False) -> Any:
+    """The result of a request sent by :meth:`JsonRpcConnection.start_request`.
+
+    With ``raw`` always a :class:`RawResult` (decoded already if the peer framed it differently).
+    """
+    result = await future
+    if raw and not isinstance(result, RawResult):
+        return RawResult(b"", -1, result)
+    return result
 
 
 def _expire(future: asyncio.Future[Any]) -> None:
@@ -215,6 +252,21 @@ class JsonRpcConnection:
         is handed over undecoded, so the caller can compare it with an earlier
         one before paying for the decoding.
         """
+        return await answer_of(self.start_request(method, params, timeout=timeout, msg_id=msg_id, raw=raw), raw=raw)
+
+    def start_request(
+        self,
+        method: str,
+        params: Any = None,
+        *,
+        timeout: float | None = None,
+        msg_id: Any = None,
+        raw: bool = False,
+    ) -> asyncio.Future[Any]:
+        """Send a request now; its answer arrives in the returned future (see :func:`answer_of`).
+
+        Cancelling the future forgets the request (a late answer is dropped).
+        """
         msg_id = self.new_id() if msg_id is None else msg_id
         loop = asyncio.get_running_loop()
         future: asyncio.Future[Any] = loop.create_future()
@@ -227,17 +279,21 @@ class JsonRpcConnection:
         # A timer instead of asyncio.wait_for, whose extra waiter future costs
         # two turns of the event loop on every answer.
         timer = None if timeout is None else loop.call_later(max(0.0, timeout), _expire, future)
-        try:
-            self.send(message)
-            result = await future
-        finally:
+
+        def forget(_: asyncio.Future[Any]) -> None:
             if timer is not None:
                 timer.cancel()
-            self._pending.pop(msg_id, None)
+            if self._pending.get(msg_id) is future:
+                del self._pending[msg_id]
             self._raw_ids.discard(msg_id)
-        if raw and not isinstance(result, RawResult):
-            return RawResult(b"", -1, result)
-        return result
+
+        future.add_done_callback(forget)
+        try:
+            self.send(message)
+        except BaseException:
+            future.cancel()
+            raise
+        return future
 
     async def close(self) -> None:
         """Close the connection and fail pending requests."""

@@ -40,7 +40,7 @@ from pygls.protocol.language_server import lsp_method
 
 from fixlore.lsp import __version__
 from fixlore.lsp.config import FixloreConfig
-from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, dumps, loads, read_body
+from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, Answered, dumps, loads, read_body
 from fixlore.lsp.logs import RateLimiter
 
 logger = logging.getLogger(__name__)
@@ -211,7 +211,16 @@ class FixloreProtocol(LanguageServerProtocol):
             super()._send_response(msg_id, result, error)
             return
         self._result_types.pop(msg_id, None)
+        if isinstance(result, Answered):
+            return  # the handler wrote it (send_result_bytes)
         self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
+
+    def send_result_bytes(self, msg_id: Any, result: bytes) -> None:
+        """Answer a request with a result that is JSON already (bytes passed on from an upstream).
+
+        The handler then returns :data:`~fixlore.lsp.jsonrpc.ANSWERED`.
+        """
+        self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (dumps(msg_id), result))
 
     def _send_data(self, data: Any) -> None:
         # pygls' own version with orjson (the stdlib encoder cost ~0.7 ms for
@@ -224,23 +233,29 @@ class FixloreProtocol(LanguageServerProtocol):
             logger.error("unable to send data: no transport")
             return
         try:
-            body = dumps(data, default=self._serialize_message)
-            if self._include_headers:
-                body = b"Content-Length: %d\r\nContent-Type: %s; charset=%s\r\n\r\n%s" % (
-                    len(body),
-                    self.CONTENT_TYPE.encode(),
-                    self.CHARSET.encode(),
-                    body,
-                )
-            res = self.writer.write(body)
-            if inspect.isawaitable(res):
-                asyncio.ensure_future(res)
+            self._write(dumps(data, default=self._serialize_message))
         except BrokenPipeError:
             logger.error("the editor's end of the connection is closed")
             raise
         except Exception as error:  # as pygls: report, do not stop serving
             logger.error("sending a message failed: %s", type(error).__name__)
             self._server._report_server_error(error, JsonRpcInternalError)  # noqa: SLF001
+
+    def _write(self, body: bytes) -> None:
+        """One write of header and body."""
+        if self.writer is None:
+            logger.error("unable to send data: no transport")
+            return
+        if self._include_headers:
+            body = b"Content-Length: %d\r\nContent-Type: %s; charset=%s\r\n\r\n%s" % (
+                len(body),
+                self.CONTENT_TYPE.encode(),
+                self.CHARSET.encode(),
+                body,
+            )
+        res = self.writer.write(body)
+        if inspect.isawaitable(res):
+            asyncio.ensure_future(res)
 
     # -- lifecycle ---------------------------------------------------------
     @lsp_method(types.INITIALIZE)

@@ -319,7 +319,7 @@ class Proxy:
     async def handle_request(self, msg_id: Any, method: str, params: Any) -> Any:
         """Answer a request fixlore has no handler for."""
         if method == "textDocument/diagnostic":
-            return await self.diagnostics.pull_for_editor(params)
+            return await self.diagnostics.pull_for_editor(msg_id, params)
         if method in merge.RESOLVE_METHODS:
             return await self._resolve(method, params)
         targets = self._targets(method, params)

@@ -28,6 +28,10 @@ unchanged the upstream would answer the same, so an editor's pull is answered
 from memory; and after each didOpen/didChange/didSave fixlore pulls at once
 (one pull in flight per document and upstream), so the editor's own pull,
 which follows, finds the answer ready or joins the request already on its way.
+When one upstream's answer is all there is to say for the document, the
+editor gets that answer's bytes as they came (its ``resultId`` included,
+which is harmless: fixlore always answers in full), and the hub, and through
+it the learning loop, hears of the new diagnostics right after.
 """
 
 from __future__ import annotations
@@ -37,7 +41,7 @@ import logging
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fixlore.lsp.jsonrpc import ConnectionClosed, RawResult, RpcError
+from fixlore.lsp.jsonrpc import ANSWERED, Answered, ConnectionClosed, RawResult, RpcError
 from fixlore.lsp.proxy.upstream import Unavailable, Upstream
 
 if TYPE_CHECKING:
@@ -63,6 +67,10 @@ class Stored:
     """The bytes of the pull answer ``items`` came from (None: pushed)."""
     current: State | None = None
     """The state the upstream answered ``items`` for, while nothing has changed it since."""
+    result: bytes | None = None
+    """The pull answer's result as it came, when it can be passed on as it is."""
+    heard: bool = True
+    """Whether the hub has these items (a pull answer reaches it just after the editor's answer)."""
 
 
 @dataclass(slots=True)
@@ -123,28 +131,17 @@ class DiagnosticsBridge:
         return {"identifier": "fixlore", "interFileDependencies": bool(inter), "workspaceDiagnostics": False}
 
     # -- storing -------------------------------------------------------------------
-    def put(
-        self,
-        upstream_id: str,
-        uri: str,
-        version: int | None,
-        items: list[dict[str, Any]],
-        raw: bytes | None = None,
-        current: State | None = None,
-    ) -> None:
-        """Store an upstream's diagnostics for ``uri`` and let the hub merge them.
+    def put(self, upstream_id: str, uri: str, version: int | None, items: list[dict[str, Any]]) -> None:
+        """Store an upstream's pushed diagnostics for ``uri`` and let the hub merge them.
 
-        An answer identical to the stored one for the same version changes
-        nothing, so it is not published again (pull answers repeat a lot).
-        ``raw``: the bytes of the pull answer ``items`` were decoded from, so
-        that the next byte-identical answer is recognised undecoded;
-        ``current``: the state that pull was sent in.
+        A list identical to the one the hub has for the same version changes
+        nothing, so it is not published again.
         """
         per = self.stored.setdefault(uri, {})
         old = per.get(upstream_id)
-        per[upstream_id] = Stored(items, version, raw, current)
-        if old is not None and old.version == version and old.items == items:
-            per[upstream_id].items = old.items  # the hub holds that list already
+        per[upstream_id] = Stored(items, version)
+        if old is not None and old.heard and old.version == version and old.items == items:
+            per[upstream_id].items = old.items
             return
         self._hub.set(uri, hub_key(upstream_id), version, items)
 
@@ -186,17 +183,48 @@ class DiagnosticsBridge:
         self._hub.drop_source(hub_key(upstream_id))
 
     # -- editor pulls ----------------------------------------------------------------
-    async def pull_for_editor(self, params: Any) -> dict[str, Any]:
+    async def pull_for_editor(self, msg_id: Any, params: Any) -> dict[str, Any] | Answered:
         """Answer the editor's ``textDocument/diagnostic`` with the merged full report."""
         uri = (params or {}).get("textDocument", {}).get("uri") if isinstance(params, dict) else None
         if not isinstance(uri, str):
             return {"kind": "full", "items": []}
         targets = [u for u in self._proxy.upstreams_for(uri) if u.running and offers_pull(u)]
         if len(targets) == 1:
-            await self._pull(targets[0], uri)  # no task for a lone upstream: one loop turn less
+            upstream = targets[0]
+            await self._pull(upstream, uri)  # no task for a lone upstream: one loop turn less
+            result = self._sole_result(upstream, uri)
+            if result is not None:
+                self._proxy.server.protocol.send_result_bytes(msg_id, result)
+                return ANSWERED
         elif targets:
             await asyncio.gather(*(self._pull(u, uri) for u in targets))
+        for upstream in targets:
+            self._tell_hub(uri, upstream.id)
         return {"kind": "full", "items": self._hub.current(uri)}
+
+    def _sole_result(self, upstream: Upstream, uri: str) -> bytes | None:
+        """The upstream's answer as it came, if it is current and nobody else reports for ``uri``."""
+        stored = self.stored.get(uri, {}).get(upstream.id)
+        if stored is None or stored.result is None:
+            return None
+        if stored.current != (self._proxy.document_version(uri), upstream.epoch):
+            return None
+        mine = hub_key(upstream.id)
+        if any(items for key, items in self._hub.current_by_source(uri).items() if key != mine):
+            return None
+        return stored.result
+
+    def _tell_hub(self, uri: str, upstream_id: str) -> None:
+        """Give the hub a pull answer the editor may have had already (once)."""
+        stored = self.stored.get(uri, {}).get(upstream_id)
+        if stored is None or stored.heard:
+            return
+        stored.heard = True
+        self._quiet = True
+        try:
+            self._hub.set(uri, hub_key(upstream_id), stored.version, stored.items)
+        finally:
+            self._quiet = False
 
     async def _pull(self, upstream: Upstream, uri: str) -> None:
         """Bring the stored answer of ``upstream`` for ``uri`` up to date.
@@ -220,6 +248,8 @@ class DiagnosticsBridge:
             if self._flights.get(key) is flight:
                 del self._flights[key]
             flight.done.set_result(None)
+            # After the editor's pull waiting on this flight has answered (it wakes first).
+            asyncio.get_running_loop().call_soon(self._tell_hub, uri, upstream.id)
 
     async def _fetch(self, upstream: Upstream, uri: str, state: State) -> None:
         version = state[0]
@@ -250,12 +280,15 @@ class DiagnosticsBridge:
         if not isinstance(report, dict) or report.get("kind") != "full":
             return  # "unchanged" cannot happen (no previousResultId is ever sent)
         items = report.get("items")
-        self._quiet = True
-        try:
-            kept = [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []
-            self.put(upstream.id, uri, version, kept, raw, state)
-        finally:
-            self._quiet = False
+        kept = [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []
+        per = self.stored.setdefault(uri, {})
+        old = per.get(upstream.id)
+        if old is not None and old.version == version and old.items == kept:
+            kept = old.items  # the hub holds that list already
+            heard = old.heard
+        else:
+            heard = False
+        per[upstream.id] = Stored(kept, version, raw, state, answer.result_bytes(), heard)
 
     def _published(self, uri: str, version: int | None, merged: list[dict[str, Any]]) -> None:
         """Hub listener: in pull mode, new diagnostics not fetched by a pull mean a refresh."""

@@ -20,12 +20,12 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Awaitable
+from collections.abc import Awaitable, Coroutine
 from enum import StrEnum
 from typing import Any, Protocol
 
 from fixlore.lsp.config import UpstreamConfig
-from fixlore.lsp.jsonrpc import ConnectionClosed, JsonRpcConnection, RpcError, spawn
+from fixlore.lsp.jsonrpc import ConnectionClosed, JsonRpcConnection, RpcError, answer_of, spawn
 from fixlore.lsp.proxy.capabilities import position_encoding_of, text_sync_of
 
 logger = logging.getLogger(__name__)
@@ -242,16 +242,27 @@ class Upstream:
         ``raw``: answer with a :class:`~fixlore.lsp.jsonrpc.RawResult` (see
         :meth:`~fixlore.lsp.jsonrpc.JsonRpcConnection.request`).
         """
+        return await self.request_now(method, params, timeout=timeout, raw=raw)
+
+    def request_now(
+        self, method: str, params: Any, *, timeout: float | None = None, raw: bool = False
+    ) -> Coroutine[Any, Any, Any]:
+        """Like :meth:`request`, but the request is written before this returns; await the result."""
         conn = self.conn
         if conn is None or not self.running:
             raise Unavailable(self.id)
         if changes_state(method):
             self.epoch += 1
         msg_id = conn.new_id()
+        future = conn.start_request(
+            method, params, timeout=self.timeout if timeout is None else timeout, msg_id=msg_id, raw=raw
+        )
+        return self._answer(conn, msg_id, future, raw)
+
+    async def _answer(self, conn: JsonRpcConnection, msg_id: Any, future: asyncio.Future[Any], raw: bool) -> Any:
+        """Await an answer; on timeout or cancellation cancel the request upstream too."""
         try:
-            return await conn.request(
-                method, params, timeout=self.timeout if timeout is None else timeout, msg_id=msg_id, raw=raw
-            )
+            return await answer_of(future, raw=raw)
         except (TimeoutError, asyncio.CancelledError):
             with contextlib.suppress(ConnectionClosed):
                 conn.notify("$/cancelRequest", {"id": msg_id})
