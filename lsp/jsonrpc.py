@@ -17,7 +17,7 @@ import itertools
 import json
 import logging
 import re
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -198,6 +198,7 @@ class JsonRpcConnection:
         self._ids = itertools.count(1)
         self._pending: dict[Any, asyncio.Future[Any]] = {}
         self._raw_ids: set[int] = set()
+        self._corked: list[bytes] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
         self.bad_frames = 0
@@ -220,11 +221,33 @@ class JsonRpcConnection:
         if self.closed:
             raise ConnectionClosed(self.name)
         message.setdefault("jsonrpc", "2.0")
+        frame = encode_message(message)
+        if self._corked is not None:
+            self._corked.append(frame)
+            return
+        self._write(frame)
+
+    def _write(self, data: bytes) -> None:
         try:
-            self._writer.write(encode_message(message))
+            self._writer.write(data)
         except (ConnectionError, RuntimeError) as exc:
             self._close()
             raise ConnectionClosed(self.name) from exc
+
+    @contextlib.contextmanager
+    def corked(self) -> Iterator[None]:
+        """Messages sent inside go out in one write at the end: one wake-up of the peer, not several."""
+        if self._corked is not None:
+            yield  # nested: the outer one writes
+            return
+        self._corked = []
+        try:
+            yield
+        finally:
+            frames, self._corked = self._corked, None
+            if frames and not self.closed:
+                with contextlib.suppress(ConnectionClosed):  # noticed by the next send or the reader
+                    self._write(b"".join(frames))
 
     def notify(self, method: str, params: Any = None) -> None:
         """Send a notification."""

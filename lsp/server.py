@@ -103,6 +103,9 @@ class FixloreProtocol(LanguageServerProtocol):
         self.command_fallback: Callable[[str, Any], Awaitable[Any]] | None = None
         """Runs ``workspace/executeCommand`` for commands fixlore has not registered
         (the proxy: upstreams' commands), called with (command, raw arguments)."""
+        self.early_notifications: dict[str, Callable[[Any], None]] = {}
+        """Notifications to see before anything else is done with them: method -> a hook
+        called with the raw params (the proxy passes a didChange on at once)."""
         self.raw_params: dict[str, Callable[[Any], str | None]] = {}
         """Requests whose handler takes the raw params (no cattrs structuring, which
         costs about a millisecond for a code action): method -> a validator that
@@ -115,6 +118,12 @@ class FixloreProtocol(LanguageServerProtocol):
             return data  # a nested object; the top-level call sees it raw
         self._pending_raw = data
         method = data.get("method")
+        early = self.early_notifications.get(method) if isinstance(method, str) and "id" not in data else None
+        if early is not None:
+            try:
+                early(data.get("params"))
+            except Exception:  # a hook's bug must not cost the message
+                logger.exception("early hook for %s failed", method)
         check = self.raw_params.get(method) if isinstance(method, str) and "id" in data else None
         if check is not None and isinstance(method, str):
             reason = check(data.get("params"))

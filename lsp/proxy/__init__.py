@@ -96,6 +96,7 @@ def register(server: FixloreServer) -> None:
     server.protocol.raw_router = proxy
     server.protocol.capability_hooks.append(proxy.capabilities_hook)
     server.protocol.command_fallback = proxy.execute_command
+    server.protocol.early_notifications["textDocument/didChange"] = proxy.change_arrived
 
     life = server.features["lifecycle"]
     life.initialize_hooks.append(proxy.on_initialize)

@@ -36,7 +36,7 @@ from fixlore.lsp.proxy.capabilities import (
     client_capabilities_for_upstream,
     merge_server_capabilities,
 )
-from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge
+from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge, offers_pull
 from fixlore.lsp.proxy.upstream import State, Unavailable, Upstream, UpstreamId
 
 if TYPE_CHECKING:
@@ -80,6 +80,8 @@ class Proxy:
         self.encoding = UTF16
         self.diagnostics = DiagnosticsBridge(self, server.features["diagnostics"])
         self._init_raw: dict[str, Any] = {}
+        self._sent_early: tuple[str, frozenset[str]] | None = None
+        """(uri, upstream ids) of the didChange :meth:`change_arrived` has forwarded."""
         self._editor_caps: dict[str, Any] = {}
         self._relayed: dict[str, asyncio.Future[Any]] = {}
         self._relay_ids = itertools.count(1)
@@ -456,14 +458,42 @@ class Proxy:
                 upstream.open_documents.add(uri)
                 self.diagnostics.document_event(upstream, uri, immediate=True)
 
+    def change_arrived(self, params: Any) -> None:
+        """A didChange, before fixlore reads it: incremental upstreams get it at once.
+
+        A pulling editor asks for diagnostics right after an edit, so their pull is
+        sent with it (:meth:`DiagnosticsBridge.pull_ahead`): the upstreams work while
+        fixlore takes in the change. :meth:`did_change` does the rest.
+        """
+        self._sent_early = None
+        try:
+            uri, version = params["textDocument"]["uri"], params["textDocument"]["version"]
+        except (KeyError, TypeError):
+            return
+        if not isinstance(uri, str):
+            return
+        sent = []
+        for upstream in self.upstreams_for(uri):
+            if uri in upstream.open_documents and upstream.running and upstream.sync[0] == 2:
+                with upstream.corked():
+                    upstream.notify("textDocument/didChange", params)
+                    sent.append(upstream.id)
+                    if self.diagnostics.editor_pulls and isinstance(version, int) and offers_pull(upstream):
+                        self.diagnostics.pull_ahead(upstream, uri, version)
+        self._sent_early = (uri, frozenset(sent))
+
     def did_change(self, uri: str, params: Any) -> None:
         """Forward didChange: raw to incremental upstreams, the whole text to full ones."""
+        early, self._sent_early = self._sent_early, None
+        forwarded = early[1] if early is not None and early[0] == uri else frozenset()
         full: dict[str, Any] | None = None
         for upstream in self.upstreams_for(uri):
             if uri not in upstream.open_documents or not upstream.running:
                 continue
             kind = upstream.sync[0]
-            if kind == 2:
+            if upstream.id in forwarded:
+                pass  # by change_arrived
+            elif kind == 2:
                 upstream.notify("textDocument/didChange", params)
             elif kind == 1:
                 if full is None:

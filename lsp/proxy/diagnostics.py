@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -79,6 +80,8 @@ class Flight:
 
     state: State
     done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
+    answer_editor: list[Callable[[], None]] = field(default_factory=list)
+    """Called as soon as the answer is stored, before anything else is done with it."""
 
 
 def hub_key(upstream_id: str) -> str:
@@ -191,10 +194,20 @@ class DiagnosticsBridge:
         targets = [u for u in self._proxy.upstreams_for(uri) if u.running and offers_pull(u)]
         if len(targets) == 1:
             upstream = targets[0]
-            await self._pull(upstream, uri)  # no task for a lone upstream: one loop turn less
-            result = self._sole_result(upstream, uri)
-            if result is not None:
-                self._proxy.server.protocol.send_result_bytes(msg_id, result)
+            me = asyncio.current_task()
+            answered = False
+
+            def answer() -> None:
+                # Called when the answer lands, unless the editor has cancelled meanwhile.
+                nonlocal answered
+                result = self._sole_result(upstream, uri)
+                if result is not None and not answered and not (me is not None and me.cancelling()):
+                    self._proxy.server.protocol.send_result_bytes(msg_id, result)
+                    answered = True
+
+            await self._pull(upstream, uri, answer)  # no task for a lone upstream: one loop turn less
+            answer()
+            if answered:
                 return ANSWERED
         elif targets:
             await asyncio.gather(*(self._pull(u, uri) for u in targets))
@@ -226,42 +239,81 @@ class DiagnosticsBridge:
         finally:
             self._quiet = False
 
-    async def _pull(self, upstream: Upstream, uri: str) -> None:
+    async def _pull(self, upstream: Upstream, uri: str, answer_editor: Callable[[], None] | None = None) -> None:
         """Bring the stored answer of ``upstream`` for ``uri`` up to date.
 
-        Nothing to send if it is current; the same pull on its way is waited for.
+        Nothing to send if it is current; the same pull on its way is waited for
+        (``answer_editor`` is then called the moment its answer lands).
         """
-        version = self._proxy.document_version(uri)
-        state = (version, upstream.epoch)
+        state = (self._proxy.document_version(uri), upstream.epoch)
         stored = self.stored.get(uri, {}).get(upstream.id)
         if stored is not None and stored.current == state:
             return
-        key = (uri, upstream.id)
-        flight = self._flights.get(key)
+        flight = self._flights.get((uri, upstream.id))
         if flight is not None and flight.state == state:
+            if answer_editor is not None:
+                flight.answer_editor.append(answer_editor)
             await asyncio.shield(flight.done)
             return
-        flight = self._flights[key] = Flight(state)
-        try:
-            await self._fetch(upstream, uri, state)
-        finally:
-            if self._flights.get(key) is flight:
-                del self._flights[key]
-            flight.done.set_result(None)
-            # After the editor's pull waiting on this flight has answered (it wakes first).
-            asyncio.get_running_loop().call_soon(self._tell_hub, uri, upstream.id)
+        sent = self._send(upstream, uri, state)
+        if sent is not None:
+            await self._land(upstream, uri, *sent)
 
-    async def _fetch(self, upstream: Upstream, uri: str, state: State) -> None:
-        version = state[0]
-        was_open = uri in upstream.open_documents
+    def pull_ahead(self, upstream: Upstream, uri: str, version: int | None) -> None:
+        """Pull now, before the editor asks (sent before this returns), unless a pull is on its way."""
+        stored = self.stored.get(uri, {}).get(upstream.id)
+        state = (version, upstream.epoch)
+        if (uri, upstream.id) in self._flights or (stored is not None and stored.current == state):
+            return
+        sent = self._send(upstream, uri, state)
+        if sent is not None:
+            self._proxy.server.spawn(self._land(upstream, uri, *sent), name="fixlore-pull-ahead")
+
+    def _send(
+        self, upstream: Upstream, uri: str, state: State
+    ) -> tuple[Flight, Coroutine[Any, Any, Any], bool] | None:
+        """Write a pull request to ``upstream`` now.
+
+        Returns its flight, its answer to await, and whether the document was open
+        upstream when it was sent.
+        """
         params: dict[str, Any] = {"textDocument": {"uri": uri}}
         identifier = upstream.capabilities.get("diagnosticProvider")
         if isinstance(identifier, dict) and identifier.get("identifier"):
             params["identifier"] = identifier["identifier"]
         try:
-            answer: RawResult = await upstream.request(
-                "textDocument/diagnostic", params, timeout=self._proxy.timeout(), raw=True
-            )
+            answer = upstream.request_now("textDocument/diagnostic", params, timeout=self._proxy.timeout(), raw=True)
+        except (ConnectionClosed, Unavailable) as exc:
+            logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
+            return None
+        flight = self._flights[(uri, upstream.id)] = Flight(state)
+        return flight, answer, uri in upstream.open_documents
+
+    async def _land(
+        self, upstream: Upstream, uri: str, flight: Flight, answer: Coroutine[Any, Any, Any], was_open: bool
+    ) -> None:
+        """Store a pull's answer when it comes; then release whoever waits for it."""
+        try:
+            await self._store_answer(upstream, uri, flight.state, answer, was_open)
+        finally:
+            if self._flights.get((uri, upstream.id)) is flight:
+                del self._flights[(uri, upstream.id)]
+            flight.done.set_result(None)
+            for answer_editor in flight.answer_editor:
+                try:
+                    answer_editor()
+                except Exception:  # noqa: BLE001 - one editor request's failure, logged
+                    logger.exception("answering a diagnostics pull failed")
+            # The hub (and the learning loop behind it) hears of it after the editor's pull
+            # that started this flight has answered: that runs on as soon as this returns.
+            asyncio.get_running_loop().call_soon(self._tell_hub, uri, upstream.id)
+
+    async def _store_answer(
+        self, upstream: Upstream, uri: str, state: State, pending: Coroutine[Any, Any, Any], was_open: bool
+    ) -> None:
+        version = state[0]
+        try:
+            answer: RawResult = await pending
         except (TimeoutError, RpcError, ConnectionClosed, Unavailable) as exc:
             logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
             return
@@ -312,8 +364,7 @@ class DiagnosticsBridge:
         if not offers_pull(upstream):
             return
         if self.editor_pulls:
-            if (uri, upstream.id) not in self._flights:
-                self._proxy.server.spawn(self._pull(upstream, uri), name="fixlore-pull-ahead")
+            self.pull_ahead(upstream, uri, self._proxy.document_version(uri))
             return
         key = (upstream.id, uri)
         task = self._pulls.pop(key, None)

@@ -268,6 +268,11 @@ class Upstream:
                 conn.notify("$/cancelRequest", {"id": msg_id})
             raise
 
+    def corked(self) -> contextlib.AbstractContextManager[None]:
+        """Messages sent to the child inside go out in one write (see JsonRpcConnection.corked)."""
+        conn = self.conn
+        return conn.corked() if conn is not None else contextlib.nullcontext()
+
     def notify(self, method: str, params: Any) -> None:
         """Send a notification if the child is up (else it is re-synced on restart)."""
         if self.running:

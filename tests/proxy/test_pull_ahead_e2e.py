@@ -1,5 +1,7 @@
 """An editor's pull is answered from memory only while the upstream would answer the same.
 
+Also: a didChange reaches an incremental upstream before fixlore reads it, and once.
+
 The test upstream (servers/flaky.py --pull) numbers its pull answers and counts
 the settings changes it has seen, so each report tells whether the upstream was
 asked and what it knew.
@@ -13,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.proxy.editor import PULL_CAPS, Editor, fixlore_cmd, server_flag
+from tests.proxy.editor import PULL_CAPS, PUSH_CAPS, Editor, fixlore_cmd, server_flag
 
 pytestmark = pytest.mark.e2e
 
@@ -86,3 +88,29 @@ async def test_the_upstream_is_pulled_ahead_after_an_edit_and_once_for_both(edit
 def pulls_logged(editor: Editor) -> list[str]:
     """The upstream's log lines of the pulls it answered."""
     return [p["message"] for m, p in editor.notifications if m == "window/logMessage" and " pull " in p["message"]]
+
+
+@pytest.mark.parametrize("caps", [PUSH_CAPS, PULL_CAPS], ids=["push", "pull"])
+async def test_each_incremental_change_reaches_the_upstream_once_and_in_order(
+    tmp_path: Path, caps: dict[str, object]
+) -> None:
+    ed = Editor()
+    await ed.start(fixlore_cmd(f"python={server_flag('flaky.py', '--incremental')}"))
+    try:
+        await ed.initialize(tmp_path, caps=caps)
+        uri = ed.open(tmp_path / "a.py", "x = 1\n")
+        for n in range(5):
+            ed.insert(uri, 0, f"# {n}\n")
+        last = f"flaky: changed to version {ed.versions[uri]}"
+        await ed.wait_for(lambda: last in logged(ed), what="the last change upstream")
+        # a hover is answered after everything sent before it: no change can still be on its way
+        await ed.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}})
+        changes = [m for m in logged(ed) if m.startswith("flaky: changed")]
+        assert changes == [f"flaky: changed to version {v}" for v in range(2, ed.versions[uri] + 1)]
+    finally:
+        await ed.close()
+
+
+def logged(editor: Editor) -> list[str]:
+    """The upstream's log lines."""
+    return [p["message"] for m, p in editor.notifications if m == "window/logMessage"]

@@ -170,3 +170,4 @@ async def test_pull_after_an_edit_and_its_undo_follows_the_text(editor: Editor, 
     editor.change(uri, SOURCE)
     assert await pull() == first
     assert await pull() == first
+

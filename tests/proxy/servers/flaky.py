@@ -16,7 +16,10 @@ nothing and answers each `textDocument/diagnostic` with one diagnostic whose
 message counts the pulls it has answered and the settings changes it has seen,
 so a test can tell whether an answer came from it or from fixlore's memory.
 
-Flags: --crash-after-init (exit right after `initialized`), --utf16-only, --pull, --name NAME.
+With --incremental it asks for incremental text sync and logs every didChange
+it gets ("changed to version N") instead of keeping the text.
+
+Flags: --crash-after-init (exit right after `initialized`), --utf16-only, --pull, --incremental, --name NAME.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ NAME = sys.argv[sys.argv.index("--name") + 1] if "--name" in sys.argv else "flak
 CRASH_AFTER_INIT = "--crash-after-init" in sys.argv
 UTF16_ONLY = "--utf16-only" in sys.argv
 PULL = "--pull" in sys.argv
+INCREMENTAL = "--incremental" in sys.argv
 seen = {"pulls": 0, "settings": 0}
 DATA = {"secret": 42, "nested": {"list": [1, "two", None]}, "origin": NAME}
 
@@ -114,7 +118,7 @@ def handle(msg: dict[str, Any]) -> None:
     if method == "initialize":
         encodings = (params.get("capabilities", {}).get("general") or {}).get("positionEncodings") or []
         caps = {
-            "textDocumentSync": {"openClose": True, "change": 1, "save": {"includeText": True}},
+            "textDocumentSync": {"openClose": True, "change": 2 if INCREMENTAL else 1, "save": {"includeText": True}},
             "hoverProvider": True,
             "codeActionProvider": {"codeActionKinds": ["quickfix"], "resolveProvider": True},
             "executeCommandProvider": {"commands": ["flaky.ask"]},
@@ -142,7 +146,10 @@ def handle(msg: dict[str, Any]) -> None:
         publish(doc["uri"], doc["version"])
     elif method == "textDocument/didChange":
         doc = params["textDocument"]
-        docs[doc["uri"]] = params["contentChanges"][-1]["text"]
+        if INCREMENTAL:
+            log(f"changed to version {doc['version']}")
+        else:
+            docs[doc["uri"]] = params["contentChanges"][-1]["text"]
         publish(doc["uri"], doc["version"])
     elif method == "textDocument/didSave":
         log(f"saved with text={'text' in params}")
