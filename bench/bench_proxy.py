@@ -13,6 +13,11 @@ edit alternates between two texts, sent to both paths alike). ruff offers no com
 is measured against the stdlib test server (tests/proxy/servers/flaky.py),
 direct versus through fixlore.
 
+A third path, ``bench/hop_floor.py`` in front of ruff (a proxy that only
+copies frames), is measured on the edited pull alongside: the floor any
+Python process hop costs on this machine, against which fixlore's own work
+shows.
+
 Start-up: spawn -> initialize answered, for each path. Memory: RSS of the
 fixlore process (its ruff child listed separately) after the measurements.
 
@@ -192,7 +197,8 @@ async def main(quick: bool) -> None:
         proxied = Session("fixlore+ruff", [*fixlore, "python=" + " ".join(RUFF)])
         flaky_direct = Session("flaky", FLAKY)
         flaky_proxied = Session("fixlore+flaky", [*fixlore, "python=" + " ".join(FLAKY)])
-        sessions = [direct, proxied, flaky_direct, flaky_proxied]
+        floor = Session("hop_floor+ruff", [sys.executable, str(REPO / "bench" / "hop_floor.py"), *RUFF])
+        sessions = [direct, proxied, flaky_direct, flaky_proxied, floor]
         for session in sessions:
             await session.start(root)
             session.open(uri, text)
@@ -218,7 +224,11 @@ async def main(quick: bool) -> None:
         }
         pairs = [(direct, proxied)] * 4 + [(flaky_direct, flaky_proxied)]
         texts = (text + "\n", text)
-        await measure(pairs, requests, n, {"pull diagnostics, edited": lambda s, i: s.edit(uri, texts[i % 2])})
+        edit = {"pull diagnostics, edited": lambda s, i: s.edit(uri, texts[i % 2])}
+        await measure(pairs, requests, n, edit)
+        print("\nthe floor: a proxy that only copies frames (bench/hop_floor.py), same run:")
+        edited = "pull diagnostics, edited|textDocument/diagnostic"
+        await measure([(direct, floor)], {edited: requests[edited]}, n, edit)
 
         print("\nstart-up (spawn -> initialize answered):")
         rounds = 2 if quick else 5

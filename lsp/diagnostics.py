@@ -59,6 +59,11 @@ class DiagnosticsHub:
         doc.arrived[key] = self._version(uri)
         self.publish(uri)
 
+    def reported(self, uri: str, key: str) -> tuple[int | None, list[dict[str, Any]]] | None:
+        """What ``key`` last reported for ``uri``: (version, diagnostics)."""
+        doc = self._docs.get(uri)
+        return None if doc is None else doc.by_source.get(key)
+
     def source_versions(self, uri: str) -> dict[str, int | None]:
         """For each source that reported for ``uri``: the version its latest list is for.
 

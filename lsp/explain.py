@@ -51,6 +51,9 @@ async def explain_at(server: FixloreServer, uri: str, position: dict[str, Any]) 
     line = int(position.get("line", 0))
     character = position.get("character")
     hub = server.features["diagnostics"]
+    proxy = server.features.get("proxy")
+    if proxy is not None:
+        proxy.diagnostics.settle(uri)
     found = [d for d in hub.current(uri) if _covers(d, line, None if character is None else int(character))]
     out: list[dict[str, Any]] = []
     for diag in found:

@@ -73,8 +73,6 @@ class RawResult:
     body: bytes
     start: int
     decoded: Any = None
-    message: dict[str, Any] | None = None
-    """The whole response, once :meth:`value` has decoded it."""
 
     @property
     def key(self) -> bytes | None:
@@ -86,24 +84,18 @@ class RawResult:
         if self.start < 0:
             return self.decoded
         message = loads(self.body)
-        if not isinstance(message, dict):
-            return None
-        self.message = message
-        return message.get("result")
+        return message.get("result") if isinstance(message, dict) else None
 
-    def result_bytes(self) -> bytes | None:
-        """The bytes of the result alone, to pass on as they are (after :meth:`value`).
+    def tail(self) -> bytes | None:
+        """The response from its result on, closing brace included, to answer another request with.
 
-        Only when they can be cut out exactly: the response has no member but
-        ``jsonrpc``, ``id`` and ``result``, and ``result`` comes last.
+        ``b'{"jsonrpc":"2.0","id":' + id + b',"result":' + tail`` is then the same answer
+        under another id (see ``FixloreProtocol.send_result_tail``). ``None`` unless the
+        response opened with ``jsonrpc`` and ``id`` (nothing after the result can repeat them).
         """
-        message = self.message
-        if message is None or len(message) != 3 or b'"jsonrpc"' not in self.body[: self.start]:
+        if self.start < 0 or b'"jsonrpc"' not in self.body[: self.start]:
             return None
-        if message.keys() != {"jsonrpc", "id", "result"}:
-            return None
-        tail = self.body[self.start :].rstrip()
-        return tail[:-1] if tail.endswith(b"}") else None
+        return self.body[self.start :]
 
 
 class Answered:
@@ -221,7 +213,12 @@ class JsonRpcConnection:
         if self.closed:
             raise ConnectionClosed(self.name)
         message.setdefault("jsonrpc", "2.0")
-        frame = encode_message(message)
+        self.send_frame(encode_message(message))
+
+    def send_frame(self, frame: bytes) -> None:
+        """Write one framed message (header and body) as it is."""
+        if self.closed:
+            raise ConnectionClosed(self.name)
         if self._corked is not None:
             self._corked.append(frame)
             return

@@ -22,6 +22,7 @@ import inspect
 import json
 import logging
 import os
+import re
 import stat
 import sys
 import traceback
@@ -92,6 +93,13 @@ class _Rejected:
     reason: str
 
 
+_DID_CHANGE = re.compile(
+    rb'\{"jsonrpc":"2\.0","method":"textDocument/didChange","params":'
+    rb'\{"textDocument":\{"uri":"([^"\\]*)","version":(-?\d{1,15})\}'
+)
+"""The opening of a didChange as editors write it (a URI with escapes is left to the decoder)."""
+
+
 class FixloreProtocol(LanguageServerProtocol):
     """pygls' protocol with raw-message access and proper error answers."""
 
@@ -103,9 +111,13 @@ class FixloreProtocol(LanguageServerProtocol):
         self.command_fallback: Callable[[str, Any], Awaitable[Any]] | None = None
         """Runs ``workspace/executeCommand`` for commands fixlore has not registered
         (the proxy: upstreams' commands), called with (command, raw arguments)."""
-        self.early_notifications: dict[str, Callable[[Any], None]] = {}
+        self.early_notifications: dict[str, Callable[[Any, bytes | None], None]] = {}
         """Notifications to see before anything else is done with them: method -> a hook
-        called with the raw params (the proxy passes a didChange on at once)."""
+        called with the raw params and the message's bytes if known (the proxy passes a
+        didChange on at once)."""
+        self.current_body: bytes | None = None
+        """The bytes of the message being read (stdio pipe mode), for the early hooks."""
+        self._early_done = False
         self.raw_params: dict[str, Callable[[Any], str | None]] = {}
         """Requests whose handler takes the raw params (no cattrs structuring, which
         costs about a millisecond for a code action): method -> a validator that
@@ -119,9 +131,11 @@ class FixloreProtocol(LanguageServerProtocol):
         self._pending_raw = data
         method = data.get("method")
         early = self.early_notifications.get(method) if isinstance(method, str) and "id" not in data else None
+        if self._early_done:
+            self._early_done, early = False, None  # taken by its bytes already (early_bytes)
         if early is not None:
             try:
-                early(data.get("params"))
+                early(data.get("params"), self.current_body)
             except Exception:  # a hook's bug must not cost the message
                 logger.exception("early hook for %s failed", method)
         check = self.raw_params.get(method) if isinstance(method, str) and "id" in data else None
@@ -150,6 +164,35 @@ class FixloreProtocol(LanguageServerProtocol):
                 self._send_response(data["id"], error=error.to_response_error())
             logger.warning("rejected a malformed %s message", method or "response")
             return _Rejected(type(exc).__name__)
+
+    def receive(self, body: bytes) -> None:
+        """Take in one message body read from the editor (stdio pipe mode)."""
+        try:
+            self.early_bytes(body)
+            data = loads(body)
+            self.current_body = body
+            message = self.structure_message(data) if isinstance(data, dict) else data
+        finally:
+            self.current_body = None
+            self._early_done = False
+        self.handle_message(message)
+
+    def early_bytes(self, body: bytes) -> None:
+        """Before a message is decoded: a didChange in the usual member order meets its hook now.
+
+        Its hook gets the params' ``textDocument`` (all it may read) and the bytes; any
+        other message, or another member order, meets it in :meth:`structure_message`.
+        """
+        hook = self.early_notifications.get("textDocument/didChange")
+        match = _DID_CHANGE.match(body) if hook is not None else None
+        if hook is None or match is None:
+            return
+        self._early_done = True
+        uri, version = match.group(1).decode("utf-8", "replace"), int(match.group(2))
+        try:
+            hook({"textDocument": {"uri": uri, "version": version}}, body)
+        except Exception:  # a hook's bug must not cost the message
+            logger.exception("early hook for didChange failed")
 
     def _has_handler(self, method: str) -> bool:
         return method in self.fm.builtin_features or method in self.fm.features
@@ -221,15 +264,15 @@ class FixloreProtocol(LanguageServerProtocol):
             return
         self._result_types.pop(msg_id, None)
         if isinstance(result, Answered):
-            return  # the handler wrote it (send_result_bytes)
+            return  # the handler wrote it (send_result_tail)
         self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
 
-    def send_result_bytes(self, msg_id: Any, result: bytes) -> None:
-        """Answer a request with a result that is JSON already (bytes passed on from an upstream).
+    def send_result_tail(self, msg_id: Any, tail: bytes) -> None:
+        """Answer a request with an upstream's answer as it came (see ``RawResult.tail``).
 
         The handler then returns :data:`~fixlore.lsp.jsonrpc.ANSWERED`.
         """
-        self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s}' % (dumps(msg_id), result))
+        self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s' % (dumps(msg_id), tail))
 
     def _send_data(self, data: Any) -> None:
         # pygls' own version with orjson (the stdlib encoder cost ~0.7 ms for
@@ -369,9 +412,7 @@ class FixloreServer(LanguageServer):
             if body is None:
                 break
             try:
-                data = loads(body)
-                message = protocol.structure_message(data) if isinstance(data, dict) else data
-                protocol.handle_message(message)
+                protocol.receive(body)
             except Exception as exc:  # as pygls' loop: report and keep serving
                 self._report_server_error(exc, JsonRpcException)
 

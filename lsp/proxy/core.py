@@ -458,12 +458,13 @@ class Proxy:
                 upstream.open_documents.add(uri)
                 self.diagnostics.document_event(upstream, uri, immediate=True)
 
-    def change_arrived(self, params: Any) -> None:
+    def change_arrived(self, params: Any, body: bytes | None = None) -> None:
         """A didChange, before fixlore reads it: incremental upstreams get it at once.
 
         A pulling editor asks for diagnostics right after an edit, so their pull is
         sent with it (:meth:`DiagnosticsBridge.pull_ahead`): the upstreams work while
-        fixlore takes in the change. :meth:`did_change` does the rest.
+        fixlore takes in the change. :meth:`did_change` does the rest. ``body``: the
+        message's bytes, passed on as they are when known.
         """
         self._sent_early = None
         try:
@@ -476,7 +477,10 @@ class Proxy:
         for upstream in self.upstreams_for(uri):
             if uri in upstream.open_documents and upstream.running and upstream.sync[0] == 2:
                 with upstream.corked():
-                    upstream.notify("textDocument/didChange", params)
+                    if body is not None:
+                        upstream.forward(body)
+                    else:
+                        upstream.notify("textDocument/didChange", params)
                     sent.append(upstream.id)
                     if self.diagnostics.editor_pulls and isinstance(version, int) and offers_pull(upstream):
                         self.diagnostics.pull_ahead(upstream, uri, version)

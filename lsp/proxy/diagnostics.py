@@ -68,10 +68,12 @@ class Stored:
     """The bytes of the pull answer ``items`` came from (None: pushed)."""
     current: State | None = None
     """The state the upstream answered ``items`` for, while nothing has changed it since."""
-    result: bytes | None = None
-    """The pull answer's result as it came, when it can be passed on as it is."""
+    tail: bytes | None = None
+    """The pull answer as it came, from its result on, when it can be passed on (``RawResult.tail``)."""
     heard: bool = True
     """Whether the hub has these items (a pull answer reaches it just after the editor's answer)."""
+    undecoded: RawResult | None = None
+    """A pull answer not decoded yet (until then ``items`` are the previous answer's)."""
 
 
 @dataclass(slots=True)
@@ -162,8 +164,15 @@ class DiagnosticsBridge:
             [d for d in items if isinstance(d, dict)] if isinstance(items, list) else [],
         )
 
+    def settle(self, uri: str) -> None:
+        """Give the hub every pull answer for ``uri`` it has not heard of yet (for readers that cannot wait)."""
+        for upstream_id, stored in list(self.stored.get(uri, {}).items()):
+            if not stored.heard:
+                self._tell_hub(uri, upstream_id)
+
     def owner_of(self, uri: str, diagnostic: Any) -> str | None:
         """Which upstream published this diagnostic (``None``: fixlore's or unknown)."""
+        self.settle(uri)
         for upstream_id, stored in self.stored.get(uri, {}).items():
             if diagnostic in stored.items:
                 return upstream_id
@@ -200,9 +209,9 @@ class DiagnosticsBridge:
             def answer() -> None:
                 # Called when the answer lands, unless the editor has cancelled meanwhile.
                 nonlocal answered
-                result = self._sole_result(upstream, uri)
-                if result is not None and not answered and not (me is not None and me.cancelling()):
-                    self._proxy.server.protocol.send_result_bytes(msg_id, result)
+                tail = self._sole_tail(upstream, uri)
+                if tail is not None and not answered and not (me is not None and me.cancelling()):
+                    self._proxy.server.protocol.send_result_tail(msg_id, tail)
                     answered = True
 
             await self._pull(upstream, uri, answer)  # no task for a lone upstream: one loop turn less
@@ -211,28 +220,39 @@ class DiagnosticsBridge:
                 return ANSWERED
         elif targets:
             await asyncio.gather(*(self._pull(u, uri) for u in targets))
-        for upstream in targets:
-            self._tell_hub(uri, upstream.id)
+        self.settle(uri)
         return {"kind": "full", "items": self._hub.current(uri)}
 
-    def _sole_result(self, upstream: Upstream, uri: str) -> bytes | None:
+    def _sole_tail(self, upstream: Upstream, uri: str) -> bytes | None:
         """The upstream's answer as it came, if it is current and nobody else reports for ``uri``."""
         stored = self.stored.get(uri, {}).get(upstream.id)
-        if stored is None or stored.result is None:
+        if stored is None or stored.tail is None:
             return None
         if stored.current != (self._proxy.document_version(uri), upstream.epoch):
             return None
         mine = hub_key(upstream.id)
         if any(items for key, items in self._hub.current_by_source(uri).items() if key != mine):
             return None
-        return stored.result
+        return stored.tail
 
     def _tell_hub(self, uri: str, upstream_id: str) -> None:
-        """Give the hub a pull answer the editor may have had already (once)."""
+        """Decode a pull answer the editor may have had already and give it to the hub (once)."""
         stored = self.stored.get(uri, {}).get(upstream_id)
         if stored is None or stored.heard:
             return
         stored.heard = True
+        if stored.undecoded is not None:
+            answer, stored.undecoded = stored.undecoded, None
+            items = _report_items(answer)
+            if items is None:
+                logger.warning("upstream %s sent a malformed diagnostic report", upstream_id)
+                stored.tail = stored.current = stored.raw = None  # never passed on again; pull anew
+                return
+            stored.items = items
+        had = self._hub.reported(uri, hub_key(upstream_id))
+        if had is not None and had[0] == stored.version and had[1] == stored.items:
+            stored.items = had[1]
+            return  # the same as before: nothing to publish
         self._quiet = True
         try:
             self._hub.set(uri, hub_key(upstream_id), stored.version, stored.items)
@@ -305,7 +325,7 @@ class DiagnosticsBridge:
                 except Exception:  # noqa: BLE001 - one editor request's failure, logged
                     logger.exception("answering a diagnostics pull failed")
             # The hub (and the learning loop behind it) hears of it after the editor's pull
-            # that started this flight has answered: that runs on as soon as this returns.
+            # that started this flight has answered (that runs on as soon as this returns).
             asyncio.get_running_loop().call_soon(self._tell_hub, uri, upstream.id)
 
     async def _store_answer(
@@ -320,27 +340,14 @@ class DiagnosticsBridge:
         if was_open and uri not in upstream.open_documents:
             return  # closed while the answer was on its way
         raw = answer.key
-        stored = self.stored.get(uri, {}).get(upstream.id)
+        per = self.stored.setdefault(uri, {})
+        stored = per.get(upstream.id)
         if raw is not None and stored is not None and stored.version == version and stored.raw == raw:
             stored.current = state
             return  # byte for byte the answer already stored for this version: nothing to decode or merge
-        try:
-            report = answer.value()
-        except ValueError:
-            logger.warning("upstream %s sent a malformed diagnostic report", upstream.id)
-            return
-        if not isinstance(report, dict) or report.get("kind") != "full":
-            return  # "unchanged" cannot happen (no previousResultId is ever sent)
-        items = report.get("items")
-        kept = [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []
-        per = self.stored.setdefault(uri, {})
-        old = per.get(upstream.id)
-        if old is not None and old.version == version and old.items == kept:
-            kept = old.items  # the hub holds that list already
-            heard = old.heard
-        else:
-            heard = False
-        per[upstream.id] = Stored(kept, version, raw, state, answer.result_bytes(), heard)
+        # Decoded when the hub hears of it, after the editor has its answer (see _land).
+        items = stored.items if stored is not None else []
+        per[upstream.id] = Stored(items, version, raw, state, answer.tail(), heard=False, undecoded=answer)
 
     def _published(self, uri: str, version: int | None, merged: list[dict[str, Any]]) -> None:
         """Hub listener: in pull mode, new diagnostics not fetched by a pull mean a refresh."""
@@ -388,3 +395,15 @@ class DiagnosticsBridge:
             return
         for uri in list(upstream.open_documents):
             self.document_event(upstream, uri, immediate=True)
+
+
+def _report_items(answer: RawResult) -> list[dict[str, Any]] | None:
+    """The diagnostics of a full pull report; None if the answer is malformed or not one."""
+    try:
+        report = answer.value()
+    except ValueError:
+        return None
+    if not isinstance(report, dict) or report.get("kind") != "full":
+        return None  # "unchanged" cannot happen (no previousResultId is ever sent)
+    items = report.get("items")
+    return [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []

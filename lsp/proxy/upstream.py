@@ -273,6 +273,17 @@ class Upstream:
         conn = self.conn
         return conn.corked() if conn is not None else contextlib.nullcontext()
 
+    def forward(self, body: bytes) -> None:
+        """Send the editor's notification as the bytes it came in (JSON body, no header)."""
+        conn = self.conn
+        if conn is None or not self.running:
+            return
+        self.epoch += 1
+        try:
+            conn.send_frame(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+        except ConnectionClosed:
+            logger.info("upstream %s: a notification was not delivered (connection closed)", self.id)
+
     def notify(self, method: str, params: Any) -> None:
         """Send a notification if the child is up (else it is re-synced on restart)."""
         if self.running:

@@ -101,6 +101,16 @@ async def test_each_incremental_change_reaches_the_upstream_once_and_in_order(
         uri = ed.open(tmp_path / "a.py", "x = 1\n")
         for n in range(5):
             ed.insert(uri, 0, f"# {n}\n")
+        # The same in another member order (as another editor may write it): fixlore then
+        # reads the message before passing it on, and still passes it on once.
+        assert ed.conn is not None
+        for n in range(2):
+            ed.versions[uri] += 1
+            start = {"line": 0, "character": 0}
+            change = {"range": {"start": start, "end": start}, "text": f"# again {n}\n"}
+            ed.texts[uri] = change["text"] + ed.texts[uri]
+            params = {"contentChanges": [change], "textDocument": {"version": ed.versions[uri], "uri": uri}}
+            ed.conn.send({"params": params, "method": "textDocument/didChange", "jsonrpc": "2.0"})
         last = f"flaky: changed to version {ed.versions[uri]}"
         await ed.wait_for(lambda: last in logged(ed), what="the last change upstream")
         # a hover is answered after everything sent before it: no change can still be on its way
@@ -114,3 +124,20 @@ async def test_each_incremental_change_reaches_the_upstream_once_and_in_order(
 def logged(editor: Editor) -> list[str]:
     """The upstream's log lines."""
     return [p["message"] for m, p in editor.notifications if m == "window/logMessage"]
+
+
+async def test_a_malformed_pull_answer_reaches_the_editor_as_it_came_and_is_not_kept(
+    editor: Editor, tmp_path: Path
+) -> None:
+    uri = editor.open(tmp_path / "a.py", "MALFORMED\n")
+    assert editor.conn is not None
+    for attempt in (1, 2):
+        # The editor gets the upstream's answer as it came (as it would without fixlore):
+        # not JSON, so its request goes unanswered ...
+        with pytest.raises(TimeoutError):
+            await editor.request("textDocument/diagnostic", {"textDocument": {"uri": uri}}, timeout=2)
+        assert editor.conn.bad_frames == attempt
+        # ... and fixlore does not keep it: the same pull again asks the upstream again.
+        assert len(pulls_logged(editor)) == attempt
+    editor.change(uri, "x = 1\n")
+    assert (await pull(editor, uri)).endswith("chars 6")

@@ -15,6 +15,7 @@ With --pull it is a pull-only diagnostics server instead: it publishes
 nothing and answers each `textDocument/diagnostic` with one diagnostic whose
 message counts the pulls it has answered and the settings changes it has seen,
 so a test can tell whether an answer came from it or from fixlore's memory.
+A document containing MALFORMED gets a pull answer that is not JSON.
 
 With --incremental it asks for incremental text sync and logs every didChange
 it gets ("changed to version N") instead of keeping the text.
@@ -160,6 +161,10 @@ def handle(msg: dict[str, Any]) -> None:
         text = docs.get(params["textDocument"]["uri"], "")
         message = f"pull {seen['pulls']} settings {seen['settings']} chars {len(text)}"
         log(message)
+        if "MALFORMED" in text:
+            body = b'{"jsonrpc":"2.0","id":%d,"result":{"kind":"full","items":[}' % msg_id
+            write_raw(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+            return
         send(
             {
                 "id": msg_id,
