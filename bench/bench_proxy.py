@@ -151,10 +151,11 @@ async def measure(
     requests: dict[str, Any],
     n: int,
     before: dict[str, Callable[[Session, int], None]],
+    label: str = "fixlore",
 ) -> None:
     print(
-        f"{'method':<28}{'direct p50':>11}{'p99':>8}{'fixlore p50':>13}{'p99':>8}"
-        f"{'added p50':>11}{'p99':>8}{'ratio p50':>10}{'fixlore CPU/req':>17}  (ms)"
+        f"{'method':<28}{'direct p50':>11}{'p99':>8}{label + ' p50':>13}{'p99':>8}"
+        f"{'added p50':>11}{'p99':>8}{'ratio p50':>10}{label + ' CPU/req':>17}  (ms)"
     )
     for (direct, proxied), (method, params) in zip(pairs, requests.items(), strict=True):
         name, rpc_method = method.split("|") if "|" in method else (method, method)
@@ -228,7 +229,7 @@ async def main(quick: bool) -> None:
         await measure(pairs, requests, n, edit)
         print("\nthe floor: a proxy that only copies frames (bench/hop_floor.py), same run:")
         edited = "pull diagnostics, edited|textDocument/diagnostic"
-        await measure([(direct, floor)], {edited: requests[edited]}, n, edit)
+        await measure([(direct, floor)], {edited: requests[edited]}, n, edit, label="floor")
 
         print("\nstart-up (spawn -> initialize answered):")
         rounds = 2 if quick else 5
