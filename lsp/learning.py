@@ -23,13 +23,12 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
-import re
 import time
 from collections.abc import Collection
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import Extracted, FixCategory, Pattern, Signature, syntax_problems
+from fixlore.abstraction import Extracted, FixCategory, Pattern, Signature, is_placeholder, syntax_problems
 from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning_fixes import LearnedFixes
@@ -378,7 +377,6 @@ class LearningLoop(StoreSide):
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
 
 _TOKEN_FIXES = frozenset({FixCategory.INSERT_TOKEN, FixCategory.DELETE_TOKEN, FixCategory.REPLACE_TOKEN})
-_PLACEHOLDER = re.compile(r"\$[A-Z]*\d*")
 MAX_REPAIR_TOKENS = 2
 
 
@@ -398,7 +396,7 @@ def is_token_repair(pattern: Pattern) -> bool:
         if tag != "equal"
         for token in before[i1:i2] + after[j1:j2]
     ]
-    return 0 < len(changed) <= MAX_REPAIR_TOKENS and not any(_PLACEHOLDER.fullmatch(t) for t in changed)
+    return 0 < len(changed) <= MAX_REPAIR_TOKENS and not any(is_placeholder(t) for t in changed)
 
 
 def _extract(language: str, before: str, after: str, info: Any) -> Any:
