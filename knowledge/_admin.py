@@ -352,15 +352,9 @@ class AdminMixin:
             )
         db = self._rw()
         with self._db_lock:
-            c = db.conn
-            c.execute("BEGIN IMMEDIATE")
-            try:
+            with db.write_tx():
                 existing = db.count_existing(batch.patterns)
                 db.apply_in_tx(batch)
-                c.execute("COMMIT")
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
             from ._knowledge import _add_pending
 
             # Still under _db_lock: a cold rule key being loaded sees this import

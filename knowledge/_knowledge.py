@@ -191,8 +191,7 @@ class Knowledge(_admin.AdminMixin):
         lazy = False
         with self._db_lock:
             db = self._db
-            db.conn.execute("BEGIN")
-            try:
+            with db.read_tx():
                 self._data_version = db.data_version()
                 self._epoch = db.meta("epoch")
                 self._rev = int(db.meta("rev", "0"))
@@ -203,8 +202,6 @@ class Knowledge(_admin.AdminMixin):
                 else:
                     for r in db.rows():
                         fresh.put(Scope.USER, (r[1], r[2], r[3]), r[0], _row_from_db(r))
-            finally:
-                db.conn.execute("COMMIT")
             with self._cond:
                 self._index.replace(Scope.USER, fresh.scopes[Scope.USER], lazy=lazy)
                 for fp, d in self._pending.patterns.items():
@@ -260,12 +257,9 @@ class Knowledge(_admin.AdminMixin):
                     return
                 self._loading += 1
             try:
-                db.conn.execute("BEGIN")
-                try:
+                with db.read_tx():
                     snap = int(db.meta("rev", "0"))
                     rows = db.rule_rows(key)
-                finally:
-                    db.conn.execute("COMMIT")
             except sqlite3.Error as exc:
                 logger.error("knowledge: cannot read a rule key: %s", type(exc).__name__)
                 rows = None
@@ -300,8 +294,7 @@ class Knowledge(_admin.AdminMixin):
                 return False
         with self._apply_lock, self._db_lock:
             db = self._db
-            db.conn.execute("BEGIN")
-            try:
+            with db.read_tx():
                 self._data_version = db.data_version()
                 if db.meta("epoch") != self._epoch:
                     full = True
@@ -310,8 +303,6 @@ class Knowledge(_admin.AdminMixin):
                     rev = int(db.meta("rev", "0"))
                     gone = db.forgotten_since(self._rev)
                     rows = list(db.rows(since_rev=self._rev))
-            finally:
-                db.conn.execute("COMMIT")
             if full:
                 self._reload_user()
                 return True
@@ -551,16 +542,10 @@ class Knowledge(_admin.AdminMixin):
 
     def _apply(self, store: Store, batch: Batch) -> None:
         """Commit a batch, telling cold-key loads its revision before the commit."""
-        c = store.conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with store.write_tx():
             rev = store.apply_in_tx(batch)
             with self._cond:
                 self._inflight_rev = rev
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
         with self._cond:
             if self._loading:
                 self._recent.append((rev, batch))

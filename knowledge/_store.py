@@ -10,6 +10,7 @@ changed (see :meth:`Store.changes_since`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 import sqlite3
@@ -192,6 +193,32 @@ class Store:
         """Close the connection."""
         self.conn.close()
 
+    @contextlib.contextmanager
+    def write_tx(self) -> Iterator[sqlite3.Connection]:
+        """A ``BEGIN IMMEDIATE`` transaction: committed at the end, rolled back on any exception.
+
+        The exception propagates. Immediate, so concurrent writers queue on the
+        busy timeout at the start instead of failing half-way on a lock upgrade.
+        """
+        c = self.conn
+        c.execute("BEGIN IMMEDIATE")
+        try:
+            yield c
+            c.execute("COMMIT")
+        except BaseException:
+            c.execute("ROLLBACK")
+            raise
+
+    @contextlib.contextmanager
+    def read_tx(self) -> Iterator[sqlite3.Connection]:
+        """A deferred ``BEGIN … COMMIT``: every read inside sees one snapshot of the store."""
+        c = self.conn
+        c.execute("BEGIN")
+        try:
+            yield c
+        finally:
+            c.execute("COMMIT")
+
     # -- schema -------------------------------------------------------------------------
 
     def migrate(self) -> None:
@@ -201,8 +228,7 @@ class Store:
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
         )
         for version, sql in MIGRATIONS:
-            c.execute("BEGIN IMMEDIATE")
-            try:
+            with self.write_tx():
                 done = c.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone()
                 if done is None:
                     for stmt in sql.split(";"):
@@ -224,10 +250,6 @@ class Store:
                             ],
                         )
                     logger.info("knowledge store migrated to version %d", version)
-                c.execute("COMMIT")
-            except BaseException:
-                c.execute("ROLLBACK")
-                raise
 
     def meta(self, key: str, default: str = "") -> str:
         """A value of the ``meta`` table."""
@@ -330,8 +352,7 @@ class Store:
     def forget(self, fingerprint: str) -> bool:
         """Delete a pattern, its trend and its events. True if it existed."""
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self.write_tx():
             n = c.execute("DELETE FROM patterns WHERE fingerprint = ?", (fingerprint,)).rowcount
             for table in ("pattern_workspaces", "trend", "events"):
                 c.execute(f"DELETE FROM {table} WHERE fingerprint = ?", (fingerprint,))
@@ -341,32 +362,22 @@ class Store:
                     "INSERT OR REPLACE INTO forgotten (fingerprint, rev) VALUES (?, ?)",
                     (fingerprint, rev),
                 )
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
         return n > 0
 
     def reset(self) -> None:
         """Delete all learned data (keeps the salt and the schema)."""
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self.write_tx():
             for table in ("patterns", "pattern_workspaces", "trend", "events", "forgotten"):
                 c.execute(f"DELETE FROM {table}")
             c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'epoch'")
             c.execute("UPDATE meta SET value = '0' WHERE key = 'refused'")
             self._bump_rev()
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
 
     def prune(self, cfg: PruneConfig, now: float, *, dry_run: bool) -> PruneReport:
         """Archive failing or idle patterns and trim the event log (see docs/knowledge.md)."""
         c = self.conn
-        c.execute("BEGIN IMMEDIATE")
-        try:
+        with self.write_tx():
             idle_cut = now - cfg.max_idle_days * 86400.0
             archived: list[tuple[str, str]] = []
             for fp, ok, bad, last in c.execute(
@@ -397,10 +408,6 @@ class Store:
                         (cfg.event_max_rows,),
                     )
                 self.set_meta("last_prune", repr(now))
-            c.execute("COMMIT")
-        except BaseException:
-            c.execute("ROLLBACK")
-            raise
         return PruneReport(archived=tuple(archived), events_deleted=old + excess, dry_run=dry_run)
 
     # -- reads --------------------------------------------------------------------------
