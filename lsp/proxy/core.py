@@ -3,9 +3,10 @@
 :class:`Proxy` is the :class:`~fixlore.lsp.server.RawRouter` of the server and
 the host of every :class:`~fixlore.lsp.proxy.upstream.Upstream`. It starts the
 upstreams inside ``initialize`` (so their capabilities can be merged into
-fixlore's answer), forwards document sync, routes requests, relays
-server-to-client requests, and offers the async API the code-action layer
-uses (see the package docstring).
+fixlore's answer), routes requests and notifications, and offers the async API
+the code-action layer uses (see the package docstring). Document sync comes
+from :class:`~fixlore.lsp.proxy.documents.DocumentSync`, server-to-client
+relays from :class:`~fixlore.lsp.proxy.relays.Relays`.
 
 Routing: a request goes to the running upstreams that serve its document's
 language and have the capability. Completion and list answers (locations,
@@ -17,7 +18,6 @@ upstream, and its answer — or its error — reaches the editor unchanged.
 from __future__ import annotations
 
 import asyncio
-import itertools
 import logging
 import os
 from collections.abc import Iterable
@@ -26,7 +26,6 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
 from pygls.workspace.position_codec import PositionCodec
 
-from fixlore.abstraction.languages import language_for
 from fixlore.lsp.config import FixloreConfig, UpstreamConfig
 from fixlore.lsp.jsonrpc import ConnectionClosed, RpcError
 from fixlore.lsp.proxy import merge
@@ -36,7 +35,9 @@ from fixlore.lsp.proxy.capabilities import (
     client_capabilities_for_upstream,
     merge_server_capabilities,
 )
-from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge, offers_pull
+from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge
+from fixlore.lsp.proxy.documents import DocumentSync
+from fixlore.lsp.proxy.relays import Relays
 from fixlore.lsp.proxy.upstream import State, Unavailable, Upstream, UpstreamId
 
 if TYPE_CHECKING:
@@ -45,7 +46,6 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 _FAILURES = (TimeoutError, RpcError, ConnectionClosed, Unavailable)
-_RELAY_PREFIX = "fixlore-proxy:"
 FIXLORE_COMMAND_PREFIX = "fixlore."
 
 
@@ -71,40 +71,18 @@ def upstream_ids(upstreams: dict[str, tuple[UpstreamConfig, ...]]) -> list[tuple
     return out
 
 
-class Proxy:
+class Proxy(Relays, DocumentSync):
     """Routes between the editor and the upstream servers."""
 
     def __init__(self, server: FixloreServer) -> None:
-        self.server = server
-        self.upstreams: dict[UpstreamId, Upstream] = {}
-        self.encoding = UTF16
+        super().__init__(server)
         self.diagnostics = DiagnosticsBridge(self, server.features["diagnostics"])
         self._init_raw: dict[str, Any] = {}
-        self._sent_early: tuple[str, frozenset[str]] | None = None
-        """(uri, upstream ids) of the didChange :meth:`change_arrived` has forwarded."""
         self._editor_caps: dict[str, Any] = {}
-        self._relayed: dict[str, asyncio.Future[Any]] = {}
-        self._relay_ids = itertools.count(1)
         self._started = False
         self._editor_ready = False
 
     # -- helpers ---------------------------------------------------------------------
-    def timeout(self) -> float:
-        """The per-request upstream timeout in seconds."""
-        return self.server.config.upstream_timeout_ms / 1000
-
-    def document_version(self, uri: str) -> int | None:
-        """The editor's current version of an open document."""
-        doc = self.server.workspace.text_documents.get(uri)
-        return None if doc is None else doc.version
-
-    def upstreams_for(self, uri: str) -> list[Upstream]:
-        """The upstreams (any state) that serve the document's language, in order."""
-        doc = self.server.workspace.text_documents.get(uri)
-        language_id = doc.language_id if doc is not None else None
-        names = {language_id, language_for(language_id, uri)} - {None}
-        return [u for u in self.upstreams.values() if u.language in names]
-
     def _targets(self, method: str, params: Any) -> list[Upstream]:
         uri = _uri_of(params)
         pool: Iterable[Upstream] = self.upstreams_for(uri) if uri is not None else self.upstreams.values()
@@ -124,10 +102,13 @@ class Proxy:
         self.diagnostics.configure(self._editor_caps, list(self.upstreams.values()))
         self._started = True
 
-    async def _start_all(self, upstreams: list[Upstream]) -> None:
+    async def _launch(self, upstreams: list[Upstream]) -> None:
         for upstream in upstreams:
             self._apply_timeouts(upstream)
         await asyncio.gather(*(u.start() for u in upstreams))
+
+    async def _start_all(self, upstreams: list[Upstream]) -> None:
+        await self._launch(upstreams)
         running = [u for u in upstreams if u.running]
         if self.encoding != UTF16 and any(u.encoding != self.encoding for u in running):
             # One encoding end to end: the session falls back to UTF-16, which
@@ -192,9 +173,7 @@ class Proxy:
             self.server.spawn(self._start_fresh(fresh), name="start upstreams")
 
     async def _start_fresh(self, upstreams: list[Upstream]) -> None:
-        for upstream in upstreams:
-            self._apply_timeouts(upstream)
-        await asyncio.gather(*(u.start() for u in upstreams))
+        await self._launch(upstreams)
         if self._editor_ready:
             for upstream in upstreams:
                 upstream.send_initialized()
@@ -227,85 +206,10 @@ class Proxy:
         """One short, rate-limited message to the user."""
         self.server.notify_user(message, key=key)
 
-    def upstream_ready(self, upstream: Upstream, restarted: bool) -> None:
-        """(Re)send the open documents of the upstream's language."""
-        if restarted:
-            self.diagnostics.forget_upstream(upstream.id)
-        for doc in list(self.server.workspace.text_documents.values()):
-            if upstream in self.upstreams_for(doc.uri) and doc.uri not in upstream.open_documents:
-                params = {
-                    "textDocument": {
-                        "uri": doc.uri,
-                        "languageId": doc.language_id,
-                        "version": doc.version,
-                        "text": doc.source,
-                    }
-                }
-                upstream.notify("textDocument/didOpen", params)
-                upstream.open_documents.add(doc.uri)
-                self.diagnostics.document_event(upstream, doc.uri, immediate=True)
-
-    def upstream_notification(self, upstream: Upstream, method: str, params: Any) -> None:
-        """Diagnostics go to the hub; everything else to the editor, raw."""
-        if method == "textDocument/publishDiagnostics":
-            self.diagnostics.pushed(upstream, params)
-            return
-        self.server.protocol.send_raw_notification(method, params)
-
-    async def upstream_request(self, upstream: Upstream, method: str, params: Any) -> Any:
-        """Answer an upstream's request: locally where fixlore must, else relay it."""
-        if method == "workspace/configuration" and upstream.config.settings is not None:
-            return _configuration_from(upstream.config.settings, params)
-        if method == "workspace/diagnostic/refresh":
-            await self.diagnostics.refresh_requested(upstream)
-            return None
-        return await self.relay_to_editor(method, params)
-
-    async def relay_to_editor(self, method: str, params: Any) -> Any:
-        """Send a request to the editor and wait for its raw answer."""
-        msg_id = f"{_RELAY_PREFIX}{next(self._relay_ids)}"
-        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        self._relayed[msg_id] = future
-        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        try:
-            self.server.protocol.send_raw(message)
-            return await future
-        finally:
-            self._relayed.pop(msg_id, None)
-
-    def spawn_relay(self, method: str, params: Any) -> None:
-        """Relay a request to the editor in the background (its answer is not needed)."""
-
-        async def go() -> None:
-            try:
-                await self.relay_to_editor(method, params)
-            except RpcError as exc:
-                logger.info("editor refused %s (%d)", method, exc.code)
-
-        self.server.spawn(go(), name=method)
-
     # -- RawRouter ---------------------------------------------------------------------
     def claims_method(self, method: str) -> bool:
         """Every method fixlore has no handler for, except cancellation (pygls does it)."""
         return method != "$/cancelRequest"
-
-    def claims_response(self, msg_id: Any) -> bool:
-        """Responses to requests relayed for an upstream."""
-        return isinstance(msg_id, str) and msg_id in self._relayed
-
-    def handle_response(self, raw: dict[str, Any]) -> None:
-        """The editor answered a relayed request."""
-        future = self._relayed.pop(raw.get("id"), None)  # type: ignore[arg-type]
-        if future is None or future.done():
-            return
-        error = raw.get("error")
-        if isinstance(error, dict):
-            code = int(error.get("code", -32603))
-            future.set_exception(RpcError(code, str(error.get("message", "")), error.get("data")))
-        else:
-            future.set_result(raw.get("result"))
 
     def handle_notification(self, method: str, params: Any) -> None:
         """Forward a notification to the upstreams it concerns."""
@@ -345,25 +249,29 @@ class Proxy:
             return [a for _, a in answers]
         return [merge.wrap_result(method, a, u.id) for u, a in answers]
 
-    async def _first(self, upstream: Upstream, method: str, params: Any) -> Any:
+    async def _first(self, upstream: Upstream, method: str, params: Any, timeout: float | None = None) -> Any:
         """One upstream's answer; its error is passed on, a timeout answers ``None``."""
         try:
-            return await upstream.request(method, params, timeout=self.timeout())
+            return await upstream.request(method, params, timeout=self.timeout() if timeout is None else timeout)
         except RpcError as exc:
             raise JsonRpcException(exc.message, exc.code, exc.data) from None
         except (TimeoutError, ConnectionClosed, Unavailable) as exc:
             logger.warning("upstream %s: %s gave no answer (%s)", upstream.id, method, type(exc).__name__)
             return None
 
+    async def _ask(self, upstream: Upstream, method: str, params: Any) -> Any:
+        """One upstream's answer, or ``None`` if it failed or timed out (logged)."""
+        try:
+            return await upstream.request(method, params, timeout=self.timeout())
+        except _FAILURES as exc:
+            logger.warning("upstream %s: %s failed (%s)", upstream.id, method, type(exc).__name__)
+            return None
+
     async def _fan_out(self, targets: list[Upstream], method: str, params: Any) -> list[tuple[Upstream, Any]]:
         """Every target's answer (``None`` for one that failed), in upstream order."""
 
         async def one(upstream: Upstream) -> tuple[Upstream, Any]:
-            try:
-                return upstream, await upstream.request(method, params, timeout=self.timeout())
-            except _FAILURES as exc:
-                logger.warning("upstream %s: %s failed (%s)", upstream.id, method, type(exc).__name__)
-                return upstream, None
+            return upstream, await self._ask(upstream, method, params)
 
         if len(targets) == 1:
             return [await one(targets[0])]
@@ -400,11 +308,7 @@ class Proxy:
         self, upstream: Upstream, params: Any, owners: list[str | None] | None
     ) -> list[tuple[UpstreamId, dict[str, Any]]]:
         own = params if owners is None else _context_for(upstream.id, params, owners)
-        try:
-            result = await upstream.request("textDocument/codeAction", own, timeout=self.timeout())
-        except _FAILURES as exc:
-            logger.warning("upstream %s: code actions failed (%s)", upstream.id, type(exc).__name__)
-            return []
+        result = await self._ask(upstream, "textDocument/codeAction", own)
         if not isinstance(result, list):
             return []
         return [(upstream.id, merge.wrap_item(a, upstream.id)) for a in result if isinstance(a, dict)]
@@ -441,117 +345,7 @@ class Proxy:
         params: dict[str, Any] = {"command": command}
         if arguments is not None:
             params["arguments"] = arguments
-        try:
-            return await upstream.request("workspace/executeCommand", params, timeout=4 * self.timeout())
-        except RpcError as exc:
-            raise JsonRpcException(exc.message, exc.code, exc.data) from None
-        except (TimeoutError, ConnectionClosed, Unavailable) as exc:
-            logger.warning("upstream %s: command failed (%s)", upstream.id, type(exc).__name__)
-            return None
-
-    # -- document sync (DocumentHooks) ----------------------------------------------------
-    def did_open(self, uri: str, params: Any) -> None:
-        """Forward didOpen raw (the editor's own languageId) to the document's upstreams."""
-        for upstream in self.upstreams_for(uri):
-            if upstream.running:
-                upstream.notify("textDocument/didOpen", params)
-                upstream.open_documents.add(uri)
-                self.diagnostics.document_event(upstream, uri, immediate=True)
-
-    def change_arrived(self, params: Any, body: bytes | None = None) -> None:
-        """A didChange, before fixlore reads it: incremental upstreams get it at once.
-
-        A pulling editor asks for diagnostics right after an edit, so their pull is
-        sent with it (:meth:`DiagnosticsBridge.pull_ahead`): the upstreams work while
-        fixlore takes in the change. :meth:`did_change` does the rest. ``body``: the
-        message's bytes, passed on as they are when known.
-        """
-        self._sent_early = None
-        try:
-            uri, version = params["textDocument"]["uri"], params["textDocument"]["version"]
-        except (KeyError, TypeError):
-            return
-        if not isinstance(uri, str):
-            return
-        sent = []
-        for upstream in self.upstreams_for(uri):
-            if uri in upstream.open_documents and upstream.running and upstream.sync[0] == 2:
-                with upstream.corked():
-                    if body is not None:
-                        upstream.forward(body)
-                    else:
-                        upstream.notify("textDocument/didChange", params)
-                    sent.append(upstream.id)
-                    if self.diagnostics.editor_pulls and isinstance(version, int) and offers_pull(upstream):
-                        self.diagnostics.pull_ahead(upstream, uri, version)
-        self._sent_early = (uri, frozenset(sent))
-
-    def did_change(self, uri: str, params: Any) -> None:
-        """Forward didChange: raw to incremental upstreams, the whole text to full ones."""
-        early, self._sent_early = self._sent_early, None
-        forwarded = early[1] if early is not None and early[0] == uri else frozenset()
-        full: dict[str, Any] | None = None
-        for upstream in self.upstreams_for(uri):
-            if uri not in upstream.open_documents or not upstream.running:
-                continue
-            kind = upstream.sync[0]
-            if upstream.id in forwarded:
-                pass  # by change_arrived
-            elif kind == 2:
-                upstream.notify("textDocument/didChange", params)
-            elif kind == 1:
-                if full is None:
-                    doc = self.server.workspace.get_text_document(uri)
-                    full = {
-                        "textDocument": {"uri": uri, "version": doc.version},
-                        "contentChanges": [{"text": doc.source}],
-                    }
-                upstream.notify("textDocument/didChange", full)
-            else:
-                continue
-            self.diagnostics.document_event(upstream, uri, immediate=False)
-
-    def did_save(self, uri: str, params: Any) -> None:
-        """Forward didSave, adding the text for upstreams that want it."""
-        for upstream in self.upstreams_for(uri):
-            if uri not in upstream.open_documents or not upstream.running:
-                continue
-            _, wants_save, include_text = upstream.sync
-            if not wants_save:
-                continue
-            sent = params
-            if include_text and isinstance(params, dict) and "text" not in params:
-                sent = {**params, "text": self.server.workspace.get_text_document(uri).source}
-            upstream.notify("textDocument/didSave", sent)
-            self.diagnostics.document_event(upstream, uri, immediate=True)
-
-    def did_close(self, uri: str, params: Any) -> None:
-        """Forward didClose to the upstreams that have the document open."""
-        for upstream in self.upstreams_for(uri):
-            if uri in upstream.open_documents:
-                upstream.open_documents.discard(uri)
-                upstream.notify("textDocument/didClose", params)
-        self.diagnostics.forget(uri)
-
-    def did_change_configuration(self, params: Any) -> None:
-        """Forward the editor's settings to every upstream, minus fixlore's section."""
-        if isinstance(params, dict) and isinstance(params.get("settings"), dict) and "fixlore" in params["settings"]:
-            params = {**params, "settings": {k: v for k, v in params["settings"].items() if k != "fixlore"}}
-        for upstream in self.upstreams.values():
-            upstream.notify("workspace/didChangeConfiguration", params)
-
-
-def _configuration_from(settings: Any, params: Any) -> list[Any]:
-    """Answer ``workspace/configuration`` from an upstream's own ``settings``."""
-    items = params.get("items") if isinstance(params, dict) else None
-    answers: list[Any] = []
-    for item in items if isinstance(items, list) else []:
-        section = item.get("section") if isinstance(item, dict) else None
-        value: Any = settings
-        for part in section.split(".") if isinstance(section, str) and section else []:
-            value = value.get(part) if isinstance(value, dict) else None
-        answers.append(value)
-    return answers
+        return await self._first(upstream, "workspace/executeCommand", params, timeout=4 * self.timeout())
 
 
 __all__ = ["FIXLORE_COMMAND_PREFIX", "Proxy", "State", "upstream_ids"]

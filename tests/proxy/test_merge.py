@@ -8,8 +8,9 @@ import pytest
 
 from fixlore.lsp.config import UpstreamConfig
 from fixlore.lsp.proxy.capabilities import capable, client_capabilities_for_upstream, merge_server_capabilities
-from fixlore.lsp.proxy.core import _configuration_from, upstream_ids
+from fixlore.lsp.proxy.core import upstream_ids
 from fixlore.lsp.proxy.merge import merge_completions, merge_lists, unwrap, wrap_item
+from fixlore.lsp.proxy.relays import _configuration_from
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,136 @@
+"""Document sync: the editor's open documents, kept in step in every upstream.
+
+:class:`DocumentSync` is the part of the :class:`~fixlore.lsp.proxy.core.Proxy`
+behind fixlore's document hooks: ``didOpen``, ``didChange``, ``didSave`` and
+``didClose`` reach the upstreams that serve the document's language, each in
+the form its ``textDocumentSync`` asks for (incremental changes raw, a full
+text for full sync, the text on save if wanted); an upstream that comes (back)
+up is sent every open document of its language; ``didChangeConfiguration``
+reaches every upstream without fixlore's own section. Each event tells the
+diagnostics bridge, which pulls where the upstream does not push.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from fixlore.lsp.proxy.base import ProxyBase
+from fixlore.lsp.proxy.diagnostics import offers_pull
+from fixlore.lsp.proxy.upstream import Upstream
+
+if TYPE_CHECKING:
+    from fixlore.lsp.server import FixloreServer
+
+INCREMENTAL = 2
+FULL = 1
+
+
+class DocumentSync(ProxyBase):
+    """Forwards the editor's document events to the upstreams."""
+
+    def __init__(self, server: FixloreServer) -> None:
+        super().__init__(server)
+        self._sent_early: tuple[str, frozenset[str]] | None = None
+        """(uri, upstream ids) of the didChange :meth:`change_arrived` has forwarded."""
+
+    def _synced(self, uri: str) -> list[Upstream]:
+        """The running upstreams that have the document open."""
+        return [u for u in self.upstreams_for(uri) if uri in u.open_documents and u.running]
+
+    def _open_in(self, upstream: Upstream, uri: str, params: Any) -> None:
+        upstream.notify("textDocument/didOpen", params)
+        upstream.open_documents.add(uri)
+        self.diagnostics.document_event(upstream, uri, immediate=True)
+
+    def upstream_ready(self, upstream: Upstream, restarted: bool) -> None:
+        """(Re)send the open documents of the upstream's language."""
+        if restarted:
+            self.diagnostics.forget_upstream(upstream.id)
+        for doc in list(self.server.workspace.text_documents.values()):
+            if upstream in self.upstreams_for(doc.uri) and doc.uri not in upstream.open_documents:
+                item = {"uri": doc.uri, "languageId": doc.language_id, "version": doc.version, "text": doc.source}
+                self._open_in(upstream, doc.uri, {"textDocument": item})
+
+    def did_open(self, uri: str, params: Any) -> None:
+        """Forward didOpen raw (the editor's own languageId) to the document's upstreams."""
+        for upstream in self.upstreams_for(uri):
+            if upstream.running:
+                self._open_in(upstream, uri, params)
+
+    def change_arrived(self, params: Any, body: bytes | None = None) -> None:
+        """A didChange, before fixlore reads it: incremental upstreams get it at once.
+
+        A pulling editor asks for diagnostics right after an edit, so their pull is
+        sent with it (:meth:`DiagnosticsBridge.pull_ahead`): the upstreams work while
+        fixlore takes in the change. :meth:`did_change` does the rest. ``body``: the
+        message's bytes, passed on as they are when known.
+        """
+        self._sent_early = None
+        try:
+            uri, version = params["textDocument"]["uri"], params["textDocument"]["version"]
+        except (KeyError, TypeError):
+            return
+        if not isinstance(uri, str):
+            return
+        sent = []
+        for upstream in self._synced(uri):
+            if upstream.sync[0] == INCREMENTAL:
+                with upstream.corked():
+                    if body is not None:
+                        upstream.forward(body)
+                    else:
+                        upstream.notify("textDocument/didChange", params)
+                    sent.append(upstream.id)
+                    if self.diagnostics.editor_pulls and isinstance(version, int) and offers_pull(upstream):
+                        self.diagnostics.pull_ahead(upstream, uri, version)
+        self._sent_early = (uri, frozenset(sent))
+
+    def did_change(self, uri: str, params: Any) -> None:
+        """Forward didChange: raw to incremental upstreams, the whole text to full ones."""
+        early, self._sent_early = self._sent_early, None
+        forwarded = early[1] if early is not None and early[0] == uri else frozenset()
+        full: dict[str, Any] | None = None
+        for upstream in self._synced(uri):
+            kind = upstream.sync[0]
+            if upstream.id in forwarded:
+                pass  # by change_arrived
+            elif kind == INCREMENTAL:
+                upstream.notify("textDocument/didChange", params)
+            elif kind == FULL:
+                if full is None:
+                    doc = self.server.workspace.get_text_document(uri)
+                    full = {
+                        "textDocument": {"uri": uri, "version": doc.version},
+                        "contentChanges": [{"text": doc.source}],
+                    }
+                upstream.notify("textDocument/didChange", full)
+            else:
+                continue
+            self.diagnostics.document_event(upstream, uri, immediate=False)
+
+    def did_save(self, uri: str, params: Any) -> None:
+        """Forward didSave, adding the text for upstreams that want it."""
+        for upstream in self._synced(uri):
+            _, wants_save, include_text = upstream.sync
+            if not wants_save:
+                continue
+            sent = params
+            if include_text and isinstance(params, dict) and "text" not in params:
+                sent = {**params, "text": self.server.workspace.get_text_document(uri).source}
+            upstream.notify("textDocument/didSave", sent)
+            self.diagnostics.document_event(upstream, uri, immediate=True)
+
+    def did_close(self, uri: str, params: Any) -> None:
+        """Forward didClose to the upstreams that have the document open."""
+        for upstream in self.upstreams_for(uri):
+            if uri in upstream.open_documents:
+                upstream.open_documents.discard(uri)
+                upstream.notify("textDocument/didClose", params)
+        self.diagnostics.forget(uri)
+
+    def did_change_configuration(self, params: Any) -> None:
+        """Forward the editor's settings to every upstream, minus fixlore's section."""
+        if isinstance(params, dict) and isinstance(params.get("settings"), dict) and "fixlore" in params["settings"]:
+            params = {**params, "settings": {k: v for k, v in params["settings"].items() if k != "fixlore"}}
+        for upstream in self.upstreams.values():
+            upstream.notify("workspace/didChangeConfiguration", params)

@@ -1,0 +1,111 @@
+"""Server-to-client traffic: what upstreams send the editor, and the editor's answers.
+
+:class:`Relays` is the part of the :class:`~fixlore.lsp.proxy.core.Proxy`
+that takes an upstream's notifications (diagnostics to the hub, everything
+else to the editor raw) and requests: ``workspace/configuration`` is answered
+from the upstream's own ``settings`` when it has some, a diagnostic refresh
+is handled by the diagnostics bridge, and everything else
+(``workspace/applyEdit``, ``client/registerCapability``,
+``window/workDoneProgress/create``, ``window/showMessageRequest``, …) is
+relayed to the editor under a ``fixlore-proxy:`` id, and its answer — or
+error — goes back to the upstream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import TYPE_CHECKING, Any
+
+from fixlore.lsp.jsonrpc import RpcError
+from fixlore.lsp.proxy.base import ProxyBase
+from fixlore.lsp.proxy.upstream import Upstream
+
+if TYPE_CHECKING:
+    from fixlore.lsp.server import FixloreServer
+
+logger = logging.getLogger(__name__)
+
+RELAY_PREFIX = "fixlore-proxy:"
+"""The id prefix of requests relayed to the editor."""
+
+
+class Relays(ProxyBase):
+    """Upstream-to-editor notifications and requests, and the editor's answers."""
+
+    def __init__(self, server: FixloreServer) -> None:
+        super().__init__(server)
+        self._relayed: dict[str, asyncio.Future[Any]] = {}
+        self._relay_ids = itertools.count(1)
+
+    def upstream_notification(self, upstream: Upstream, method: str, params: Any) -> None:
+        """Diagnostics go to the hub; everything else to the editor, raw."""
+        if method == "textDocument/publishDiagnostics":
+            self.diagnostics.pushed(upstream, params)
+            return
+        self.server.protocol.send_raw_notification(method, params)
+
+    async def upstream_request(self, upstream: Upstream, method: str, params: Any) -> Any:
+        """Answer an upstream's request: locally where fixlore must, else relay it."""
+        if method == "workspace/configuration" and upstream.config.settings is not None:
+            return _configuration_from(upstream.config.settings, params)
+        if method == "workspace/diagnostic/refresh":
+            await self.diagnostics.refresh_requested(upstream)
+            return None
+        return await self.relay_to_editor(method, params)
+
+    async def relay_to_editor(self, method: str, params: Any) -> Any:
+        """Send a request to the editor and wait for its raw answer."""
+        msg_id = f"{RELAY_PREFIX}{next(self._relay_ids)}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._relayed[msg_id] = future
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            self.server.protocol.send_raw(message)
+            return await future
+        finally:
+            self._relayed.pop(msg_id, None)
+
+    def spawn_relay(self, method: str, params: Any) -> None:
+        """Relay a request to the editor in the background (its answer is not needed)."""
+
+        async def go() -> None:
+            try:
+                await self.relay_to_editor(method, params)
+            except RpcError as exc:
+                logger.info("editor refused %s (%d)", method, exc.code)
+
+        self.server.spawn(go(), name=method)
+
+    # -- RawRouter: the editor's answers ------------------------------------------------
+    def claims_response(self, msg_id: Any) -> bool:
+        """Responses to requests relayed for an upstream."""
+        return isinstance(msg_id, str) and msg_id in self._relayed
+
+    def handle_response(self, raw: dict[str, Any]) -> None:
+        """The editor answered a relayed request."""
+        future = self._relayed.pop(raw.get("id"), None)  # type: ignore[arg-type]
+        if future is None or future.done():
+            return
+        error = raw.get("error")
+        if isinstance(error, dict):
+            code = int(error.get("code", -32603))
+            future.set_exception(RpcError(code, str(error.get("message", "")), error.get("data")))
+        else:
+            future.set_result(raw.get("result"))
+
+
+def _configuration_from(settings: Any, params: Any) -> list[Any]:
+    """Answer ``workspace/configuration`` from an upstream's own ``settings``."""
+    items = params.get("items") if isinstance(params, dict) else None
+    answers: list[Any] = []
+    for item in items if isinstance(items, list) else []:
+        section = item.get("section") if isinstance(item, dict) else None
+        value: Any = settings
+        for part in section.split(".") if isinstance(section, str) and section else []:
+            value = value.get(part) if isinstance(value, dict) else None
+        answers.append(value)
+    return answers
