@@ -84,10 +84,14 @@ class Upstream:
         self.state = State.STOPPED
         self.process: asyncio.subprocess.Process | None = None
         self.conn: JsonRpcConnection | None = None
-        self.capabilities: dict[str, Any] = {}
+        self._capabilities: dict[str, Any] = {}
+        self.sync: tuple[int, bool, bool] = text_sync_of({})
+        """(change kind, wants didSave, wants text on save), worked out when the capabilities are set."""
         self.encoding = "utf-16"
         self.dynamic: dict[str, str] = {}
-        """Dynamic registrations: registration id -> method."""
+        """Dynamic registrations of the running child: registration id -> method."""
+        self.dynamic_methods: frozenset[str] = frozenset()
+        """Methods the child registered dynamically (kept in step with :attr:`dynamic`)."""
         self.open_documents: set[str] = set()
         self.timeout = 3.0
         self.init_timeout = 10.0
@@ -107,20 +111,23 @@ class Upstream:
         return self.state is State.RUNNING and self.conn is not None and not self.conn.closed
 
     @property
-    def sync(self) -> tuple[int, bool, bool]:
-        """(change kind, wants didSave, wants text on save)."""
-        return text_sync_of(self.capabilities)
+    def capabilities(self) -> dict[str, Any]:
+        """The server capabilities the child answered ``initialize`` with."""
+        return self._capabilities
 
-    @property
-    def dynamic_methods(self) -> set[str]:
-        """Methods the child registered dynamically."""
-        return set(self.dynamic.values())
+    @capabilities.setter
+    def capabilities(self, capabilities: dict[str, Any]) -> None:
+        self._capabilities = capabilities
+        self.sync = text_sync_of(capabilities)
 
     # -- start / stop ------------------------------------------------------------
     async def start(self) -> bool:
         """Start and initialize the child; False if it could not be started."""
         self.state = State.STARTING
         self.ready.clear()
+        # A new child has registered nothing yet; the old one's registrations died with it.
+        self.dynamic.clear()
+        self.dynamic_methods = frozenset()
         try:
             process, conn = await spawn(
                 list(self.config.command),
@@ -304,15 +311,20 @@ class Upstream:
 
     async def _on_request(self, msg_id: Any, method: str, params: Any) -> Any:
         self.epoch += 1  # e.g. workspace/configuration: its answer changes the child's settings
-        if method == "client/registerCapability" and isinstance(params, dict):
+        if method in ("client/registerCapability", "client/unregisterCapability") and isinstance(params, dict):
+            self._registrations_changed(method, params)
+        return await self._host.upstream_request(self, method, params)
+
+    def _registrations_changed(self, method: str, params: dict[str, Any]) -> None:
+        if method == "client/registerCapability":
             for reg in params.get("registrations") or []:
                 if isinstance(reg, dict) and isinstance(reg.get("method"), str):
                     self.dynamic[str(reg.get("id"))] = reg["method"]
-        elif method == "client/unregisterCapability" and isinstance(params, dict):
+        else:
             for reg in params.get("unregisterations") or params.get("unregistrations") or []:
                 if isinstance(reg, dict):
                     self.dynamic.pop(str(reg.get("id")), None)
-        return await self._host.upstream_request(self, method, params)
+        self.dynamic_methods = frozenset(self.dynamic.values())
 
 
 def changes_state(method: str) -> bool:

@@ -199,3 +199,33 @@ async def test_shutdown_ends_every_child(tmp_path: Path) -> None:
             break
         await asyncio.sleep(0.05)  # polling the OS for process exit; there is no event to wait on
     assert not any(alive(p) for p in pids), json.dumps(pids)
+
+
+async def test_a_dynamic_registration_routes_its_method_until_unregistered_or_restarted(
+    editors: Any, tmp_path: Path
+) -> None:
+    ed = await editors(f"python={server_flag('flaky.py')}")
+    uri = ed.open(tmp_path / "a.py", TEXT)
+    await ed.wait_for(lambda: flaky_diagnostics(ed, uri))
+    params = {"textDocument": {"uri": uri}}
+
+    async def symbols() -> Any:
+        return await ed.request("textDocument/documentSymbol", params)
+
+    async def command(name: str) -> Any:
+        return await ed.request("workspace/executeCommand", {"command": name, "arguments": []})
+
+    # flaky does not offer document symbols statically: nobody serves them, the editor gets nothing
+    assert await symbols() is None
+    await command("flaky.register")
+    assert [s["name"] for s in await symbols()] == ["flaky symbol"]
+    await command("flaky.unregister")
+    assert await symbols() is None
+    # a registration dies with the process: the restarted child is not asked (it would answer an error)
+    await command("flaky.register")
+    assert [s["name"] for s in await symbols()] == ["flaky symbol"]
+    assert await hover(ed, uri, 1) is None  # CRASH: the upstream dies under this request
+    await ed.wait_for(lambda: sum("opened languageId" in m for m in logs(ed)) == 2)
+    assert await symbols() is None
+    await command("flaky.register")
+    assert [s["name"] for s in await symbols()] == ["flaky symbol"]

@@ -10,6 +10,10 @@ and an unknown field. Code actions come without an edit and are resolved
 only if their `data` comes back exactly as sent. The command `flaky.ask`
 sends server-to-client requests (configuration, applyEdit, showMessageRequest,
 workDoneProgress/create, registerCapability) and returns what the editor said.
+The commands `flaky.register` / `flaky.unregister` register and unregister
+`textDocument/documentSymbol` dynamically; document symbols are answered only
+while registered (an error otherwise), and a restarted process has no
+registration.
 
 With --pull it is a pull-only diagnostics server instead: it publishes
 nothing and answers each `textDocument/diagnostic` with one diagnostic whose
@@ -36,6 +40,7 @@ UTF16_ONLY = "--utf16-only" in sys.argv
 PULL = "--pull" in sys.argv
 INCREMENTAL = "--incremental" in sys.argv
 seen = {"pulls": 0, "settings": 0}
+registered: set[str] = set()
 DATA = {"secret": 42, "nested": {"list": [1, "two", None]}, "origin": NAME}
 
 out = sys.stdout.buffer
@@ -122,7 +127,7 @@ def handle(msg: dict[str, Any]) -> None:
             "textDocumentSync": {"openClose": True, "change": 2 if INCREMENTAL else 1, "save": {"includeText": True}},
             "hoverProvider": True,
             "codeActionProvider": {"codeActionKinds": ["quickfix"], "resolveProvider": True},
-            "executeCommandProvider": {"commands": ["flaky.ask"]},
+            "executeCommandProvider": {"commands": ["flaky.ask", "flaky.register", "flaky.unregister"]},
             "completionProvider": {"triggerCharacters": ["@"], "resolveProvider": True},
             "positionEncoding": "utf-16" if UTF16_ONLY or not encodings else encodings[0],
             "experimental": {"flaky": True},
@@ -202,6 +207,18 @@ def handle(msg: dict[str, Any]) -> None:
         send({"id": msg_id, "result": {"isIncomplete": False, "items": [{"label": f"{NAME}_item", "data": 7}]}})
     elif method == "completionItem/resolve":
         send({"id": msg_id, "result": {**params, "detail": f"resolved by {NAME} data={params.get('data')}"}})
+    elif method == "workspace/executeCommand" and params.get("command") == "flaky.register":
+        registration = {"id": "symbols", "method": "textDocument/documentSymbol"}
+        answer = request("client/registerCapability", {"registrations": [registration]})
+        registered.add("textDocument/documentSymbol")
+        send({"id": msg_id, "result": answer})
+    elif method == "workspace/executeCommand" and params.get("command") == "flaky.unregister":
+        registered.discard("textDocument/documentSymbol")
+        unregistration = {"id": "symbols", "method": "textDocument/documentSymbol"}
+        send({"id": msg_id, "result": request("client/unregisterCapability", {"unregisterations": [unregistration]})})
+    elif method == "textDocument/documentSymbol" and method in registered:
+        symbol = {"name": f"{NAME} symbol", "kind": 13, "range": _origin(), "selectionRange": _origin()}
+        send({"id": msg_id, "result": [symbol]})
     elif method == "workspace/executeCommand":
         answers = {
             "configuration": request("workspace/configuration", {"items": [{"section": "flaky"}]}),
