@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from fixlore.abstraction._pattern import Pattern, Scope
 
+from ._delta import WEEK, Batch, PatternDelta
 from ._exchange import (
     MAX_BYTES,
     Record,
@@ -40,11 +41,12 @@ from ._model import (
     PruneConfig,
     PruneReport,
 )
-from ._store import WEEK, Batch, PatternDelta, Store
+from ._store import Store
 
 if TYPE_CHECKING:
+    from ._delta import WorkspaceDelta
     from ._index import Index
-    from ._workspace import WorkspaceDelta, WorkspaceScope
+    from ._workspace import WorkspaceScope
 
 logger = logging.getLogger(__name__)
 

@@ -28,6 +28,7 @@ from typing import Any
 from fixlore.abstraction._pattern import Pattern, Scope, Signature
 
 from . import _admin
+from ._delta import Batch, PatternDelta, WorkspaceDelta, merge_into
 from ._exchange import Verifier
 from ._index import R_BODY, R_CTX, R_FIRST, R_LAST, R_WS, Index, Row
 from ._model import (
@@ -40,9 +41,9 @@ from ._model import (
     RuleKey,
 )
 from ._paths import STORE_FILE, knowledge_home, workspace_hash
-from ._store import WEEK, Batch, PatternDelta, Store
+from ._store import Store
 from ._verify import check_privacy
-from ._workspace import WorkspaceDelta, WorkspaceScope
+from ._workspace import WorkspaceScope
 
 logger = logging.getLogger(__name__)
 
@@ -458,12 +459,7 @@ class Knowledge(_admin.AdminMixin):
         if d is None:
             d = PatternDelta(fp, key, p.category.value, p.shape is not None, "/".join(p.context), p.to_json())
             self._pending.patterns[fp] = d
-        d.counts[i] += 1
-        d.first_seen = min(d.first_seen, at)
-        d.last_seen = max(d.last_seen, at)
-        if event.workspace:
-            d.workspaces.add(event.workspace)
-        d.weeks.setdefault(int(at // WEEK), [0] * len(COUNT_KINDS))[i] += 1
+        d.add(i, at, event.workspace)
         self._pending.events.append((at, event.kind.value, fp, event.workspace))
         if self._workspace is not None and not self._workspace.broken:
             wrow = self._index.ensure(Scope.WORKSPACE, key, fp, at, p)
@@ -471,10 +467,7 @@ class Knowledge(_admin.AdminMixin):
                 wrow[R_BODY] = p.to_json()
             wrow[R_WS] = max(wrow[R_WS], 1)
             _bump(wrow, i, at)
-            wd = self._ws_pending.setdefault(fp, WorkspaceDelta(p))
-            wd.counts[i] += 1
-            wd.first_seen = min(wd.first_seen, at)
-            wd.last_seen = max(wd.last_seen, at)
+            self._ws_pending.setdefault(fp, WorkspaceDelta(p)).add(i, at)
 
     # -- the writer ---------------------------------------------------------------------
 
@@ -527,10 +520,9 @@ class Knowledge(_admin.AdminMixin):
                 logger.error("knowledge write failed, will retry: %s", type(exc).__name__)
                 with self._cond:
                     self._inflight = None
-                    _merge_batch(batch, self._pending)
+                    batch.merge(self._pending)
                     self._pending = batch
-                    for fp, d in self._ws_pending.items():
-                        _merge_ws(ws, fp, d)
+                    merge_into(ws, self._ws_pending)
                     self._ws_pending = ws
                     self._errors += 1
                     self._cond.notify_all()
@@ -625,35 +617,6 @@ def _add_pending(index: Index, fp: str, d: PatternDelta) -> None:
     row[R_LAST] = max(row[R_LAST], d.last_seen)
     if d.set_workspaces:
         row[R_WS] = max(row[R_WS], d.set_workspaces)
-
-
-def _merge_batch(src: Batch, dst: Batch) -> None:
-    """Add ``dst``'s contents into ``src`` (used to put a failed batch back)."""
-    for fp, d in dst.patterns.items():
-        old = src.patterns.get(fp)
-        if old is None:
-            src.patterns[fp] = d
-            continue
-        old.counts = [a + b for a, b in zip(old.counts, d.counts, strict=True)]
-        old.first_seen = min(old.first_seen, d.first_seen)
-        old.last_seen = max(old.last_seen, d.last_seen)
-        old.workspaces |= d.workspaces
-        for wk, n in d.weeks.items():
-            cur = old.weeks.setdefault(wk, [0] * len(COUNT_KINDS))
-            for i, v in enumerate(n):
-                cur[i] += v
-    src.events.extend(dst.events)
-    src.refused += dst.refused
-
-
-def _merge_ws(dst: dict[str, WorkspaceDelta], fp: str, d: WorkspaceDelta) -> None:
-    old = dst.get(fp)
-    if old is None:
-        dst[fp] = d
-        return
-    old.counts = [a + b for a, b in zip(old.counts, d.counts, strict=True)]
-    old.first_seen = min(old.first_seen, d.first_seen)
-    old.last_seen = max(old.last_seen, d.last_seen)
 
 
 __all__ = ["EventKind", "Knowledge"]

@@ -16,10 +16,10 @@ import secrets
 import sqlite3
 import time
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ._delta import Batch
 from ._model import COUNT_KINDS, KnowledgeError, PruneConfig, PruneReport
 
 logger = logging.getLogger(__name__)
@@ -27,7 +27,6 @@ logger = logging.getLogger(__name__)
 BUSY_TIMEOUT_MS = 30_000
 COUNT_COLUMNS = tuple(k.value for k in COUNT_KINDS)
 _COLS = ", ".join(COUNT_COLUMNS)
-WEEK = 7 * 86400.0
 _IN_CHUNK = 500
 """Parameters per ``IN (...)`` list (SQLite's limit is 32766 since 3.32)."""
 
@@ -94,37 +93,6 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         """,
     ),
 )
-
-
-@dataclass
-class PatternDelta:
-    """Count changes for one pattern, aggregated over a batch of events."""
-
-    fingerprint: str
-    rule_key: tuple[str, str, str]
-    category: str
-    has_shape: bool
-    context: str
-    body: str
-    counts: list[int] = field(default_factory=lambda: [0] * len(COUNT_COLUMNS))
-    first_seen: float = float("inf")
-    last_seen: float = 0.0
-    workspaces: set[str] = field(default_factory=set)
-    weeks: dict[int, list[int]] = field(default_factory=dict)
-    set_workspaces: int | None = None
-    """Imports: raise the workspace count to at least this (no hashes travel)."""
-
-
-@dataclass
-class Batch:
-    """Everything one write transaction applies."""
-
-    patterns: dict[str, PatternDelta] = field(default_factory=dict)
-    events: list[tuple[float, str, str, str]] = field(default_factory=list)
-    refused: int = 0
-
-    def __bool__(self) -> bool:
-        return bool(self.patterns or self.events or self.refused)
 
 
 def _enable_wal(conn: sqlite3.Connection) -> None:

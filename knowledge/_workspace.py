@@ -18,26 +18,14 @@ import logging
 import os
 import tempfile
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from fixlore.abstraction._pattern import Pattern
-
+from ._delta import WorkspaceDelta
 from ._exchange import Record, Verifier, dump_document, parse_document
-from ._model import COUNT_KINDS, Counts, InvalidImport
+from ._model import InvalidImport
 from ._paths import workspace_file
 
 logger = logging.getLogger(__name__)
-
-
-@dataclass
-class WorkspaceDelta:
-    """Count changes for one pattern since the last flush."""
-
-    pattern: Pattern
-    counts: list[int] = field(default_factory=lambda: [0] * len(COUNT_KINDS))
-    first_seen: float = float("inf")
-    last_seen: float = 0.0
 
 
 class WorkspaceScope:
@@ -81,18 +69,7 @@ class WorkspaceScope:
             if self.broken:
                 return
             for fp, d in deltas.items():
-                old = current.get(fp)
-                if old is None:
-                    current[fp] = Record(d.pattern, Counts(*d.counts), d.first_seen, d.last_seen, 1)
-                else:
-                    counts = [a + b for a, b in zip(old.counts.as_tuple(), d.counts, strict=True)]
-                    current[fp] = Record(
-                        old.pattern,
-                        Counts(*counts),
-                        min(old.first_seen, d.first_seen),
-                        max(old.last_seen, d.last_seen),
-                        max(old.workspaces, 1),
-                    )
+                current[fp] = d.onto(current.get(fp))
             for fp in remove:
                 current.pop(fp, None)
             atomic_write(self.path, dump_document(current.values()))
