@@ -15,7 +15,8 @@ import logging
 import secrets
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -30,8 +31,40 @@ _COLS = ", ".join(COUNT_COLUMNS)
 _IN_CHUNK = 500
 """Parameters per ``IN (...)`` list (SQLite's limit is 32766 since 3.32)."""
 
-MIGRATIONS: tuple[tuple[int, str], ...] = (
-    (
+
+def _seed_meta(c: sqlite3.Connection) -> None:
+    """The ``meta`` rows of a new store: a random salt for workspace hashes, zeroed counters."""
+    c.executemany(
+        "INSERT INTO meta (key, value) VALUES (?, ?)",
+        [
+            ("salt", secrets.token_hex(32)),
+            ("rev", "0"),
+            ("epoch", "0"),
+            ("refused", "0"),
+            ("last_prune", "0"),
+        ],
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    """One numbered schema step: its statements, then (optionally) the rows it seeds."""
+
+    version: int
+    sql: str
+    seed: Callable[[sqlite3.Connection], None] | None = None
+
+    def apply(self, c: sqlite3.Connection) -> None:
+        """Run the step on ``c`` inside the caller's transaction."""
+        for stmt in self.sql.split(";"):
+            if stmt.strip():
+                c.execute(stmt)
+        if self.seed is not None:
+            self.seed(c)
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    Migration(
         1,
         f"""
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -69,8 +102,9 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         CREATE INDEX events_fp ON events(fingerprint);
         CREATE TABLE forgotten (fingerprint TEXT PRIMARY KEY, rev INTEGER NOT NULL);
         """,
+        seed=_seed_meta,
     ),
-    (
+    Migration(
         2,
         # Deleting old events touched this index at random places (10x the cost of the
         # delete itself); only ``forget`` looked events up by fingerprint, and a scan
@@ -79,7 +113,7 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         DROP INDEX IF EXISTS events_fp;
         """,
     ),
-    (
+    Migration(
         3,
         # A large store is read per rule key on first use: with every column ranking
         # needs in one partial index, that read is one range of the index instead of
@@ -195,29 +229,16 @@ class Store:
         c.execute(
             "CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at REAL NOT NULL)"
         )
-        for version, sql in MIGRATIONS:
+        for m in MIGRATIONS:
             with self.write_tx():
-                done = c.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (version,)).fetchone()
+                done = c.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (m.version,)).fetchone()
                 if done is None:
-                    for stmt in sql.split(";"):
-                        if stmt.strip():
-                            c.execute(stmt)
+                    m.apply(c)
                     c.execute(
                         "INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)",
-                        (version, time.time()),
+                        (m.version, time.time()),
                     )
-                    if version == 1:
-                        c.executemany(
-                            "INSERT INTO meta (key, value) VALUES (?, ?)",
-                            [
-                                ("salt", secrets.token_hex(32)),
-                                ("rev", "0"),
-                                ("epoch", "0"),
-                                ("refused", "0"),
-                                ("last_prune", "0"),
-                            ],
-                        )
-                    logger.info("knowledge store migrated to version %d", version)
+                    logger.info("knowledge store migrated to version %d", m.version)
 
     def meta(self, key: str, default: str = "") -> str:
         """A value of the ``meta`` table."""
@@ -487,4 +508,3 @@ class Store:
         """One integer from a query."""
         row = self.conn.execute(sql, tuple(params)).fetchone()
         return int(row[0] or 0) if row else 0
-
