@@ -357,13 +357,13 @@ class AdminMixin:
             with db.write_tx():
                 existing = db.count_existing(batch.patterns)
                 db.apply_in_tx(batch)
-            from ._knowledge import _add_pending
+            from ._loading import add_pending
 
             # Still under _db_lock: a cold rule key being loaded sees this import
             # either in its snapshot or here, never both.
             with self._cond:
                 for fp, d in batch.patterns.items():
-                    _add_pending(self._index, fp, d)
+                    add_pending(self._index, fp, d)
         logger.info("imported %d patterns (%d merged)", len(entries) - existing, existing)
         return ImportReport(imported=len(entries) - existing, merged=existing)
 
