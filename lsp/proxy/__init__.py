@@ -14,12 +14,13 @@ What happens (details in the modules):
 
 * :mod:`.core` — :class:`Proxy`: starts upstreams inside ``initialize`` with
   the editor's own capabilities, merges their capabilities into fixlore's
-  answer, forwards document sync and notifications, routes requests
-  (fan-out-and-merge for completion and locations, first capable otherwise),
-  relays server-to-client requests (applyEdit, configuration,
-  registerCapability, workDoneProgress/create, showMessageRequest, refresh, …)
-  to the editor and the answers back; ``$/cancelRequest`` reaches the
-  upstream and late answers are dropped.
+  answer, forwards notifications, routes requests (fan-out-and-merge for
+  completion and locations, first capable otherwise); ``$/cancelRequest``
+  reaches the upstream and late answers are dropped. The proxy is built from
+  :mod:`.documents` (document sync, each upstream in its own sync kind) and
+  :mod:`.relays` (server-to-client requests — applyEdit, configuration,
+  registerCapability, workDoneProgress/create, showMessageRequest, refresh, …
+  — relayed to the editor and the answers back) over :mod:`.base`.
 * :mod:`.upstream` — one child: back-off restart (gives up after 5 crashes
   in 3 minutes, telling the user once), per-request timeout, one clear message
   if the command is missing, every child stopped on shutdown/exit.
