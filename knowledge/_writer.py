@@ -99,17 +99,20 @@ class WriterMixin:
                 ws, self._ws_pending = self._ws_pending, {}
                 seq = self._seq
                 self._inflight, self._inflight_rev = batch, None
+            stored = False
             try:
                 if batch:
                     self._apply(self._writer_store, batch)
+                stored = True
                 if ws and self._workspace is not None:
                     self._workspace.merge(ws)
             except (KnowledgeError, OSError, Exception) as exc:  # noqa: BLE001 - logged, retried
                 logger.error("knowledge write failed, will retry: %s", type(exc).__name__)
                 with self._cond:
                     self._inflight = None
-                    batch.merge(self._pending)
-                    self._pending = batch
+                    if not stored:  # committed batches are not put back: they would count twice
+                        batch.merge(self._pending)
+                        self._pending = batch
                     merge_into(ws, self._ws_pending)
                     self._ws_pending = ws
                     self._errors += 1

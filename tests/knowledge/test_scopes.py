@@ -7,9 +7,10 @@ import time
 from pathlib import Path
 
 import jsonschema
+import pytest
 
 from fixlore.abstraction._pattern import Scope
-from fixlore.knowledge import Candidate, Event, EventKind, Knowledge, rank_actions
+from fixlore.knowledge import Candidate, Event, EventKind, Knowledge, KnowledgeError, rank_actions
 
 from ._patterns import FIX, NOQA
 
@@ -72,3 +73,30 @@ def test_an_invalid_workspace_file_is_ignored_and_never_overwritten(tmp_path: Pa
         k.flush()
         assert k.evidence(FIX.signature.rule_key)[FIX.fingerprint].scope is Scope.USER
     assert json.loads(path.read_text())["version"] == 99
+
+
+def test_a_failing_workspace_file_does_not_count_user_events_twice(tmp_path: Path) -> None:
+    root = tmp_path / "proj"
+    root.mkdir()
+    with open_ws(tmp_path / "home", root, batch_interval=0.05) as k:
+        # The workspace file cannot be written (".fixlore" is a file, not a folder) ...
+        (root / ".fixlore").write_text("in the way\n")
+        k.record(Event(EventKind.ACCEPTED, FIX, k.workspace_id, time.time()))
+        with pytest.raises(KnowledgeError):
+            k.flush(timeout=5)
+        # ... while the user store took the event once, however often the writer retries.
+        with Knowledge.open(tmp_path / "home", base=False, learning=False) as reader:
+            assert reader.evidence(FIX.signature.rule_key)[FIX.fingerprint].counts.accepted == 1
+        # Once it can be written, the workspace file gets the event, also once.
+        (root / ".fixlore").unlink()
+        (root / ".fixlore").mkdir()
+        k.record(Event(EventKind.REJECTED, FIX, k.workspace_id, time.time()))
+        k.flush(timeout=5)
+        counts = k.evidence(FIX.signature.rule_key)[FIX.fingerprint].counts
+        assert (counts.accepted, counts.rejected) == (1, 1)
+    with Knowledge.open(tmp_path / "other", workspace_root=root, workspace_scope=True, base=False) as fresh:
+        ws = fresh.evidence(FIX.signature.rule_key)[FIX.fingerprint]
+        assert ws.scope.value == "workspace" and (ws.counts.accepted, ws.counts.rejected) == (1, 1)
+    with Knowledge.open(tmp_path / "home", base=False, learning=False) as reader:
+        user = reader.evidence(FIX.signature.rule_key)[FIX.fingerprint].counts
+        assert (user.accepted, user.rejected) == (1, 1)
