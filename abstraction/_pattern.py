@@ -35,6 +35,7 @@ import enum
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 PATTERN_FORMAT_VERSION = 1
@@ -196,8 +197,8 @@ class Pattern:
 
     @property
     def fingerprint(self) -> str:
-        """A stable id: 20 hex digits of SHA-256 over the canonical identity."""
-        return fingerprint_of(self.identity())
+        """A stable id: 20 hex digits of SHA-256 over the canonical identity (worked out once)."""
+        return _fingerprint(self)
 
     def to_dict(self) -> dict[str, Any]:
         """The canonical JSON-ready form (stored, exported, privacy-verified)."""
@@ -254,6 +255,12 @@ class Pattern:
 def canonical_json(data: Any) -> str:
     """JSON with sorted keys and no insignificant whitespace."""
     return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+@lru_cache(maxsize=16384)
+def _fingerprint(pattern: Pattern) -> str:
+    # Per equal pattern: ranking asks for the fingerprints of the same actions on every request.
+    return fingerprint_of(pattern.identity())
 
 
 def fingerprint_of(identity: dict[str, Any]) -> str:
