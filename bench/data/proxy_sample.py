@@ -1,0 +1,533 @@
+"""The proxy: fixlore in front of the user's language servers.
+
+:class:`Proxy` is the :class:`~fixlore.lsp.server.RawRouter` of the server and
+the host of every :class:`~fixlore.lsp.proxy.upstream.Upstream`. It starts the
+upstreams inside ``initialize`` (so their capabilities can be merged into
+fixlore's answer), forwards document sync, routes requests, relays
+server-to-client requests, and offers the async API the code-action layer
+uses (see the package docstring).
+
+Routing: a request goes to the running upstreams that serve its document's
+language and have the capability. Completion and list answers (locations,
+references, workspace symbols) fan out and merge; code actions fan out
+(:meth:`Proxy.code_actions`); everything else goes to the first capable
+upstream, and its answer — or its error — reaches the editor unchanged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import os
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
+
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
+from pygls.workspace.position_codec import PositionCodec
+
+from fixlore.abstraction.languages import language_for
+from fixlore.lsp.config import FixloreConfig, UpstreamConfig
+from fixlore.lsp.jsonrpc import ConnectionClosed, RpcError
+from fixlore.lsp.proxy import merge
+from fixlore.lsp.proxy.capabilities import (
+    UTF16,
+    capable,
+    client_capabilities_for_upstream,
+    merge_server_capabilities,
+)
+from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge
+from fixlore.lsp.proxy.upstream import State, Unavailable, Upstream, UpstreamId
+
+if TYPE_CHECKING:
+    from fixlore.lsp.server import FixloreServer
+
+logger = logging.getLogger(__name__)
+
+_FAILURES = (TimeoutError, RpcError, ConnectionClosed, Unavailable)
+_RELAY_PREFIX = "fixlore-proxy:"
+FIXLORE_COMMAND_PREFIX = "fixlore."
+
+
+def _uri_of(params: Any) -> str | None:
+    if not isinstance(params, dict):
+        return None
+    for holder in (params.get("textDocument"), params.get("item")):
+        if isinstance(holder, dict) and isinstance(holder.get("uri"), str):
+            return holder["uri"]
+    uri = params.get("uri")
+    return uri if isinstance(uri, str) else None
+
+
+def upstream_ids(upstreams: dict[str, tuple[UpstreamConfig, ...]]) -> list[tuple[UpstreamId, str, UpstreamConfig]]:
+    """Stable ids for configured upstreams, in configuration order."""
+    out: list[tuple[UpstreamId, str, UpstreamConfig]] = []
+    seen: dict[str, int] = {}
+    for language, configs in upstreams.items():
+        for config in configs:
+            base = f"{language}:{config.label}"
+            seen[base] = seen.get(base, 0) + 1
+            out.append((base if seen[base] == 1 else f"{base}#{seen[base]}", language, config))
+    return out
+
+
+class Proxy:
+    """Routes between the editor and the upstream servers."""
+
+    def __init__(self, server: FixloreServer) -> None:
+        self.server = server
+        self.upstreams: dict[UpstreamId, Upstream] = {}
+        self.encoding = UTF16
+        self.diagnostics = DiagnosticsBridge(self, server.features["diagnostics"])
+        self._init_raw: dict[str, Any] = {}
+        self._editor_caps: dict[str, Any] = {}
+        self._relayed: dict[str, asyncio.Future[Any]] = {}
+        self._relay_ids = itertools.count(1)
+        self._started = False
+        self._editor_ready = False
+
+    # -- helpers ---------------------------------------------------------------------
+    def timeout(self) -> float:
+        """The per-request upstream timeout in seconds."""
+        return self.server.config.upstream_timeout_ms / 1000
+
+    def document_version(self, uri: str) -> int | None:
+        """The editor's current version of an open document."""
+        doc = self.server.workspace.text_documents.get(uri)
+        return None if doc is None else doc.version
+
+    def upstreams_for(self, uri: str) -> list[Upstream]:
+        """The upstreams (any state) that serve the document's language, in order."""
+        doc = self.server.workspace.text_documents.get(uri)
+        language_id = doc.language_id if doc is not None else None
+        names = {language_id, language_for(language_id, uri)} - {None}
+        return [u for u in self.upstreams.values() if u.language in names]
+
+    def _targets(self, method: str, params: Any) -> list[Upstream]:
+        uri = _uri_of(params)
+        pool: Iterable[Upstream] = self.upstreams_for(uri) if uri is not None else self.upstreams.values()
+        return [u for u in pool if u.running and capable(u.capabilities, method, u.dynamic_methods)]
+
+    # -- lifecycle ---------------------------------------------------------------------
+    async def on_initialize(self, raw: dict[str, Any]) -> None:
+        """Start every configured upstream and settle the position encoding."""
+        caps = raw.get("capabilities")
+        self._init_raw = raw
+        self._editor_caps = caps if isinstance(caps, dict) else {}
+        chosen = self.server.workspace.position_encoding or UTF16
+        self.encoding = str(getattr(chosen, "value", chosen))
+        for uid, language, config in upstream_ids(dict(self.server.config.upstreams)):
+            self.upstreams[uid] = Upstream(uid, language, config, self)
+        await self._start_all(list(self.upstreams.values()))
+        self.diagnostics.configure(self._editor_caps, list(self.upstreams.values()))
+        self._started = True
+
+    async def _start_all(self, upstreams: list[Upstream]) -> None:
+        for upstream in upstreams:
+            self._apply_timeouts(upstream)
+        await asyncio.gather(*(u.start() for u in upstreams))
+        running = [u for u in upstreams if u.running]
+        if self.encoding != UTF16 and any(u.encoding != self.encoding for u in running):
+            # One encoding end to end: the session falls back to UTF-16, which
+            # every server must support; upstreams that took the other one restart.
+            logger.info("an upstream cannot use %s; the session uses utf-16", self.encoding)
+            self._set_encoding(UTF16)
+            redo = [u for u in running if u.encoding != UTF16]
+            for upstream in redo:
+                await upstream.stop()
+            await asyncio.gather(*(u.start() for u in redo))
+        for upstream in upstreams:
+            if upstream.running and upstream.encoding != self.encoding:
+                logger.error("upstream %s insists on %s; positions may be off", upstream.id, upstream.encoding)
+
+    def _apply_timeouts(self, upstream: Upstream) -> None:
+        upstream.timeout = self.timeout()
+        upstream.init_timeout = max(2.0, 4 * self.timeout())
+
+    def _set_encoding(self, encoding: str) -> None:
+        self.encoding = encoding
+        workspace = self.server.workspace
+        # pygls fixes the encoding before initialize's user handler runs; no
+        # document exists yet, so swapping the codec here is safe.
+        workspace._position_encoding = encoding  # noqa: SLF001
+        workspace._position_codec = PositionCodec(encoding=encoding)  # noqa: SLF001
+
+    def capabilities_hook(self, result: dict[str, Any]) -> dict[str, Any]:
+        """Merge the upstreams' capabilities into fixlore's initialize result."""
+        caps = merge_server_capabilities(
+            dict(result.get("capabilities") or {}), [u.capabilities for u in self.upstreams.values() if u.running]
+        )
+        caps["positionEncoding"] = self.encoding
+        provider = self.diagnostics.provider(list(self.upstreams.values()))
+        if provider is not None:
+            caps["diagnosticProvider"] = provider
+        else:
+            caps.pop("diagnosticProvider", None)
+        return {**result, "capabilities": caps}
+
+    def on_initialized(self) -> None:
+        """The editor is ready: upstreams get ``initialized`` and may talk to it now."""
+        self._editor_ready = True
+        for upstream in self.upstreams.values():
+            upstream.send_initialized()
+
+    def on_config_change(self, old: FixloreConfig, new: FixloreConfig) -> None:
+        """Start and stop upstreams when the ``upstreams`` setting changes."""
+        if not self._started:
+            return
+        for upstream in self.upstreams.values():
+            self._apply_timeouts(upstream)
+        if old.upstreams == new.upstreams:
+            return
+        wanted = {uid: (language, config) for uid, language, config in upstream_ids(dict(new.upstreams))}
+        for uid in [uid for uid, u in self.upstreams.items() if wanted.get(uid) != (u.language, u.config)]:
+            upstream = self.upstreams.pop(uid)
+            self.diagnostics.forget_upstream(uid)
+            self.server.spawn(upstream.stop(), name=f"stop {uid}")
+        fresh = [Upstream(uid, lang, cfg, self) for uid, (lang, cfg) in wanted.items() if uid not in self.upstreams]
+        self.upstreams.update((u.id, u) for u in fresh)
+        if fresh:
+            self.server.spawn(self._start_fresh(fresh), name="start upstreams")
+
+    async def _start_fresh(self, upstreams: list[Upstream]) -> None:
+        for upstream in upstreams:
+            self._apply_timeouts(upstream)
+        await asyncio.gather(*(u.start() for u in upstreams))
+        if self._editor_ready:
+            for upstream in upstreams:
+                upstream.send_initialized()
+
+    async def shutdown(self) -> None:
+        """Stop every child process."""
+        await asyncio.gather(*(u.stop() for u in self.upstreams.values()), return_exceptions=True)
+
+    def kill_all(self) -> None:
+        """At interpreter exit: no child outlives fixlore."""
+        for upstream in self.upstreams.values():
+            upstream.kill_now()
+
+    # -- UpstreamHost ------------------------------------------------------------------
+    def init_params(self, upstream: Upstream) -> dict[str, Any]:
+        """The editor's initialize params, raw, for one upstream."""
+        params = dict(self._init_raw)
+        params["processId"] = os.getpid()
+        params["capabilities"] = client_capabilities_for_upstream(self._editor_caps, self.encoding)
+        options = upstream.config.initialization_options
+        if options is None:
+            options = self.server.features["lifecycle"].upstream_init_options
+        if options is None:
+            params.pop("initializationOptions", None)
+        else:
+            params["initializationOptions"] = options
+        return params
+
+    def tell_user(self, message: str, key: str) -> None:
+        """One short, rate-limited message to the user."""
+        self.server.notify_user(message, key=key)
+
+    def upstream_ready(self, upstream: Upstream, restarted: bool) -> None:
+        """(Re)send the open documents of the upstream's language."""
+        if restarted:
+            self.diagnostics.forget_upstream(upstream.id)
+        for doc in list(self.server.workspace.text_documents.values()):
+            if upstream in self.upstreams_for(doc.uri) and doc.uri not in upstream.open_documents:
+                params = {
+                    "textDocument": {
+                        "uri": doc.uri,
+                        "languageId": doc.language_id,
+                        "version": doc.version,
+                        "text": doc.source,
+                    }
+                }
+                upstream.notify("textDocument/didOpen", params)
+                upstream.open_documents.add(doc.uri)
+                self.diagnostics.document_event(upstream, doc.uri, immediate=True)
+
+    def upstream_notification(self, upstream: Upstream, method: str, params: Any) -> None:
+        """Diagnostics go to the hub; everything else to the editor, raw."""
+        if method == "textDocument/publishDiagnostics":
+            self.diagnostics.pushed(upstream, params)
+            return
+        self.server.protocol.send_raw_notification(method, params)
+
+    async def upstream_request(self, upstream: Upstream, method: str, params: Any) -> Any:
+        """Answer an upstream's request: locally where fixlore must, else relay it."""
+        if method == "workspace/configuration" and upstream.config.settings is not None:
+            return _configuration_from(upstream.config.settings, params)
+        if method == "workspace/diagnostic/refresh":
+            await self.diagnostics.refresh_requested(upstream)
+            return None
+        return await self.relay_to_editor(method, params)
+
+    async def relay_to_editor(self, method: str, params: Any) -> Any:
+        """Send a request to the editor and wait for its raw answer."""
+        msg_id = f"{_RELAY_PREFIX}{next(self._relay_ids)}"
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._relayed[msg_id] = future
+        message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            self.server.protocol.send_raw(message)
+            return await future
+        finally:
+            self._relayed.pop(msg_id, None)
+
+    def spawn_relay(self, method: str, params: Any) -> None:
+        """Relay a request to the editor in the background (its answer is not needed)."""
+
+        async def go() -> None:
+            try:
+                await self.relay_to_editor(method, params)
+            except RpcError as exc:
+                logger.info("editor refused %s (%d)", method, exc.code)
+
+        self.server.spawn(go(), name=method)
+
+    # -- RawRouter ---------------------------------------------------------------------
+    def claims_method(self, method: str) -> bool:
+        """Every method fixlore has no handler for, except cancellation (pygls does it)."""
+        return method != "$/cancelRequest"
+
+    def claims_response(self, msg_id: Any) -> bool:
+        """Responses to requests relayed for an upstream."""
+        return isinstance(msg_id, str) and msg_id in self._relayed
+
+    def handle_response(self, raw: dict[str, Any]) -> None:
+        """The editor answered a relayed request."""
+        future = self._relayed.pop(raw.get("id"), None)  # type: ignore[arg-type]
+        if future is None or future.done():
+            return
+        error = raw.get("error")
+        if isinstance(error, dict):
+            code = int(error.get("code", -32603))
+            future.set_exception(RpcError(code, str(error.get("message", "")), error.get("data")))
+        else:
+            future.set_result(raw.get("result"))
+
+    def handle_notification(self, method: str, params: Any) -> None:
+        """Forward a notification to the upstreams it concerns."""
+        self.broadcast(method, params)
+
+    def broadcast(self, method: str, params: Any) -> None:
+        """Send a notification to the document's upstreams, or to all without a document."""
+        uri = _uri_of(params)
+        targets = self.upstreams_for(uri) if uri is not None else self.upstreams.values()
+        for upstream in targets:
+            upstream.notify(method, params)
+
+    async def handle_request(self, msg_id: Any, method: str, params: Any) -> Any:
+        """Answer a request fixlore has no handler for."""
+        if method == "textDocument/diagnostic":
+            return await self.diagnostics.pull_for_editor(params)
+        if method in merge.RESOLVE_METHODS:
+            return await self._resolve(method, params)
+        targets = self._targets(method, params)
+        if not targets:
+            if method.startswith(("textDocument/", "workspace/", "callHierarchy/", "typeHierarchy/")):
+                return None
+            raise JsonRpcMethodNotFound(f"Method not found: {method}")
+        if method == "textDocument/completion":
+            answers = await self._fan_out(targets, method, params)
+            return merge.merge_completions(self._wrapped(method, answers))
+        if method in merge.LIST_METHODS:
+            answers = await self._fan_out(targets, method, params)
+            return merge.merge_lists(self._wrapped(method, answers))
+        result = await self._first(targets[0], method, params)
+        if method in merge.RESOLVABLE and len(self.upstreams) > 1:
+            result = merge.wrap_result(method, result, targets[0].id)
+        return result
+
+    def _wrapped(self, method: str, answers: list[tuple[Upstream, Any]]) -> list[Any]:
+        if method not in merge.RESOLVABLE or len(self.upstreams) < 2:
+            return [a for _, a in answers]
+        return [merge.wrap_result(method, a, u.id) for u, a in answers]
+
+    async def _first(self, upstream: Upstream, method: str, params: Any) -> Any:
+        """One upstream's answer; its error is passed on, a timeout answers ``None``."""
+        try:
+            return await upstream.request(method, params, timeout=self.timeout())
+        except RpcError as exc:
+            raise JsonRpcException(exc.message, exc.code, exc.data) from None
+        except (TimeoutError, ConnectionClosed, Unavailable) as exc:
+            logger.warning("upstream %s: %s gave no answer (%s)", upstream.id, method, type(exc).__name__)
+            return None
+
+    async def _fan_out(self, targets: list[Upstream], method: str, params: Any) -> list[tuple[Upstream, Any]]:
+        """Every target's answer (``None`` for one that failed), in upstream order."""
+
+        async def one(upstream: Upstream) -> tuple[Upstream, Any]:
+            try:
+                return upstream, await upstream.request(method, params, timeout=self.timeout())
+            except _FAILURES as exc:
+                logger.warning("upstream %s: %s failed (%s)", upstream.id, method, type(exc).__name__)
+                return upstream, None
+
+        if len(targets) == 1:
+            return [await one(targets[0])]
+        return list(await asyncio.gather(*(one(u) for u in targets)))
+
+    async def _resolve(self, method: str, item: Any) -> Any:
+        source, original = merge.unwrap(item)
+        upstream = self.upstreams.get(source) if source is not None else None
+        if upstream is None:
+            candidates = [u for u in self.upstreams.values() if u.running and capable(u.capabilities, method)]
+            if not candidates:
+                return item
+            upstream = candidates[0]
+        result = await self._first(upstream, method, original)
+        if source is None or not isinstance(result, dict):
+            return result
+        return merge.wrap_item(result, source)
+
+    # -- the API of the code-action layer ------------------------------------------------
+    async def code_actions(self, params: Any) -> list[tuple[UpstreamId, dict[str, Any]]]:
+        """Every upstream's code actions for ``params`` (raw), wrapped, in upstream order.
+
+        Each upstream sees only the context diagnostics that are its own (or
+        whose owner is unknown). Upstreams that fail or time out add nothing.
+        """
+        targets = self._targets("textDocument/codeAction", params)
+        if not targets:
+            return []
+        owners = self._owners(params) if len(targets) > 1 else None
+        answers = await asyncio.gather(*(self._actions_of(u, params, owners) for u in targets))
+        return [(uid, action) for batch in answers for uid, action in batch]
+
+    async def _actions_of(
+        self, upstream: Upstream, params: Any, owners: list[str | None] | None
+    ) -> list[tuple[UpstreamId, dict[str, Any]]]:
+        own = params if owners is None else _context_for(upstream.id, params, owners)
+        try:
+            result = await upstream.request("textDocument/codeAction", own, timeout=self.timeout())
+        except _FAILURES as exc:
+            logger.warning("upstream %s: code actions failed (%s)", upstream.id, type(exc).__name__)
+            return []
+        if not isinstance(result, list):
+            return []
+        return [(upstream.id, merge.wrap_item(a, upstream.id)) for a in result if isinstance(a, dict)]
+
+    def _owners(self, params: Any) -> list[str | None] | None:
+        """Which upstream published each context diagnostic (worked out once per request)."""
+        context = params.get("context") if isinstance(params, dict) else None
+        diagnostics = context.get("diagnostics") if isinstance(context, dict) else None
+        uri = _uri_of(params)
+        if not diagnostics or uri is None:
+            return None
+        return [self.diagnostics.owner_of(uri, d) for d in diagnostics]
+
+    async def resolve_code_action(self, action: Any) -> Any:
+        """Resolve an action with the upstream that made it (its own ``data`` restored)."""
+        return await self._resolve("codeAction/resolve", action)
+
+    def command_owner(self, command: str) -> Upstream | None:
+        """The running upstream that offers ``command``."""
+        for upstream in self.upstreams.values():
+            provider = upstream.capabilities.get("executeCommandProvider")
+            commands = provider.get("commands") if isinstance(provider, dict) else None
+            if upstream.running and isinstance(commands, list) and command in commands:
+                return upstream
+        return None
+
+    async def execute_command(self, command: str, arguments: Any = None) -> Any:
+        """Run an upstream's command with the upstream that offers it."""
+        if command.startswith(FIXLORE_COMMAND_PREFIX):
+            raise JsonRpcInvalidParams(f"`{command}` is one of fixlore's own commands and is not forwarded")
+        upstream = self.command_owner(command)
+        if upstream is None:
+            raise JsonRpcInvalidParams(f"No server offers the command `{command}`")
+        params: dict[str, Any] = {"command": command}
+        if arguments is not None:
+            params["arguments"] = arguments
+        try:
+            return await upstream.request("workspace/executeCommand", params, timeout=4 * self.timeout())
+        except RpcError as exc:
+            raise JsonRpcException(exc.message, exc.code, exc.data) from None
+        except (TimeoutError, ConnectionClosed, Unavailable) as exc:
+            logger.warning("upstream %s: command failed (%s)", upstream.id, type(exc).__name__)
+            return None
+
+    # -- document sync (DocumentHooks) ----------------------------------------------------
+    def did_open(self, uri: str, params: Any) -> None:
+        """Forward didOpen raw (the editor's own languageId) to the document's upstreams."""
+        for upstream in self.upstreams_for(uri):
+            if upstream.running:
+                upstream.notify("textDocument/didOpen", params)
+                upstream.open_documents.add(uri)
+                self.diagnostics.document_event(upstream, uri, immediate=True)
+
+    def did_change(self, uri: str, params: Any) -> None:
+        """Forward didChange: raw to incremental upstreams, the whole text to full ones."""
+        full: dict[str, Any] | None = None
+        for upstream in self.upstreams_for(uri):
+            if uri not in upstream.open_documents or not upstream.running:
+                continue
+            kind = upstream.sync[0]
+            if kind == 2:
+                upstream.notify("textDocument/didChange", params)
+            elif kind == 1:
+                if full is None:
+                    doc = self.server.workspace.get_text_document(uri)
+                    full = {
+                        "textDocument": {"uri": uri, "version": doc.version},
+                        "contentChanges": [{"text": doc.source}],
+                    }
+                upstream.notify("textDocument/didChange", full)
+            else:
+                continue
+            self.diagnostics.document_event(upstream, uri, immediate=False)
+
+    def did_save(self, uri: str, params: Any) -> None:
+        """Forward didSave, adding the text for upstreams that want it."""
+        for upstream in self.upstreams_for(uri):
+            if uri not in upstream.open_documents or not upstream.running:
+                continue
+            _, wants_save, include_text = upstream.sync
+            if not wants_save:
+                continue
+            sent = params
+            if include_text and isinstance(params, dict) and "text" not in params:
+                sent = {**params, "text": self.server.workspace.get_text_document(uri).source}
+            upstream.notify("textDocument/didSave", sent)
+            self.diagnostics.document_event(upstream, uri, immediate=True)
+
+    def did_close(self, uri: str, params: Any) -> None:
+        """Forward didClose to the upstreams that have the document open."""
+        for upstream in self.upstreams_for(uri):
+            if uri in upstream.open_documents:
+                upstream.open_documents.discard(uri)
+                upstream.notify("textDocument/didClose", params)
+        self.diagnostics.forget(uri)
+
+    def did_change_configuration(self, params: Any) -> None:
+        """Forward the editor's settings to every upstream, minus fixlore's section."""
+        if isinstance(params, dict) and isinstance(params.get("settings"), dict) and "fixlore" in params["settings"]:
+            params = {**params, "settings": {k: v for k, v in params["settings"].items() if k != "fixlore"}}
+        for upstream in self.upstreams.values():
+            upstream.notify("workspace/didChangeConfiguration", params)
+
+
+def _configuration_from(settings: Any, params: Any) -> list[Any]:
+    """Answer ``workspace/configuration`` from an upstream's own ``settings``."""
+    items = params.get("items") if isinstance(params, dict) else None
+    answers: list[Any] = []
+    for item in items if isinstance(items, list) else []:
+        section = item.get("section") if isinstance(item, dict) else None
+        value: Any = settings
+        for part in section.split(".") if isinstance(section, str) and section else []:
+            value = value.get(part) if isinstance(value, dict) else None
+        answers.append(value)
+    return answers
+
+
+__all__ = ["FIXLORE_COMMAND_PREFIX", "Proxy", "State", "upstream_ids"]
+
+
+def _context_for(upstream_id: UpstreamId, params: Any, owners: list[str | None]) -> Any:
+    """``params`` with only the context diagnostics that are ``upstream_id``'s own (or nobody's)."""
+    context = params["context"]
+    diagnostics = context["diagnostics"]
+    kept = [d for d, owner in zip(diagnostics, owners, strict=True) if owner in (None, upstream_id)]
+    if len(kept) == len(diagnostics):
+        return params
+    return {**params, "context": {**context, "diagnostics": kept}}
