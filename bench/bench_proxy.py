@@ -5,14 +5,15 @@ JSON-RPC client talks to `ruff server` directly, and to `fixlore serve
 --upstream python='ruff server'`. Both open the same real file
 (``bench/data/proxy_sample.py``, a frozen copy of an earlier version of
 fixlore's own proxy core, 533 lines, so that figures of different commits
-compare; with a strict ruff rule set so there is plenty to report) and the requests alternate between the two sessions, so
-machine noise hits both alike. Figures: p50/p99 per method for each path and
-the difference (the added latency). Pull diagnostics are measured twice: the
-same document pulled again (an editor re-pulls on focus, save, tab switch),
-and an edit followed at once by a pull (the editor's flow while typing: the
-edit alternates between two texts, sent to both paths alike). ruff offers no completion, so completion
-is measured against the stdlib test server (tests/proxy/servers/flaky.py),
-direct versus through fixlore.
+compare; with a strict ruff rule set so there is plenty to report) and the
+requests alternate between the two sessions, so machine noise hits both alike.
+Figures: p50/p99 per method for each path and the difference (the added
+latency). Pull diagnostics are measured twice: the same document pulled again
+(an editor re-pulls on focus, save, tab switch), and an edit followed at once
+by a pull (the editor's flow while typing: the edit alternates between two
+texts, sent to both paths alike). ruff offers no completion, so completion is
+measured against the stdlib test server (tests/proxy/servers/flaky.py), direct
+versus through fixlore.
 
 A third path, ``bench/hop_floor.py`` in front of ruff (a proxy that only
 copies frames), is measured on the edited pull alongside: the floor any
