@@ -29,6 +29,7 @@ from fixlore.lsp.learning_actions import ACCEPT, Assembly, Offer, Tokens, assemb
 if TYPE_CHECKING:
     from fixlore.lsp.learning import LearningLoop
     from fixlore.lsp.learning_fixes import LearnedFix
+    from fixlore.lsp.proxy.core import PendingActions
     from fixlore.lsp.server import FixloreServer
 
 logger = logging.getLogger(__name__)
@@ -36,13 +37,22 @@ logger = logging.getLogger(__name__)
 INVOKED = 1
 
 
-async def upstream_actions(server: FixloreServer, raw: dict[str, Any]) -> list[Any]:
-    """The upstreams' code actions for ``raw`` params (``[]`` without a proxy or on failure)."""
+def start_upstream_actions(server: FixloreServer, raw: dict[str, Any]) -> PendingActions | None:
+    """Ask the upstreams for their code actions for ``raw`` params now (None without a proxy)."""
     proxy = server.features.get("proxy")
-    if proxy is None:
+    try:
+        return None if proxy is None else proxy.start_code_actions(raw)
+    except Exception as exc:  # one failing source must not cost the others (STYLE.md)
+        logger.warning("upstream code actions failed: %s", type(exc).__name__)
+        return None
+
+
+async def upstream_actions(pending: PendingActions | None) -> list[Any]:
+    """The upstreams' code actions asked for by :func:`start_upstream_actions` (``[]`` on failure)."""
+    if pending is None:
         return []
     try:
-        result = await proxy.code_actions(raw)
+        result = await pending.answers()
     except Exception as exc:  # one failing source must not cost the others (STYLE.md)
         logger.warning("upstream code actions failed: %s", type(exc).__name__)
         return []
@@ -58,6 +68,8 @@ async def learned_actions(
     """The learned fixes per context diagnostic (each waits briefly at most)."""
     if learning is None or not diagnostics:
         return [[] for _ in diagnostics]
+    if len(diagnostics) == 1:  # the usual case: no task
+        return [await learning.fixes.get(uri, version, diagnostics[0])]
     found = await asyncio.gather(*(learning.fixes.get(uri, version, d) for d in diagnostics))
     return list(found)
 
@@ -71,9 +83,15 @@ async def build(server: FixloreServer, raw: dict[str, Any], tokens: Tokens, *, c
     doc = server.workspace.text_documents.get(uri)
     learning: LearningLoop | None = server.features.get("learning")
     version = None if doc is None else doc.version
-    upstream, learned = await asyncio.gather(
-        upstream_actions(server, raw), learned_actions(learning, uri, version, diagnostics)
-    )
+    # The upstreams are asked first and answer while the learned fixes are looked up.
+    pending = start_upstream_actions(server, raw)
+    try:
+        learned = await learned_actions(learning, uri, version, diagnostics)
+    except BaseException:
+        if pending is not None:
+            pending.drop()
+        raise
+    upstream = await upstream_actions(pending)
     language = None if doc is None else document_language(doc)
     knowledge = None if learning is None else learning.knowledge
     return assemble(

@@ -300,7 +300,9 @@ class JsonRpcConnection:
         # two turns of the event loop on every answer.
         timer = None if timeout is None else loop.call_later(max(0.0, timeout), _expire, future)
 
-        def forget(_: asyncio.Future[Any]) -> None:
+        def forget(done: asyncio.Future[Any]) -> None:
+            if not done.cancelled():
+                done.exception()  # retrieved: an answer nobody waits for any more is not an error
             if timer is not None:
                 timer.cancel()
             if self._pending.get(msg_id) is future:

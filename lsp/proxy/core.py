@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Iterable
+from collections.abc import Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
@@ -297,21 +297,24 @@ class Proxy(Relays, DocumentSync):
         Each upstream sees only the context diagnostics that are its own (or
         whose owner is unknown). Upstreams that fail or time out add nothing.
         """
-        targets = self._targets("textDocument/codeAction", params)
-        if not targets:
-            return []
-        owners = self._owners(params) if len(targets) > 1 else None
-        answers = await asyncio.gather(*(self._actions_of(u, params, owners) for u in targets))
-        return [(uid, action) for batch in answers for uid, action in batch]
+        return await self.start_code_actions(params).answers()
 
-    async def _actions_of(
-        self, upstream: Upstream, params: Any, owners: list[str | None] | None
-    ) -> list[tuple[UpstreamId, dict[str, Any]]]:
-        own = params if owners is None else _context_for(upstream.id, params, owners)
-        result = await self._ask(upstream, "textDocument/codeAction", own)
-        if not isinstance(result, list):
-            return []
-        return [(upstream.id, merge.wrap_item(a, upstream.id)) for a in result if isinstance(a, dict)]
+    def start_code_actions(self, params: Any) -> PendingActions:
+        """:meth:`code_actions`, with every request written before this returns.
+
+        The caller can do its own work meanwhile (the learned fixes) without a task per
+        upstream: each task costs turns of the event loop on every request.
+        """
+        targets = self._targets("textDocument/codeAction", params)
+        owners = self._owners(params) if len(targets) > 1 else None
+        sent: list[tuple[Upstream, Coroutine[Any, Any, Any]]] = []
+        for upstream in targets:
+            own = params if owners is None else _context_for(upstream.id, params, owners)
+            try:
+                sent.append((upstream, upstream.request_now("textDocument/codeAction", own, timeout=self.timeout())))
+            except _FAILURES as exc:
+                logger.warning("upstream %s: textDocument/codeAction failed (%s)", upstream.id, type(exc).__name__)
+        return PendingActions(sent)
 
     def _owners(self, params: Any) -> list[str | None] | None:
         """Which upstream published each context diagnostic (worked out once per request)."""
@@ -348,7 +351,38 @@ class Proxy(Relays, DocumentSync):
         return await self._first(upstream, "workspace/executeCommand", params, timeout=4 * self.timeout())
 
 
-__all__ = ["FIXLORE_COMMAND_PREFIX", "Proxy", "State", "upstream_ids"]
+class PendingActions:
+    """Code-action requests on their way to upstreams: await :meth:`answers`, or :meth:`drop`."""
+
+    def __init__(self, sent: list[tuple[Upstream, Coroutine[Any, Any, Any]]]) -> None:
+        self._sent = sent
+
+    async def answers(self) -> list[tuple[UpstreamId, dict[str, Any]]]:
+        """Every upstream's actions, wrapped, in upstream order (failures add nothing)."""
+        out: list[tuple[UpstreamId, dict[str, Any]]] = []
+        try:
+            while self._sent:
+                upstream, answer = self._sent.pop(0)  # all on their way already
+                try:
+                    result = await answer
+                except _FAILURES as exc:
+                    logger.warning("upstream %s: textDocument/codeAction failed (%s)", upstream.id, type(exc).__name__)
+                    continue
+                if isinstance(result, list):
+                    out.extend((upstream.id, merge.wrap_item(a, upstream.id)) for a in result if isinstance(a, dict))
+        except BaseException:
+            self.drop()  # cancelled: the others are not waited for
+            raise
+        return out
+
+    def drop(self) -> None:
+        """Not waited for after all: their answers are dropped when they come."""
+        for _, answer in self._sent:
+            answer.close()
+        self._sent = []
+
+
+__all__ = ["FIXLORE_COMMAND_PREFIX", "PendingActions", "Proxy", "State", "upstream_ids"]
 
 
 def _context_for(upstream_id: UpstreamId, params: Any, owners: list[str | None]) -> Any:
