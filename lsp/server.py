@@ -22,7 +22,6 @@ import inspect
 import json
 import logging
 import os
-import re
 import stat
 import sys
 import traceback
@@ -93,13 +92,6 @@ class _Rejected:
     reason: str
 
 
-_DID_CHANGE = re.compile(
-    rb'\{"jsonrpc":"2\.0","method":"textDocument/didChange","params":'
-    rb'\{"textDocument":\{"uri":"([^"\\]*)","version":(-?\d{1,15})\}'
-)
-"""The opening of a didChange as editors write it (a URI with escapes is left to the decoder)."""
-
-
 class FixloreProtocol(LanguageServerProtocol):
     """pygls' protocol with raw-message access and proper error answers."""
 
@@ -117,7 +109,6 @@ class FixloreProtocol(LanguageServerProtocol):
         didChange on at once)."""
         self.current_body: bytes | None = None
         """The bytes of the message being read (stdio pipe mode), for the early hooks."""
-        self._early_done = False
         self.raw_params: dict[str, Callable[[Any], str | None]] = {}
         """Requests whose handler takes the raw params (no cattrs structuring, which
         costs about a millisecond for a code action): method -> a validator that
@@ -131,8 +122,6 @@ class FixloreProtocol(LanguageServerProtocol):
         self._pending_raw = data
         method = data.get("method")
         early = self.early_notifications.get(method) if isinstance(method, str) and "id" not in data else None
-        if self._early_done:
-            self._early_done, early = False, None  # taken by its bytes already (early_bytes)
         if early is not None:
             try:
                 early(data.get("params"), self.current_body)
@@ -167,32 +156,13 @@ class FixloreProtocol(LanguageServerProtocol):
 
     def receive(self, body: bytes) -> None:
         """Take in one message body read from the editor (stdio pipe mode)."""
+        data = loads(body)
+        self.current_body = body
         try:
-            self.early_bytes(body)
-            data = loads(body)
-            self.current_body = body
             message = self.structure_message(data) if isinstance(data, dict) else data
         finally:
             self.current_body = None
-            self._early_done = False
         self.handle_message(message)
-
-    def early_bytes(self, body: bytes) -> None:
-        """Before a message is decoded: a didChange in the usual member order meets its hook now.
-
-        Its hook gets the params' ``textDocument`` (all it may read) and the bytes; any
-        other message, or another member order, meets it in :meth:`structure_message`.
-        """
-        hook = self.early_notifications.get("textDocument/didChange")
-        match = _DID_CHANGE.match(body) if hook is not None else None
-        if hook is None or match is None:
-            return
-        self._early_done = True
-        uri, version = match.group(1).decode("utf-8", "replace"), int(match.group(2))
-        try:
-            hook({"textDocument": {"uri": uri, "version": version}}, body)
-        except Exception:  # a hook's bug must not cost the message
-            logger.exception("early hook for didChange failed")
 
     def _has_handler(self, method: str) -> bool:
         return method in self.fm.builtin_features or method in self.fm.features

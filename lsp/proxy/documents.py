@@ -58,7 +58,7 @@ class DocumentSync(ProxyBase):
                 self._open_in(upstream, uri, params)
 
     def change_arrived(self, params: Any, body: bytes | None = None) -> None:
-        """A didChange, before fixlore reads it: incremental upstreams get it at once.
+        """A didChange, before fixlore takes it in: incremental upstreams get it at once.
 
         A pulling editor asks for diagnostics right after an edit, so their pull is
         sent with it (:meth:`DiagnosticsBridge.pull_ahead`): the upstreams work while

@@ -1,6 +1,6 @@
 """An editor's pull is answered from memory only while the upstream would answer the same.
 
-Also: a didChange reaches an incremental upstream before fixlore reads it, and once.
+Also: a didChange reaches an incremental upstream before fixlore takes it in, and once.
 
 The test upstream (servers/flaky.py --pull) numbers its pull answers and counts
 the settings changes it has seen, so each report tells whether the upstream was
@@ -101,8 +101,7 @@ async def test_each_incremental_change_reaches_the_upstream_once_and_in_order(
         uri = ed.open(tmp_path / "a.py", "x = 1\n")
         for n in range(5):
             ed.insert(uri, 0, f"# {n}\n")
-        # The same in another member order (as another editor may write it): fixlore then
-        # reads the message before passing it on, and still passes it on once.
+        # The same in another member order (as another editor may write it): still once each.
         assert ed.conn is not None
         for n in range(2):
             ed.versions[uri] += 1
