@@ -86,16 +86,15 @@ class RawResult:
         message = loads(self.body)
         return message.get("result") if isinstance(message, dict) else None
 
-    def tail(self) -> bytes | None:
-        """The response from its result on, closing brace included, to answer another request with.
+    @property
+    def passable(self) -> bool:
+        """Whether :attr:`key` can answer another request as it is.
 
-        ``b'{"jsonrpc":"2.0","id":' + id + b',"result":' + tail`` is then the same answer
-        under another id (see ``FixloreProtocol.send_result_tail``). ``None`` unless the
-        response opened with ``jsonrpc`` and ``id`` (nothing after the result can repeat them).
+        ``b'{"jsonrpc":"2.0","id":' + id + b',"result":' + key`` is then the same answer
+        under another id (see ``FixloreProtocol.send_result_tail``): the response opened
+        with ``jsonrpc`` and ``id``, so nothing after the result can repeat them.
         """
-        if self.start < 0 or b'"jsonrpc"' not in self.body[: self.start]:
-            return None
-        return self.body[self.start :]
+        return self.start >= 0 and b'"jsonrpc"' in self.body[: self.start]
 
 
 class Answered:

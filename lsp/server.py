@@ -238,7 +238,7 @@ class FixloreProtocol(LanguageServerProtocol):
         self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
 
     def send_result_tail(self, msg_id: Any, tail: bytes) -> None:
-        """Answer a request with an upstream's answer as it came (see ``RawResult.tail``).
+        """Answer a request with an upstream's answer as it came (``RawResult.key`` where ``RawResult.passable``).
 
         The handler then returns :data:`~fixlore.lsp.jsonrpc.ANSWERED`.
         """

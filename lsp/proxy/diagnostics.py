@@ -70,11 +70,11 @@ class Stored:
     items: list[dict[str, Any]]
     version: int | None
     raw: bytes | None = None
-    """The bytes of the pull answer ``items`` came from (None: pushed)."""
+    """The bytes of the pull answer ``items`` came from (None: pushed; ``RawResult.key``)."""
     current: State | None = None
     """The state the upstream answered ``items`` for, while nothing has changed it since."""
-    tail: bytes | None = None
-    """The pull answer as it came, from its result on, when it can be passed on (``RawResult.tail``)."""
+    passable: bool = False
+    """Whether ``raw`` can answer the editor as it is (``RawResult.passable``)."""
     heard: bool = True
     """Whether the hub has these items (a pull answer reaches it just after the editor's answer)."""
     undecoded: RawResult | None = None
@@ -231,14 +231,14 @@ class DiagnosticsBridge:
     def _sole_tail(self, upstream: Upstream, uri: str) -> bytes | None:
         """The upstream's answer as it came, if it is current and nobody else reports for ``uri``."""
         stored = self.stored.get(uri, {}).get(upstream.id)
-        if stored is None or stored.tail is None:
+        if stored is None or stored.raw is None or not stored.passable:
             return None
         if stored.current != (self._proxy.document_version(uri), upstream.epoch):
             return None
         mine = hub_key(upstream.id)
         if any(items for key, items in self._hub.current_by_source(uri).items() if key != mine):
             return None
-        return stored.tail
+        return stored.raw
 
     def _tell_hub(self, uri: str, upstream_id: str) -> None:
         """Decode a pull answer the editor may have had already and give it to the hub (once)."""
@@ -251,7 +251,8 @@ class DiagnosticsBridge:
             items = _report_items(answer)
             if items is None:
                 logger.warning("upstream %s sent a malformed diagnostic report", upstream_id)
-                stored.tail = stored.current = stored.raw = None  # never passed on again; pull anew
+                stored.current = stored.raw = None  # never passed on again; pull anew
+                stored.passable = False
                 return
             stored.items = items
         had = self._hub.reported(uri, hub_key(upstream_id))
@@ -352,7 +353,7 @@ class DiagnosticsBridge:
             return  # byte for byte the answer already stored for this version: nothing to decode or merge
         # Decoded when the hub hears of it, after the editor has its answer (see _land).
         items = stored.items if stored is not None else []
-        per[upstream.id] = Stored(items, version, raw, state, answer.tail(), heard=False, undecoded=answer)
+        per[upstream.id] = Stored(items, version, raw, state, answer.passable, heard=False, undecoded=answer)
 
     def _published(self, uri: str, version: int | None, merged: list[dict[str, Any]]) -> None:
         """Hub listener: in pull mode, new diagnostics not fetched by a pull mean a refresh."""
