@@ -39,9 +39,9 @@ Integration API for the code-action / learning layer
 ----------------------------------------------------
 ``proxy = server.features["proxy"]`` (a :class:`Proxy`):
 
-* ``await proxy.code_actions(raw_params) -> list[tuple[UpstreamId, dict]]`` —
-  fan-out to the document's upstreams (timeout and try/except per upstream),
-  in upstream order. Each action's ``data`` is already wrapped as
+* ``await proxy.start_code_actions(raw_params).answers() -> list[tuple[UpstreamId, dict]]``
+  — fan-out to the document's upstreams (requests written at once; timeout and
+  try/except per upstream), in upstream order. Each action's ``data`` is already wrapped as
   ``{"fixlore": {"upstream": id}, "data": original}`` (no inner ``data`` if
   the upstream had none), so return them to the editor as they are.
 * ``await proxy.resolve_code_action(raw_action) -> dict`` — unwraps, sends the

@@ -291,19 +291,13 @@ class Proxy(Relays, DocumentSync):
         return merge.wrap_item(result, source)
 
     # -- the API of the code-action layer ------------------------------------------------
-    async def code_actions(self, params: Any) -> list[tuple[UpstreamId, dict[str, Any]]]:
-        """Every upstream's code actions for ``params`` (raw), wrapped, in upstream order.
-
-        Each upstream sees only the context diagnostics that are its own (or
-        whose owner is unknown). Upstreams that fail or time out add nothing.
-        """
-        return await self.start_code_actions(params).answers()
-
     def start_code_actions(self, params: Any) -> PendingActions:
-        """:meth:`code_actions`, with every request written before this returns.
+        """Ask every upstream for its code actions for ``params`` (raw); the requests are written now.
 
-        The caller can do its own work meanwhile (the learned fixes) without a task per
-        upstream: each task costs turns of the event loop on every request.
+        Each upstream sees only the context diagnostics that are its own (or whose
+        owner is unknown). The caller does its own work meanwhile (the learned fixes)
+        and then awaits :meth:`PendingActions.answers`, without a task per upstream:
+        each task costs turns of the event loop on every request.
         """
         targets = self._targets("textDocument/codeAction", params)
         owners = self._owners(params) if len(targets) > 1 else None
