@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 from fixlore.abstraction import DiagnosticInfo, Pattern, Position, TextRange, abstract_action, abstract_signature
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
 from fixlore.lsp.diagnostics import to_lsp_range
-from fixlore.lsp.timeline import diag_info
+from fixlore.lsp.timeline import diag_info, lines_of
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -141,7 +141,7 @@ def assemble(
     items = [_Item(dict(a)) for a in upstream if isinstance(a, dict) and isinstance(a.get("title"), str)]
     for item in items:
         item.group = _group_of(item.action, diagnostics)
-    lines = _lines(doc) if doc is not None else []
+    lines = lines_of(doc.source) if doc is not None else ()
     num_units = doc.position_codec.client_num_units if doc is not None else len
     out = Assembly()
     order: list[_Item] = list(items)
@@ -194,22 +194,6 @@ def assemble(
         )
         out.actions.append(_with_command(item.action, offer, tokens, titles))
     return out
-
-
-_split: dict[str, tuple[int | None, str, list[str]]] = {}
-
-
-def _lines(doc: TextDocument) -> list[str]:
-    """The document's lines, split once per version (every code-action request needs them)."""
-    source = doc.source
-    cached = _split.get(doc.uri)
-    if cached is not None and cached[0] == doc.version and cached[1] is source:
-        return cached[2]
-    lines = source.split("\n")
-    if len(_split) > 64:
-        _split.clear()
-    _split[doc.uri] = (doc.version, source, lines)
-    return lines
 
 
 def _evidence(

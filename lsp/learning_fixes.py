@@ -117,7 +117,6 @@ class LearnedFixes:
             none.clear()
         now = time.monotonic()
         text = doc.source
-        lines: list[str] | None = None
         num_units = doc.position_codec.client_num_units
         for raw in diagnostics:
             # The signature needs no position: the diagnostic is placed only if a fix is found.
@@ -138,9 +137,7 @@ class LearnedFixes:
                 none[signature] = now
                 continue
             none.pop(signature, None)
-            if lines is None:
-                lines = text.split("\n")
-            info = diag_info(raw, lines, num_units)
+            info = diag_info(raw, text, num_units)
             entries[key] = self._loop.executor.submit(_instantiate_all, found, language, text, info)
 
     async def get(self, uri: str, version: int | None, raw: dict[str, Any]) -> list[LearnedFix]:

@@ -166,12 +166,18 @@ def _unit_starts(line_text: str, num_units: Callable[[str], int]) -> tuple[int, 
     return starts[:-1]
 
 
-def diag_info(raw: dict[str, Any], text: str | list[str], num_units: Callable[[str], int]) -> DiagnosticInfo:
+@functools.lru_cache(maxsize=8)
+def lines_of(text: str) -> tuple[str, ...]:
+    """``text`` split into lines, once per text (every publish and code action of a version needs it)."""
+    return tuple(text.split("\n"))
+
+
+def diag_info(raw: dict[str, Any], text: str | Sequence[str], num_units: Callable[[str], int]) -> DiagnosticInfo:
     r"""A raw LSP diagnostic as abstraction's :class:`DiagnosticInfo`, in code points of ``text``.
 
-    ``text`` may be given already split into lines (``str.split("\\n")``).
+    ``text`` may be given already split into lines (:func:`lines_of`).
     """
-    lines = text.split("\n") if isinstance(text, str) else text
+    lines = lines_of(text) if isinstance(text, str) else text
 
     def pos(p: Any) -> Position:
         try:
