@@ -2,10 +2,10 @@
 
 Two sessions run side by side in one process and one event loop: the same raw
 JSON-RPC client talks to `ruff server` directly, and to `fixlore serve
---upstream python='ruff server'`. Both open the same real file
-(``bench/data/proxy_sample.py``, a frozen copy of an earlier version of
-fixlore's own proxy core, 533 lines, so that figures of different commits
-compare; with a strict ruff rule set so there is plenty to report) and the
+--upstream python='ruff server'`. Both open the same real file (the running
+interpreter's ``textwrap.py``, 491 lines on 3.11: stable, so that figures of
+different commits compare; with a strict ruff rule set so there is plenty to
+report) and the
 requests alternate between the two sessions, so machine noise hits both alike.
 Figures: p50/p99 per method for each path and the difference (the added
 latency). Pull diagnostics are measured twice: the same document pulled again
@@ -34,6 +34,7 @@ import os
 import statistics
 import sys
 import tempfile
+import textwrap
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -190,8 +191,8 @@ async def main(quick: bool) -> None:
     with tempfile.TemporaryDirectory(prefix="fixlore-bench-") as tmp:
         root = Path(tmp)
         (root / "ruff.toml").write_text('[lint]\nselect = ["E", "F", "W", "B", "UP", "SIM", "RET", "D"]\n')
-        text = (REPO / "bench" / "data" / "proxy_sample.py").read_text()
-        path = root / "core.py"
+        text = Path(textwrap.__file__).read_text(encoding="utf-8")
+        path = root / "sample.py"
         path.write_text(text)
         uri = path.as_uri()
 
