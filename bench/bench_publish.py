@@ -20,7 +20,7 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from fixlore.lsp import timeline
+from fixlore.lsp import text_sync, timeline
 
 
 def old_to_code_points(line_text: str, units: int, num_units: Callable[[str], int]) -> int:
@@ -90,7 +90,7 @@ def main() -> None:
     for wide in (False, True):
         text = make_file(1500, wide, rng)
         diags = make_diagnostics(text, 80, rng)
-        timeline._unit_starts.cache_clear()  # noqa: SLF001 - a cold cache, as after an edit
+        text_sync._unit_starts.cache_clear()  # noqa: SLF001 - a cold cache, as after an edit
         new_fn = timeline.to_code_points
         calls[0] = 0
         new_s = run_publishes(text, diags, publishes, counting)

@@ -80,7 +80,7 @@ async def build(server: FixloreServer, raw: dict[str, Any], tokens: Tokens, *, c
     context = raw.get("context") or {}
     diagnostics = [d for d in context.get("diagnostics") or [] if isinstance(d, dict)]
     invoked = context.get("triggerKind") == INVOKED
-    doc = server.workspace.text_documents.get(uri)
+    doc = server.open_document(uri)
     learning: LearningLoop | None = server.features.get("learning")
     version = None if doc is None else doc.version
     # The upstreams are asked first and answer while the learned fixes are looked up.

@@ -144,7 +144,7 @@ class DiagnosticsHub:
             )
 
     def _version(self, uri: str) -> int | None:
-        doc = self._server.workspace.text_documents.get(uri)
+        doc = self._server.open_document(uri)
         return None if doc is None else doc.version
 
 
@@ -173,7 +173,7 @@ class SyntaxChecker:
     async def _run(self, uri: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
-        doc = self._server.workspace.text_documents.get(uri)
+        doc = self._server.open_document(uri)
         if doc is None:
             return
         from fixlore.lsp.documents import document_language
@@ -184,7 +184,7 @@ class SyntaxChecker:
         version, text = doc.version, doc.source
         loop = asyncio.get_running_loop()
         problems = await loop.run_in_executor(self._server.thread_pool, syntax_problems, language, text)
-        current = self._server.workspace.text_documents.get(uri)
+        current = self._server.open_document(uri)
         if current is None or current.version != version:
             return  # the text moved on; a newer check is scheduled
         self._pending.pop(uri, None)

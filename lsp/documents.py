@@ -77,8 +77,9 @@ def register(server: FixloreServer) -> None:
         check(uri, immediate=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
-    def did_change(params: types.DidChangeTextDocumentParams) -> None:
-        uri = params.text_document.uri
+    def did_change(params: Any) -> None:
+        """Raw params (``FixloreProtocol`` applies the change itself, without cattrs)."""
+        uri = params["textDocument"]["uri"]
         fire(hooks.changed, uri)
         check(uri)
 

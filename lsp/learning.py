@@ -192,7 +192,7 @@ class LearningLoop(StoreSide):
 
     def _try_settle(self, uri: str) -> None:
         timeline = self.timelines.get(uri)
-        doc = self.server.workspace.text_documents.get(uri)
+        doc = self.server.open_document(uri)
         if timeline is None or doc is None or uri in self._settling:
             return
         if timeline.latest_version != doc.version:
@@ -245,7 +245,7 @@ class LearningLoop(StoreSide):
 
     async def _settle_once(self, uri: str) -> None:
         timeline = self.timelines.get(uri)
-        doc = self.server.workspace.text_documents.get(uri)
+        doc = self.server.open_document(uri)
         if timeline is None or doc is None:
             return
         language = document_language(doc)
@@ -258,7 +258,7 @@ class LearningLoop(StoreSide):
         origins = [key for key, diags in by_source.items() for _ in diags]
         loop = asyncio.get_running_loop()
         problems = await loop.run_in_executor(self.executor, syntax_problems, language, text)
-        current = self.server.workspace.text_documents.get(uri)
+        current = self.server.open_document(uri)
         if current is None or current.version != version or self.timelines.get(uri) is not timeline:
             return  # the text moved on; a newer settle is scheduled
         if problems:
@@ -353,7 +353,7 @@ class LearningLoop(StoreSide):
         watches = self.watches.get(uri)
         if not watches:
             return
-        doc = self.server.workspace.text_documents.get(uri)
+        doc = self.server.open_document(uri)
         if doc is None:
             return
         now = time.monotonic()

@@ -102,7 +102,7 @@ class LearnedFixes:
     def prepare(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Start instantiating learned fixes for ``diagnostics`` (cheap; work goes to a thread)."""
         knowledge = self._loop.knowledge
-        doc = self._loop.server.workspace.text_documents.get(uri)
+        doc = self._loop.server.open_document(uri)
         if knowledge is None or doc is None or doc.version != version or not diagnostics:
             return
         language = document_language(doc)

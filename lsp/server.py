@@ -29,6 +29,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from threading import Event
 from typing import Any, BinaryIO, Protocol
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
@@ -37,11 +38,13 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pygls.protocol.language_server import lsp_method
+from pygls.workspace import TextDocument
 
 from fixlore.lsp import __version__
 from fixlore.lsp.config import FixloreConfig
 from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, Answered, dumps, loads, read_body
 from fixlore.lsp.logs import RateLimiter
+from fixlore.lsp.text_sync import apply_change, check_did_change
 
 logger = logging.getLogger(__name__)
 
@@ -97,6 +100,7 @@ class FixloreProtocol(LanguageServerProtocol):
 
     def __init__(self, server: FixloreServer, converter: Any) -> None:
         super().__init__(server, converter)
+        self._fixlore = server
         self.raw_router: RawRouter | None = None
         self._pending_raw: dict[str, Any] | None = None
         self.capability_hooks: list[Callable[[dict[str, Any]], dict[str, Any]]] = []
@@ -109,10 +113,11 @@ class FixloreProtocol(LanguageServerProtocol):
         didChange on at once)."""
         self.current_body: bytes | None = None
         """The bytes of the message being read (stdio pipe mode), for the early hooks."""
-        self.raw_params: dict[str, Callable[[Any], str | None]] = {}
-        """Requests whose handler takes the raw params (no cattrs structuring, which
+        self.raw_params: dict[str, Callable[[Any], str | None]] = {types.TEXT_DOCUMENT_DID_CHANGE: check_did_change}
+        """Messages whose handler takes the raw params (no cattrs structuring, which
         costs about a millisecond for a code action): method -> a validator that
-        returns why the params are invalid, or ``None``."""
+        returns why the params are invalid, or ``None``. A request with invalid params
+        is answered with an error; a notification is logged and dropped."""
 
     # -- reading -----------------------------------------------------------
     def structure_message(self, data: dict[str, Any]) -> Any:
@@ -127,13 +132,16 @@ class FixloreProtocol(LanguageServerProtocol):
                 early(data.get("params"), self.current_body)
             except Exception:  # a hook's bug must not cost the message
                 logger.exception("early hook for %s failed", method)
-        check = self.raw_params.get(method) if isinstance(method, str) and "id" in data else None
+        check = self.raw_params.get(method) if isinstance(method, str) else None
         if check is not None and isinstance(method, str):
             reason = check(data.get("params"))
-            if reason is None:
+            if reason is None and "id" in data:
                 return JsonRPCRequestMessage(id=data["id"], method=method, jsonrpc="2.0", params=data.get("params"))
-            error = JsonRpcInvalidParams(f"Invalid params for {method}: {reason}")
-            self._send_response(data["id"], error=error.to_response_error())
+            if reason is None:
+                return JsonRPCNotification(method=method, jsonrpc="2.0", params=data.get("params"))
+            if "id" in data:
+                error = JsonRpcInvalidParams(f"Invalid params for {method}: {reason}")
+                self._send_response(data["id"], error=error.to_response_error())
             logger.warning("rejected a malformed %s message", method)
             return _Rejected("invalid params")
         router = self.raw_router
@@ -289,6 +297,29 @@ class FixloreProtocol(LanguageServerProtocol):
             raw = hook(raw)
         return raw
 
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: Any) -> None:
+        """Apply the editor's changes as LSP defines lines (:mod:`~fixlore.lsp.text_sync`), then the feature.
+
+        Replaces pygls' own, which misplaces edits below a form feed and splits the
+        whole document per change. ``params`` are raw, checked by ``check_did_change``;
+        so are the feature handler's.
+        """
+        identifier = params["textDocument"]
+        doc = self._fixlore.open_document(identifier["uri"])
+        if doc is None:
+            logger.warning("didChange for a document that is not open: ignored")
+            return
+        text = doc.source
+        num_units = doc.position_codec.client_num_units
+        for change in params["contentChanges"]:
+            text = apply_change(text, change, num_units)
+        doc.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
+        doc.version = identifier["version"]
+        handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
+        if handler is not None:
+            self._execute_handler("didChange", handler, args=(params,), callback=self._check_handler_result)
+
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
         """Run fixlore's own commands as pygls does; any other goes to the fallback."""
@@ -342,6 +373,15 @@ class FixloreServer(LanguageServer):
         self.show_limiter = RateLimiter(60.0)
         # Filled by feature modules at registration time; see create_server.
         self.features: dict[str, Any] = {}
+
+    def open_document(self, uri: str) -> TextDocument | None:
+        """The editor's open document ``uri``, or ``None``.
+
+        pygls keys documents by the *unquoted* URI, and editors quote: VS Code sends
+        ``file:///c%3A/...`` on Windows and ``%20`` for every space, so a plain
+        ``workspace.text_documents.get(uri)`` found nothing for such files.
+        """
+        return self.workspace.text_documents.get(unquote(uri))
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve stdio, reading stdin on the event loop when it is a pipe.

@@ -17,15 +17,14 @@ the disk or logs text.
 
 from __future__ import annotations
 
-import bisect
 import functools
-import itertools
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+from fixlore.lsp.text_sync import to_code_points
 
 MATCH_LINES = 3
 """A diagnostic moved by at most this many lines (beyond the shift) is the same one."""
@@ -141,29 +140,6 @@ def change_spans(raw_changes: Iterable[Any]) -> list[tuple[int, int, int]] | Non
             return None
         spans.append((start, end, str(change.get("text", "")).count("\n")))
     return spans
-
-
-def to_code_points(line_text: str, units: int, num_units: Callable[[str], int]) -> int:
-    """A client column (``units`` in the client's encoding) as a code-point column.
-
-    A column inside a wide character rounds up to the next character; a
-    column past the end is the end. This runs for every diagnostic of every
-    publish, so it is cheap: an ASCII line (one unit per character in every
-    LSP encoding) needs no counting, and another line is counted once (the
-    result is cached) and then searched by bisection.
-    """
-    if units <= 0:
-        return 0
-    if line_text.isascii():
-        return min(units, len(line_text))
-    return bisect.bisect_left(_unit_starts(line_text, num_units), units)
-
-
-@functools.lru_cache(maxsize=1024)
-def _unit_starts(line_text: str, num_units: Callable[[str], int]) -> tuple[int, ...]:
-    """The client-unit column at which each character of ``line_text`` starts."""
-    starts = tuple(itertools.accumulate((num_units(ch) for ch in line_text), initial=0))
-    return starts[:-1]
 
 
 @functools.lru_cache(maxsize=8)

@@ -37,12 +37,12 @@ class ProxyBase:
 
     def document_version(self, uri: str) -> int | None:
         """The editor's current version of an open document."""
-        doc = self.server.workspace.text_documents.get(uri)
+        doc = self.server.open_document(uri)
         return None if doc is None else doc.version
 
     def upstreams_for(self, uri: str) -> list[Upstream]:
         """The upstreams (any state) that serve the document's language, in order."""
-        doc = self.server.workspace.text_documents.get(uri)
+        doc = self.server.open_document(uri)
         language_id = doc.language_id if doc is not None else None
         names = {language_id, language_for(language_id, uri)} - {None}
         return [u for u in self.upstreams.values() if u.language in names]

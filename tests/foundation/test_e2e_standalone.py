@@ -162,3 +162,35 @@ async def test_edit_after_non_ascii_text_lands_at_the_right_column(client: Langu
     )
 
     assert await diagnostics_for(client, uri, lambda d: len(d) == 0) == []
+
+
+async def test_an_edit_below_a_form_feed_lands_on_the_editors_line(client: LanguageClient) -> None:
+    # Editors end lines at \n, \r\n and \r only; pygls also split at the form feed and
+    # put this colon on the wrong line, so the error stayed and fixlore's text drifted.
+    uri = "file:///ws/paged.py"
+    open_doc(client, uri, "python", "x = 1\x0c\nif ready\n    go()\n")
+    await diagnostics_for(client, uri, lambda d: len(d) == 1)
+
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
+            content_changes=[
+                types.TextDocumentContentChangePartial(
+                    range=types.Range(
+                        start=types.Position(line=1, character=8), end=types.Position(line=1, character=8)
+                    ),
+                    text=":",
+                )
+            ],
+        )
+    )
+
+    assert await diagnostics_for(client, uri, lambda d: len(d) == 0) == []
+
+
+async def test_a_quoted_uri_gets_diagnostics(client: LanguageClient) -> None:
+    uri = "file:///ws/my%20report.py"
+    open_doc(client, uri, "python", "def summarise(rows)\n    return len(rows)\n")
+
+    [diag] = await diagnostics_for(client, uri, lambda d: len(d) > 0)
+    assert diag.message == "Expected ':'"

@@ -12,7 +12,11 @@ from tests.learning.test_manual_fixes import fix_by_hand, offered_learned_fix
 pytestmark = pytest.mark.e2e
 
 
-async def test_missing_colon_fixed_by_hand_is_offered_back_without_any_upstream(tmp_path: Path) -> None:
+@pytest.mark.parametrize("space", ["", " "], ids=["plain-uri", "quoted-uri"])
+async def test_missing_colon_fixed_by_hand_is_offered_back_without_any_upstream(tmp_path: Path, space: str) -> None:
+    # A space in the file name makes the URI quoted (%20), as VS Code's are on Windows
+    # (file:///c%3A/...); pygls keys documents unquoted, and fixlore once looked them
+    # up by the quoted URI, finding nothing: no diagnostics, nothing learned.
     async with Editor(tmp_path, ruff=False) as editor:
         assert "diagnosticProvider" not in editor.capabilities or editor.capabilities["diagnosticProvider"]
         for k, header in enumerate(["def total(rows, start)", "def average(amounts, weights)"]):
@@ -21,9 +25,9 @@ async def test_missing_colon_fixed_by_hand_is_offered_back_without_any_upstream(
             def add_colon(uri: str, at: int = len(header)) -> None:
                 editor.insert(uri, at, ":")
 
-            await fix_by_hand(editor, f"c{k}.py", text, "python-syntax", add_colon)
+            await fix_by_hand(editor, f"c{space}{k}.py", text, "python-syntax", add_colon)
 
-        uri = editor.open("fresh.py", "def shipping_cost(order, rate)\n    return order * rate\n")
+        uri = editor.open(f"fresh{space}copy.py", "def shipping_cost(order, rate)\n    return order * rate\n")
         action = await offered_learned_fix(editor, uri, "python-syntax")
         await editor.apply(action)
 

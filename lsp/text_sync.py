@@ -1,0 +1,136 @@
+r"""The editor's text changes, applied as LSP defines them.
+
+pygls applies an incremental ``didChange`` by splitting the whole document
+with :meth:`str.splitlines`, which also breaks lines at ``\x0c``, ``\x1c``,
+``\x85``, ``\u2028`` and the like. Editors end a line at ``\n``, ``\r\n`` or
+``\r`` only (LSP, "Text Documents"), so below a form feed (common in older
+Python and C files) pygls put every edit on the wrong line, and its copy of
+the text drifted from the editor's for the rest of the session. It also
+walked every line of the document in Python for each change.
+
+:func:`apply_change` finds the range's two lines with C-level string calls
+(``str.find``/``str.split`` with a limit, or one regular expression when the
+text has ``\r``), converts the columns from the client's position encoding
+on those two lines only, and splices. A line past the end means the end of
+the document; a column past the end of its line means the end of the line
+(LSP's rules for out-of-range positions).
+
+:func:`check_did_change` validates a raw ``didChange`` so that fixlore can
+take the message in without cattrs (see ``FixloreProtocol``).
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import itertools
+import re
+from collections.abc import Callable
+from typing import Any
+
+_EOL = re.compile(r"\r\n?|\n")
+
+
+def to_code_points(line_text: str, units: int, num_units: Callable[[str], int]) -> int:
+    """A client column (``units`` in the client's encoding) as a code-point column.
+
+    A column inside a wide character rounds up to the next character; a
+    column past the end is the end. This runs for every diagnostic of every
+    publish, so it is cheap: an ASCII line (one unit per character in every
+    LSP encoding) needs no counting, and another line is counted once (the
+    result is cached) and then searched by bisection.
+    """
+    if units <= 0:
+        return 0
+    if line_text.isascii():
+        return min(units, len(line_text))
+    return bisect.bisect_left(_unit_starts(line_text, num_units), units)
+
+
+@functools.lru_cache(maxsize=1024)
+def _unit_starts(line_text: str, num_units: Callable[[str], int]) -> tuple[int, ...]:
+    """The client-unit column at which each character of ``line_text`` starts."""
+    starts = tuple(itertools.accumulate((num_units(ch) for ch in line_text), initial=0))
+    return starts[:-1]
+
+
+def _line_start(text: str, line: int) -> int:
+    """Offset of the first character of ``line`` (0-based); ``-1`` past the last line."""
+    if line <= 0:
+        return 0
+    if "\r" not in text:
+        parts = text.split("\n", line)
+        return len(text) - len(parts[-1]) if len(parts) > line else -1
+    for number, match in enumerate(_EOL.finditer(text), 1):
+        if number == line:
+            return match.end()
+    return -1
+
+
+def _line_end(text: str, start: int) -> int:
+    """Offset of the end of the line starting at ``start``, its terminator excluded."""
+    if "\r" not in text:
+        end = text.find("\n", start)
+        return len(text) if end < 0 else end
+    match = _EOL.search(text, start)
+    return len(text) if match is None else match.start()
+
+
+def offset_at(text: str, line: int, character: int, num_units: Callable[[str], int]) -> int:
+    """The code-point offset in ``text`` of an LSP position (clamped as LSP says)."""
+    start = _line_start(text, line)
+    if start < 0:
+        return len(text)
+    end = _line_end(text, start)
+    return start + to_code_points(text[start:end], character, num_units)
+
+
+def apply_change(text: str, change: dict[str, Any], num_units: Callable[[str], int]) -> str:
+    """``text`` after one ``TextDocumentContentChangeEvent`` (raw JSON, checked by :func:`check_did_change`)."""
+    new_text: str = change["text"]
+    span = change.get("range")
+    if span is None:
+        return new_text
+    start, end = span["start"], span["end"]
+    begin = offset_at(text, start["line"], start["character"], num_units)
+    if end["line"] == start["line"] and end["character"] == start["character"]:
+        finish = begin
+    else:
+        finish = max(begin, offset_at(text, end["line"], end["character"], num_units))
+    return text[:begin] + new_text + text[finish:]
+
+
+def check_did_change(params: Any) -> str | None:
+    """Why raw ``didChange`` params are malformed, or ``None`` if :func:`apply_change` can take them."""
+    if not isinstance(params, dict):
+        return "params must be an object"
+    doc = params.get("textDocument")
+    if not isinstance(doc, dict) or not isinstance(doc.get("uri"), str):
+        return "textDocument.uri must be a string"
+    version = doc.get("version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        return "textDocument.version must be an integer"
+    changes = params.get("contentChanges")
+    if not isinstance(changes, list):
+        return "contentChanges must be an array"
+    for change in changes:
+        if not isinstance(change, dict) or not isinstance(change.get("text"), str):
+            return "each content change needs a text"
+        span = change.get("range")
+        if span is not None and not _is_range(span):
+            return "a content change's range is malformed"
+    return None
+
+
+def _is_range(span: Any) -> bool:
+    if not isinstance(span, dict):
+        return False
+    for key in ("start", "end"):
+        pos = span.get(key)
+        if not isinstance(pos, dict):
+            return False
+        for field in ("line", "character"):
+            value = pos.get(field)
+            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+                return False
+    return True
