@@ -189,6 +189,7 @@ class JsonRpcConnection:
         self._ids = itertools.count(1)
         self._pending: dict[Any, asyncio.Future[Any]] = {}
         self._raw_ids: set[int] = set()
+        self._on_raw: dict[int, Callable[[RawResult], None]] = {}
         self._corked: list[bytes] | None = None
         self._task: asyncio.Task[None] | None = None
         self._closed = asyncio.Event()
@@ -281,10 +282,15 @@ class JsonRpcConnection:
         timeout: float | None = None,
         msg_id: Any = None,
         raw: bool = False,
+        on_raw: Callable[[RawResult], None] | None = None,
     ) -> asyncio.Future[Any]:
         """Send a request now; its answer arrives in the returned future (see :func:`answer_of`).
 
         Cancelling the future forgets the request (a late answer is dropped).
+        ``on_raw`` (with ``raw``): called with a success answer framed as usual the
+        moment it is read, before the future is resolved, so the caller can pass it
+        on in the same turn of the event loop; it must not raise. Other answers
+        (errors, unusual framing) reach the future only.
         """
         msg_id = self.new_id() if msg_id is None else msg_id
         loop = asyncio.get_running_loop()
@@ -292,6 +298,8 @@ class JsonRpcConnection:
         self._pending[msg_id] = future
         if raw and isinstance(msg_id, int):
             self._raw_ids.add(msg_id)
+            if on_raw is not None:
+                self._on_raw[msg_id] = on_raw
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": msg_id, "method": method}
         if params is not None:
             message["params"] = params
@@ -307,6 +315,7 @@ class JsonRpcConnection:
             if self._pending.get(msg_id) is future:
                 del self._pending[msg_id]
             self._raw_ids.discard(msg_id)
+            self._on_raw.pop(msg_id, None)
 
         future.add_done_callback(forget)
         try:
@@ -367,7 +376,14 @@ class JsonRpcConnection:
             return False
         future = self._pending.pop(msg_id, None)
         if future is not None and not future.done():
-            future.set_result(RawResult(body, match.end()))
+            result = RawResult(body, match.end())
+            on_raw = self._on_raw.pop(msg_id, None)
+            if on_raw is not None:
+                try:
+                    on_raw(result)
+                except Exception:
+                    logger.exception("%s: handling an answer as it came failed", self.name)
+            future.set_result(result)
         return True
 
     def _dispatch(self, message: dict[str, Any]) -> None:

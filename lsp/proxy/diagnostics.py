@@ -89,6 +89,18 @@ class Flight:
     done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
     answer_editor: list[Callable[[], None]] = field(default_factory=list)
     """Called as soon as the answer is stored, before anything else is done with it."""
+    landed: bool = False
+    """The answer is stored already (:meth:`DiagnosticsBridge._arrived`)."""
+
+
+def _release(flight: Flight) -> None:
+    """Call the flight's editor answers (once)."""
+    callbacks, flight.answer_editor = flight.answer_editor, []
+    for answer_editor in callbacks:
+        try:
+            answer_editor()
+        except Exception:  # noqa: BLE001 - one editor request's failure, logged
+            logger.exception("answering a diagnostics pull failed")
 
 
 def hub_key(upstream_id: str) -> str:
@@ -307,51 +319,64 @@ class DiagnosticsBridge:
         identifier = upstream.capabilities.get("diagnosticProvider")
         if isinstance(identifier, dict) and identifier.get("identifier"):
             params["identifier"] = identifier["identifier"]
+        flight = Flight(state)
+        was_open = uri in upstream.open_documents
+
+        def arrived(answer: RawResult) -> None:
+            self._arrived(upstream, uri, flight, answer, was_open)
+
         try:
-            answer = upstream.request_now("textDocument/diagnostic", params, timeout=self._proxy.timeout(), raw=True)
+            answer = upstream.request_now(
+                "textDocument/diagnostic", params, timeout=self._proxy.timeout(), raw=True, on_raw=arrived
+            )
         except (ConnectionClosed, Unavailable) as exc:
             logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
             return None
-        flight = self._flights[(uri, upstream.id)] = Flight(state)
-        return flight, answer, uri in upstream.open_documents
+        self._flights[(uri, upstream.id)] = flight
+        return flight, answer, was_open
+
+    def _arrived(self, upstream: Upstream, uri: str, flight: Flight, answer: RawResult, was_open: bool) -> None:
+        """A pull's answer, the moment it is read: stored, and the editors waiting for it answered.
+
+        In the same turn of the event loop as the read, as a proxy that only copied
+        the bytes would; :meth:`_land` does the rest when the request's future wakes it.
+        """
+        flight.landed = True
+        if self._flights.get((uri, upstream.id)) is flight:
+            del self._flights[(uri, upstream.id)]
+        self._keep(upstream, uri, flight.state, answer, was_open)
+        _release(flight)
 
     async def _land(
         self, upstream: Upstream, uri: str, flight: Flight, answer: Coroutine[Any, Any, Any], was_open: bool
     ) -> None:
-        """Store a pull's answer when it comes; then release whoever waits for it."""
+        """Store a pull's answer when it comes (unless :meth:`_arrived` did); then release whoever waits for it."""
         try:
-            await self._store_answer(upstream, uri, flight.state, answer, was_open)
+            result: RawResult = await answer
+            if not flight.landed:
+                self._keep(upstream, uri, flight.state, result, was_open)
+        except (TimeoutError, RpcError, ConnectionClosed, Unavailable) as exc:
+            logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
         finally:
             if self._flights.get((uri, upstream.id)) is flight:
                 del self._flights[(uri, upstream.id)]
             flight.done.set_result(None)
-            for answer_editor in flight.answer_editor:
-                try:
-                    answer_editor()
-                except Exception:  # noqa: BLE001 - one editor request's failure, logged
-                    logger.exception("answering a diagnostics pull failed")
+            _release(flight)
             # The hub (and the learning loop behind it) hears of it after the editor's pull
             # that started this flight has answered (that runs on as soon as this returns).
             asyncio.get_running_loop().call_later(HUB_DELAY, self._tell_hub, uri, upstream.id)
 
-    async def _store_answer(
-        self, upstream: Upstream, uri: str, state: State, pending: Coroutine[Any, Any, Any], was_open: bool
-    ) -> None:
-        version = state[0]
-        try:
-            answer: RawResult = await pending
-        except (TimeoutError, RpcError, ConnectionClosed, Unavailable) as exc:
-            logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
-            return
+    def _keep(self, upstream: Upstream, uri: str, state: State, answer: RawResult, was_open: bool) -> None:
+        """Store a pull answer for ``state``, undecoded (the hub decodes it when it hears of it)."""
         if was_open and uri not in upstream.open_documents:
             return  # closed while the answer was on its way
+        version = state[0]
         raw = answer.key
         per = self.stored.setdefault(uri, {})
         stored = per.get(upstream.id)
         if raw is not None and stored is not None and stored.version == version and stored.raw == raw:
             stored.current = state
             return  # byte for byte the answer already stored for this version: nothing to decode or merge
-        # Decoded when the hub hears of it, after the editor has its answer (see _land).
         items = stored.items if stored is not None else []
         per[upstream.id] = Stored(items, version, raw, state, answer.passable, heard=False, undecoded=answer)
 

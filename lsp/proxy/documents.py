@@ -73,8 +73,8 @@ class DocumentSync(ProxyBase):
         if not isinstance(uri, str):
             return
         sent = []
-        for upstream in self._synced(uri):
-            if upstream.sync[0] == INCREMENTAL:
+        for upstream in self.upstreams.values():  # as _synced, without the language look-up
+            if upstream.sync[0] == INCREMENTAL and uri in upstream.open_documents and upstream.running:
                 with upstream.corked():
                     if body is not None:
                         upstream.forward(body)

@@ -20,12 +20,12 @@ import logging
 import os
 import time
 from collections import deque
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from enum import StrEnum
 from typing import Any, Protocol
 
 from fixlore.lsp.config import UpstreamConfig
-from fixlore.lsp.jsonrpc import ConnectionClosed, JsonRpcConnection, RpcError, answer_of, spawn
+from fixlore.lsp.jsonrpc import ConnectionClosed, JsonRpcConnection, RawResult, RpcError, answer_of, spawn
 from fixlore.lsp.proxy.capabilities import position_encoding_of, text_sync_of
 
 logger = logging.getLogger(__name__)
@@ -252,9 +252,18 @@ class Upstream:
         return await self.request_now(method, params, timeout=timeout, raw=raw)
 
     def request_now(
-        self, method: str, params: Any, *, timeout: float | None = None, raw: bool = False
+        self,
+        method: str,
+        params: Any,
+        *,
+        timeout: float | None = None,
+        raw: bool = False,
+        on_raw: Callable[[RawResult], None] | None = None,
     ) -> Coroutine[Any, Any, Any]:
-        """Like :meth:`request`, but the request is written before this returns; await the result."""
+        """Like :meth:`request`, but the request is written before this returns; await the result.
+
+        ``on_raw``: see :meth:`~fixlore.lsp.jsonrpc.JsonRpcConnection.start_request`.
+        """
         conn = self.conn
         if conn is None or not self.running:
             raise Unavailable(self.id)
@@ -262,7 +271,7 @@ class Upstream:
             self.epoch += 1
         msg_id = conn.new_id()
         future = conn.start_request(
-            method, params, timeout=self.timeout if timeout is None else timeout, msg_id=msg_id, raw=raw
+            method, params, timeout=self.timeout if timeout is None else timeout, msg_id=msg_id, raw=raw, on_raw=on_raw
         )
         return self._answer(conn, msg_id, future, raw)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
 from collections.abc import AsyncIterator
 from typing import Any
@@ -72,3 +73,32 @@ async def test_errors_and_other_framings_behave_as_before(pair: tuple[JsonRpcCon
     odd = await client.request("odd-order", {}, timeout=5, raw=True)
     assert odd.key is None
     assert odd.value() == {"kind": "full", "items": []}
+
+
+async def test_on_raw_sees_a_success_answer_before_its_future_and_nothing_else(
+    pair: tuple[JsonRpcConnection, Peer],
+) -> None:
+    client, _ = pair
+    seen: list[tuple[bytes | None, bool]] = []
+    future: asyncio.Future[Any] | None = None
+
+    def on_raw(result: RawResult) -> None:
+        assert future is not None
+        seen.append((result.key, future.done()))
+
+    future = client.start_request("textDocument/diagnostic", {}, timeout=5, raw=True, on_raw=on_raw)
+    result = await future
+    assert seen == [(result.key, False)]  # called as the answer was read, before the future resolved
+    assert result.value() == REPORT
+
+    for method in ("fail", "odd-order"):  # an error, and a framing without the fast path: the future only
+        future = client.start_request(method, {}, timeout=5, raw=True, on_raw=on_raw)
+        with pytest.raises(RpcError) if method == "fail" else contextlib.nullcontext():
+            await future
+    assert len(seen) == 1
+
+    def broken(result: RawResult) -> None:
+        raise RuntimeError("a caller's bug")
+
+    future = client.start_request("textDocument/diagnostic", {}, timeout=5, raw=True, on_raw=broken)
+    assert (await future).value() == REPORT  # the answer still arrives
