@@ -8,15 +8,17 @@ different commits compare; with a strict ruff rule set so there is plenty to
 report) and the
 requests alternate between the two sessions, so machine noise hits both alike.
 Figures: p50/p99 per method for each path and the difference (the added
-latency). Pull diagnostics are measured twice: the same document pulled again
-(an editor re-pulls on focus, save, tab switch), and an edit followed at once
-by a pull (the editor's flow while typing: the edit alternates between two
-texts, sent to both paths alike). ruff offers no completion, so completion is
+latency). Pull diagnostics are measured three times: the same document pulled
+again (an editor re-pulls on focus, save, tab switch); an edit followed at once
+by a pull, the edit a whole new text (alternating between two texts whose
+diagnostics differ); and a keystroke followed at once by a pull, the editor's
+flow while typing (an incremental change that types a character into a
+comment, then deletes it). Each is sent to both paths alike. ruff offers no completion, so completion is
 measured against the stdlib test server (tests/proxy/servers/flaky.py), direct
 versus through fixlore.
 
 A third path, ``bench/hop_floor.py`` in front of ruff (a proxy that only
-copies frames), is measured on the edited pull alongside: the floor any
+copies frames), is measured on the edited and typed pulls alongside: the floor any
 Python process hop costs on this machine, against which fixlore's own work
 shows.
 
@@ -104,6 +106,15 @@ class Session:
         self.version += 1
         doc = {"uri": uri, "version": self.version}
         self.conn.notify("textDocument/didChange", {"textDocument": doc, "contentChanges": [{"text": text}]})
+
+    def type_char(self, uri: str, line: int, column: int, i: int) -> None:
+        """An incremental didChange, as an editor sends per keystroke: type ``x`` (even ``i``), delete it (odd)."""
+        assert self.conn is not None
+        self.version += 1
+        end = {"line": line, "character": column + i % 2}
+        change = {"range": {"start": {"line": line, "character": column}, "end": end}, "text": "" if i % 2 else "x"}
+        doc = {"uri": uri, "version": self.version}
+        self.conn.notify("textDocument/didChange", {"textDocument": doc, "contentChanges": [change]})
 
     async def timed(self, method: str, params: Any) -> tuple[float, Any]:
         assert self.conn is not None
@@ -220,19 +231,24 @@ async def main(quick: bool) -> None:
             },
             "pull diagnostics, again|textDocument/diagnostic": {"textDocument": {"uri": uri}},
             "pull diagnostics, edited|textDocument/diagnostic": {"textDocument": {"uri": uri}},
+            "pull diagnostics, typed|textDocument/diagnostic": {"textDocument": {"uri": uri}},
             "textDocument/hover": {"textDocument": {"uri": uri}, "position": {"line": line, "character": 4}},
             "completion (test server)|textDocument/completion": {
                 "textDocument": {"uri": uri},
                 "position": {"line": line, "character": 4},
             },
         }
-        pairs = [(direct, proxied)] * 4 + [(flaky_direct, flaky_proxied)]
+        pairs = [(direct, proxied)] * 5 + [(flaky_direct, flaky_proxied)]
         texts = (text + "\n", text)
-        edit = {"pull diagnostics, edited": lambda s, i: s.edit(uri, texts[i % 2])}
+        comment = next(k for k, line in enumerate(text.splitlines()) if line.startswith("# "))
+        edit = {
+            "pull diagnostics, edited": lambda s, i: s.edit(uri, texts[i % 2]),
+            "pull diagnostics, typed": lambda s, i: s.type_char(uri, comment, 2, i),
+        }
         await measure(pairs, requests, n, edit)
         print("\nthe floor: a proxy that only copies frames (bench/hop_floor.py), same run:")
-        edited = "pull diagnostics, edited|textDocument/diagnostic"
-        await measure([(direct, floor)], {edited: requests[edited]}, n, edit, label="floor")
+        flows = [f"{name}|textDocument/diagnostic" for name in edit]
+        await measure([(direct, floor)] * len(flows), {f: requests[f] for f in flows}, n, edit, label="floor")
 
         print("\nstart-up (spawn -> initialize answered):")
         rounds = 2 if quick else 5
