@@ -32,7 +32,13 @@ from typing import Any, BinaryIO, Protocol
 from urllib.parse import unquote
 
 from lsprotocol import types
-from pygls.exceptions import FeatureRequestError, JsonRpcException, JsonRpcInternalError, JsonRpcInvalidParams
+from pygls.exceptions import (
+    FeatureNotificationError,
+    FeatureRequestError,
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+)
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol, default_converter
@@ -205,6 +211,11 @@ class FixloreProtocol(LanguageServerProtocol):
             return
         ctx = contextvars.copy_context()
         has_id = hasattr(message, "id")
+        if method == types.TEXT_DOCUMENT_DID_CHANGE and not has_id:
+            # The most frequent message: no pygls handler machinery (a uuid and two
+            # thread-safe futures per notification).
+            ctx.run(self._did_change_now, message.params)
+            return
         if method is not None and has_id and hasattr(message, "params"):
             ctx.run(self._handle_request, message.id, method, message.params)
         elif method is not None and hasattr(message, "params"):
@@ -318,7 +329,17 @@ class FixloreProtocol(LanguageServerProtocol):
         doc.version = identifier["version"]
         handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
         if handler is not None:
-            self._execute_handler("didChange", handler, args=(params,), callback=self._check_handler_result)
+            result = handler(params)
+            if inspect.isawaitable(result):
+                asyncio.ensure_future(result)
+
+    def _did_change_now(self, params: Any) -> None:
+        """Run :meth:`lsp_text_document__did_change` as pygls would run a notification's handler."""
+        try:
+            self.lsp_text_document__did_change(params)
+        except Exception as error:  # as pygls: report, keep serving
+            logger.exception("handling didChange failed")
+            self._server._report_server_error(error, FeatureNotificationError)  # noqa: SLF001
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
