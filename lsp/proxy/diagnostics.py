@@ -374,9 +374,16 @@ class DiagnosticsBridge:
         raw = answer.key
         per = self.stored.setdefault(uri, {})
         stored = per.get(upstream.id)
-        if raw is not None and stored is not None and stored.version == version and stored.raw == raw:
-            stored.current = state
-            return  # byte for byte the answer already stored for this version: nothing to decode or merge
+        if raw is not None and stored is not None and stored.raw == raw:
+            if stored.version == version:
+                stored.current = state
+                return  # byte for byte the answer already stored for this version: nothing to decode or merge
+            # The same answer for a new version (typing in a comment, say): the same items, no
+            # decoding (about 0.2 ms for ruff's 41 diagnostics); the hub still hears of the version.
+            per[upstream.id] = Stored(
+                stored.items, version, raw, state, answer.passable, heard=False, undecoded=stored.undecoded
+            )
+            return
         items = stored.items if stored is not None else []
         per[upstream.id] = Stored(items, version, raw, state, answer.passable, heard=False, undecoded=answer)
 

@@ -171,3 +171,26 @@ async def test_pull_after_an_edit_and_its_undo_follows_the_text(editor: Editor, 
     assert await pull() == first
     assert await pull() == first
 
+
+
+async def test_an_unchanged_pull_answer_for_a_new_version_still_reaches_fixlore(
+    editor: Editor, tmp_path: Path
+) -> None:
+    # Typing in a comment: ruff answers the next version byte for byte as before.
+    # fixlore keeps the decoded items then, but the hub must still hear of the new
+    # version, or it holds the diagnostics back as stale (explain, learning, ranking).
+    await editor.initialize(tmp_path, caps=PULL_CAPS)
+    text = "import os\n# a note\n"
+    uri = await open_sample(editor, tmp_path, text)
+
+    async def pull() -> list[dict[str, Any]]:
+        report = await editor.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        return list(report["items"])
+
+    first = await pull()
+    assert codes(first) == ["F401"]
+    for k, typed in enumerate(["import os\n# a notes\n", "import os\n# a notes!\n"], 2):
+        editor.change(uri, typed)
+        assert await pull() == first  # the same answer, as it came
+        explained = await editor.execute("fixlore.explain", [uri, {"line": 0, "character": 7}])
+        assert [d["code"] for d in explained["diagnostics"]] == ["F401"], f"version {k}"
