@@ -84,6 +84,11 @@ class DocumentSync(ProxyBase):
                     if self.diagnostics.editor_pulls and isinstance(version, int) and offers_pull(upstream):
                         self.diagnostics.pull_ahead(upstream, uri, version)
         self._sent_early = (uri, frozenset(sent))
+        if sent:
+            # The upstreams work on the change now: the moment to hand the hub the
+            # previous answers, which otherwise wait for HUB_DELAY and may then be
+            # decoded just as the next answer comes in.
+            self.diagnostics.settle(uri)
 
     def did_change(self, uri: str, params: Any) -> None:
         """Forward didChange: raw to incremental upstreams, the whole text to full ones."""
