@@ -168,8 +168,12 @@ class FixloreProtocol(LanguageServerProtocol):
             logger.warning("rejected a malformed %s message", method or "response")
             return _Rejected(type(exc).__name__)
 
-    def receive(self, body: bytes) -> None:
-        """Take in one message body read from the editor (stdio pipe mode)."""
+    def receive(self, body: bytes) -> bool:
+        """Take in one message body read from the editor (stdio pipe mode).
+
+        Returns whether it was a request: its handler then runs in a task, and the
+        reader lets that task start before it reads on (see ``_serve_pipe``).
+        """
         data = loads(body)
         self.current_body = body
         try:
@@ -177,6 +181,7 @@ class FixloreProtocol(LanguageServerProtocol):
         finally:
             self.current_body = None
         self.handle_message(message)
+        return isinstance(data, dict) and "id" in data and "method" in data
 
     def _has_handler(self, method: str) -> bool:
         return method in self.fm.builtin_features or method in self.fm.features
@@ -443,9 +448,15 @@ class FixloreServer(LanguageServer):
             if body is None:
                 break
             try:
-                protocol.receive(body)
+                request = protocol.receive(body)
             except Exception as exc:  # as pygls' loop: report and keep serving
                 self._report_server_error(exc, JsonRpcException)
+                continue
+            if request:
+                # A request's handler runs in a task, which writes to the upstreams in its
+                # first step. Reading on at once would pass a didChange buffered behind the
+                # request to the upstreams first: they would answer for the wrong text.
+                await asyncio.sleep(0)
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Out-of-band errors: one short, rate-limited message; details in the log."""

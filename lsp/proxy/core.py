@@ -259,23 +259,38 @@ class Proxy(Relays, DocumentSync):
             logger.warning("upstream %s: %s gave no answer (%s)", upstream.id, method, type(exc).__name__)
             return None
 
-    async def _ask(self, upstream: Upstream, method: str, params: Any) -> Any:
-        """One upstream's answer, or ``None`` if it failed or timed out (logged)."""
+    async def _fan_out(self, targets: list[Upstream], method: str, params: Any) -> list[tuple[Upstream, Any]]:
+        """Every target's answer (``None`` for one that failed), in upstream order.
+
+        All the requests are written before the first answer is awaited (in the
+        order the editor's messages came: see ``FixloreServer._serve_pipe``).
+        """
+        sent: list[tuple[Upstream, Coroutine[Any, Any, Any] | None]] = []
+        for upstream in targets:
+            try:
+                sent.append((upstream, upstream.request_now(method, params, timeout=self.timeout())))
+            except (ConnectionClosed, Unavailable) as exc:
+                logger.warning("upstream %s: %s failed (%s)", upstream.id, method, type(exc).__name__)
+                sent.append((upstream, None))
+        answers: list[tuple[Upstream, Any]] = []
         try:
-            return await upstream.request(method, params, timeout=self.timeout())
+            for upstream, pending in sent:
+                answer = None if pending is None else await self._answer_or_none(upstream, method, pending)
+                answers.append((upstream, answer))
+        except BaseException:  # cancelled: the answers not awaited yet are dropped when they come
+            for _, pending in sent[len(answers) + 1 :]:
+                if pending is not None:
+                    pending.close()
+            raise
+        return answers
+
+    async def _answer_or_none(self, upstream: Upstream, method: str, pending: Coroutine[Any, Any, Any]) -> Any:
+        """An upstream's answer, or ``None`` if it failed or timed out (logged)."""
+        try:
+            return await pending
         except _FAILURES as exc:
             logger.warning("upstream %s: %s failed (%s)", upstream.id, method, type(exc).__name__)
             return None
-
-    async def _fan_out(self, targets: list[Upstream], method: str, params: Any) -> list[tuple[Upstream, Any]]:
-        """Every target's answer (``None`` for one that failed), in upstream order."""
-
-        async def one(upstream: Upstream) -> tuple[Upstream, Any]:
-            return upstream, await self._ask(upstream, method, params)
-
-        if len(targets) == 1:
-            return [await one(targets[0])]
-        return list(await asyncio.gather(*(one(u) for u in targets)))
 
     async def _resolve(self, method: str, item: Any) -> Any:
         source, original = merge.unwrap(item)

@@ -120,6 +120,36 @@ async def test_each_incremental_change_reaches_the_upstream_once_and_in_order(
         await ed.close()
 
 
+async def test_requests_and_changes_reach_the_upstream_in_the_editors_order(tmp_path: Path) -> None:
+    # The editor writes a hover, a change, a completion and another change at once.
+    # Request handlers run in tasks; reading on before they start would pass both
+    # changes on first, and the upstream would answer for the wrong text.
+    ed = Editor()
+    await ed.start(fixlore_cmd(f"python={server_flag('flaky.py', '--incremental')}"))
+    try:
+        await ed.initialize(tmp_path, caps=PUSH_CAPS)
+        uri = ed.open(tmp_path / "a.py", "x = 1\n")
+        assert ed.conn is not None
+        position = {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}
+        with ed.conn.corked():  # one write: fixlore finds all four in its buffer
+            hover = ed.conn.start_request("textDocument/hover", position, timeout=20)
+            ed.insert(uri, 0, "# one\n")
+            completion = ed.conn.start_request("textDocument/completion", position, timeout=20)
+            ed.insert(uri, 0, "# two\n")
+        await hover
+        await completion
+        await ed.wait_for(lambda: "flaky: changed to version 3" in logged(ed), what="the second change upstream")
+        seen = [m for m in logged(ed) if m.split()[1] in ("hover", "completion", "changed")]
+        assert seen == [
+            "flaky: hover",
+            "flaky: changed to version 2",
+            "flaky: completion",
+            "flaky: changed to version 3",
+        ]
+    finally:
+        await ed.close()
+
+
 def logged(editor: Editor) -> list[str]:
     """The upstream's log lines."""
     return [p["message"] for m, p in editor.notifications if m == "window/logMessage"]

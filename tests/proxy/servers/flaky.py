@@ -22,7 +22,9 @@ so a test can tell whether an answer came from it or from fixlore's memory.
 A document containing MALFORMED gets a pull answer that is not JSON.
 
 With --incremental it asks for incremental text sync and logs every didChange
-it gets ("changed to version N") instead of keeping the text.
+it gets ("changed to version N") instead of keeping the text. Every hover and
+completion is logged ("hover", "completion"), so a test can see the order
+messages came in.
 
 Flags: --crash-after-init (exit right after `initialized`), --utf16-only, --pull, --incremental, --name NAME.
 """
@@ -181,6 +183,7 @@ def handle(msg: dict[str, Any]) -> None:
     elif method == "$/cancelRequest":
         log(f"cancelled {params.get('id')}")
     elif method == "textDocument/hover":
+        log("hover")
         line = docs.get(params["textDocument"]["uri"], "").splitlines()[params["position"]["line"]]
         if "CRASH" in line:
             os._exit(1)
@@ -204,6 +207,7 @@ def handle(msg: dict[str, Any]) -> None:
         edit = {"changes": {uri: [{"range": params.get("range") or _origin(), "newText": "# fixed\n"}]}}
         send({"id": msg_id, "result": {**params, "edit": edit}})
     elif method == "textDocument/completion":
+        log("completion")
         send({"id": msg_id, "result": {"isIncomplete": False, "items": [{"label": f"{NAME}_item", "data": 7}]}})
     elif method == "completionItem/resolve":
         send({"id": msg_id, "result": {**params, "detail": f"resolved by {NAME} data={params.get('data')}"}})
