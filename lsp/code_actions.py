@@ -25,6 +25,7 @@ from lsprotocol import types
 
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning_actions import ACCEPT, Assembly, Offer, Tokens, assemble, token_of
+from fixlore.lsp.text_sync import is_range
 
 if TYPE_CHECKING:
     from fixlore.lsp.learning import LearningLoop
@@ -150,12 +151,12 @@ def check_code_action_params(params: Any) -> str | None:
     document = params.get("textDocument")
     if not isinstance(document, dict) or not isinstance(document.get("uri"), str):
         return "textDocument must be an object with a string uri"
-    if not _is_range(params.get("range")):
+    if not is_range(params.get("range")):
         return "range must be a range"
     context = params.get("context")
     if not isinstance(context, dict) or not isinstance(context.get("diagnostics"), list):
         return "context must be an object with a diagnostics list"
-    if not all(isinstance(d, dict) and _is_range(d.get("range")) for d in context["diagnostics"]):
+    if not all(isinstance(d, dict) and is_range(d.get("range")) for d in context["diagnostics"]):
         return "each context diagnostic must be an object with a range"
     if context.get("triggerKind") not in (None, 1, 2):
         return "context.triggerKind must be 1 or 2"
@@ -167,20 +168,6 @@ def check_resolve_params(params: Any) -> str | None:
     if not isinstance(params, dict) or not isinstance(params.get("title"), str):
         return "params must be a code action with a string title"
     return None
-
-
-def _is_position(value: Any) -> bool:
-    return (
-        isinstance(value, dict)
-        and isinstance(value.get("line"), int)
-        and isinstance(value.get("character"), int)
-        and value["line"] >= 0
-        and value["character"] >= 0
-    )
-
-
-def _is_range(value: Any) -> bool:
-    return isinstance(value, dict) and _is_position(value.get("start")) and _is_position(value.get("end"))
 
 
 async def resolve(server: FixloreServer, raw: dict[str, Any], tokens: Tokens) -> dict[str, Any]:

@@ -117,20 +117,26 @@ def check_did_change(params: Any) -> str | None:
         if not isinstance(change, dict) or not isinstance(change.get("text"), str):
             return "each content change needs a text"
         span = change.get("range")
-        if span is not None and not _is_range(span):
+        if span is not None and not is_range(span):
             return "a content change's range is malformed"
     return None
 
 
-def _is_range(span: Any) -> bool:
-    if not isinstance(span, dict):
+def is_position(value: Any) -> bool:
+    """Whether raw JSON is an LSP ``Position`` (two non-negative integers)."""
+    if not isinstance(value, dict):
         return False
-    for key in ("start", "end"):
-        pos = span.get(key)
-        if not isinstance(pos, dict):
-            return False
-        for field in ("line", "character"):
-            value = pos.get(field)
-            if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-                return False
-    return True
+    line, character = value.get("line"), value.get("character")
+    return (
+        isinstance(line, int)
+        and isinstance(character, int)
+        and not isinstance(line, bool)
+        and not isinstance(character, bool)
+        and line >= 0
+        and character >= 0
+    )
+
+
+def is_range(value: Any) -> bool:
+    """Whether raw JSON is an LSP ``Range``."""
+    return isinstance(value, dict) and is_position(value.get("start")) and is_position(value.get("end"))

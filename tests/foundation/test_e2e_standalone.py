@@ -55,6 +55,16 @@ def open_doc(client: LanguageClient, uri: str, language: str, text: str, version
     )
 
 
+def insert(client: LanguageClient, uri: str, version: int, at: types.Position, text: str) -> None:
+    """An incremental didChange inserting ``text`` at ``at``."""
+    client.text_document_did_change(
+        types.DidChangeTextDocumentParams(
+            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=version),
+            content_changes=[types.TextDocumentContentChangePartial(range=types.Range(start=at, end=at), text=text)],
+        )
+    )
+
+
 async def test_broken_python_gets_python_parser_diagnostic(client: LanguageClient) -> None:
     uri = "file:///ws/report.py"
     open_doc(client, uri, "python", "def summarise(rows)\n    return len(rows)\n")
@@ -83,19 +93,7 @@ async def test_fixing_the_text_clears_diagnostics(client: LanguageClient) -> Non
     open_doc(client, uri, "python", "if ready\n    go()\n")
     await diagnostics_for(client, uri, lambda d: len(d) == 1)
 
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[
-                types.TextDocumentContentChangePartial(
-                    range=types.Range(
-                        start=types.Position(line=0, character=8), end=types.Position(line=0, character=8)
-                    ),
-                    text=":",
-                )
-            ],
-        )
-    )
+    insert(client, uri, 2, types.Position(line=0, character=8), ":")
 
     assert await diagnostics_for(client, uri, lambda d: len(d) == 0) == []
 
@@ -171,19 +169,7 @@ async def test_an_edit_below_a_form_feed_lands_on_the_editors_line(client: Langu
     open_doc(client, uri, "python", "x = 1\x0c\nif ready\n    go()\n")
     await diagnostics_for(client, uri, lambda d: len(d) == 1)
 
-    client.text_document_did_change(
-        types.DidChangeTextDocumentParams(
-            text_document=types.VersionedTextDocumentIdentifier(uri=uri, version=2),
-            content_changes=[
-                types.TextDocumentContentChangePartial(
-                    range=types.Range(
-                        start=types.Position(line=1, character=8), end=types.Position(line=1, character=8)
-                    ),
-                    text=":",
-                )
-            ],
-        )
-    )
+    insert(client, uri, 2, types.Position(line=1, character=8), ":")
 
     assert await diagnostics_for(client, uri, lambda d: len(d) == 0) == []
 
