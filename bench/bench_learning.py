@@ -133,7 +133,10 @@ def bench_ranking(quick: bool) -> None:
 def ruff_diags(text: str, select: str) -> list[dict[str, Any]]:
     proc = subprocess.run(
         [RUFF, "check", "--no-cache", "--isolated", "--select", select, "--output-format", "json", "-"],
-        input=text, capture_output=True, text=True, check=False,
+        input=text,
+        capture_output=True,
+        text=True,
+        check=False,
     )
     return json.loads(proc.stdout or "[]")
 
@@ -180,7 +183,9 @@ def bench_learned(quick: bool) -> None:
             d = diags[0]
             start, end = d["location"], d["end_location"]
             info = DiagnosticInfo(
-                "Ruff", rule, d["message"],
+                "Ruff",
+                rule,
+                d["message"],
                 TextRange(Position(start["row"] - 1, start["column"] - 1), Position(end["row"] - 1, end["column"] - 1)),
             )
             sig = abstract_signature("python", info)

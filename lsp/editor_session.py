@@ -320,8 +320,10 @@ class EditorSession:
     async def gone(self, uri: str, code: str, timeout: float | None = None) -> None:
         """Wait until the current version's diagnostics have none with ``code``."""
         await self.wait_for(
-            lambda: self.diagnostic_versions.get(uri) == self.versions[uri]
-            and not any(d.get("code") == code for d in self.current(uri)),
+            lambda: (
+                self.diagnostic_versions.get(uri) == self.versions[uri]
+                and not any(d.get("code") == code for d in self.current(uri))
+            ),
             timeout,
             f"{code} to go",
         )

@@ -110,8 +110,16 @@ class LearningLoop(StoreSide):
         self.close_store()
 
     # -- events --------------------------------------------------------------------------
-    def accepted(self, pattern: Pattern | None, siblings: tuple[Pattern, ...], invoked: bool,
-                 uri: str, version: int | None, diag: dict[str, Any] | None, before_text: str) -> None:
+    def accepted(
+        self,
+        pattern: Pattern | None,
+        siblings: tuple[Pattern, ...],
+        invoked: bool,
+        uri: str,
+        version: int | None,
+        diag: dict[str, Any] | None,
+        before_text: str,
+    ) -> None:
         """The user chose an action fixlore offered: record it and start verifying it."""
         if pattern is None:
             return
@@ -375,6 +383,7 @@ class LearningLoop(StoreSide):
         timeline = self.timelines.get(uri)
         if timeline is not None and timeline.settled_version is not None:
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
+
 
 _TOKEN_FIXES = frozenset({FixCategory.INSERT_TOKEN, FixCategory.DELETE_TOKEN, FixCategory.REPLACE_TOKEN})
 MAX_REPAIR_TOKENS = 2

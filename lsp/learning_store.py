@@ -161,7 +161,6 @@ class StoreSide:
         logger.debug("recorded %s for pattern %s", kind.value, pattern.fingerprint)
         self.schedule_status()
 
-
     # -- other windows -------------------------------------------------------------------
     def _schedule_refresh(self) -> None:
         """Poll the store for other processes' writes every :data:`REFRESH_INTERVAL_S`."""

@@ -1,4 +1,4 @@
-"""House rules that CI enforces: ruff lint and format-independent checks, and mypy.
+"""House rules that CI enforces: ruff lint and format, and mypy.
 
 mypy is strict on `abstraction/` and `knowledge/` (STYLE.md) and checks the
 bodies of `lsp/`. The three folders install as `fixlore.*` through a
@@ -22,6 +22,17 @@ BIN = Path(sys.executable).parent
 def test_ruff_lint_is_clean() -> None:
     proc = subprocess.run(
         [str(BIN / "ruff"), "check", "--no-cache", "."], cwd=REPO, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
+
+
+def test_ruff_format_is_clean() -> None:
+    proc = subprocess.run(
+        [str(BIN / "ruff"), "format", "--check", "--no-cache", "."],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert proc.returncode == 0, proc.stdout[-4000:] + proc.stderr[-2000:]
 

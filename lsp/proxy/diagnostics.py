@@ -307,9 +307,7 @@ class DiagnosticsBridge:
         if sent is not None:
             self._proxy.server.spawn(self._land(upstream, uri, *sent), name="fixlore-pull-ahead")
 
-    def _send(
-        self, upstream: Upstream, uri: str, state: State
-    ) -> tuple[Flight, Coroutine[Any, Any, Any], bool] | None:
+    def _send(self, upstream: Upstream, uri: str, state: State) -> tuple[Flight, Coroutine[Any, Any, Any], bool] | None:
         """Write a pull request to ``upstream`` now.
 
         Returns its flight, its answer to await, and whether the document was open

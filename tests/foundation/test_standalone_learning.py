@@ -20,7 +20,7 @@ async def test_missing_colon_fixed_by_hand_is_offered_back_without_any_upstream(
     async with Editor(tmp_path, ruff=False) as editor:
         assert "diagnosticProvider" not in editor.capabilities or editor.capabilities["diagnosticProvider"]
         for k, header in enumerate(["def total(rows, start)", "def average(amounts, weights)"]):
-            text = f"{header}\n    return len({header[4:header.index('(')]}.__name__)\n"
+            text = f"{header}\n    return len({header[4 : header.index('(')]}.__name__)\n"
 
             def add_colon(uri: str, at: int = len(header)) -> None:
                 editor.insert(uri, at, ":")

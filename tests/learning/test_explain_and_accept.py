@@ -42,9 +42,14 @@ async def test_explain_cli_shows_the_learned_ranking_with_its_reasons(tmp_path: 
     target = work / "target.py"
     target.write_text("import base64\n\n\ndef main():\n    return 0\n")
     process = await asyncio.create_subprocess_exec(
-        str(BIN / "fixlore"), "explain", str(target), "1",
-        cwd=str(work), env=dict(os.environ),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        str(BIN / "fixlore"),
+        "explain",
+        str(target),
+        "1",
+        cwd=str(work),
+        env=dict(os.environ),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(process.communicate(), 60)
     assert process.returncode == 0, err.decode()[-2000:]
@@ -56,7 +61,7 @@ async def test_explain_cli_shows_the_learned_ranking_with_its_reasons(tmp_path: 
     assert "[preferred]" not in ranked[1]
     first = lines.index(next(line for line in lines if line.strip().startswith("1.")))
     reasons = []
-    for line in lines[first + 1:]:
+    for line in lines[first + 1 :]:
         if line.strip().startswith("2."):
             break
         reasons.append(line.strip())

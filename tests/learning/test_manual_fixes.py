@@ -74,6 +74,7 @@ async def test_a_comparison_rewritten_by_hand_is_offered_with_other_names(tmp_pa
     async with Editor(tmp_path) as editor:
         for k, name in enumerate(["value", "record", "answer"]):
             text = f"def check_{k}({name}):\n    if {name} == None:\n        return 1\n    return 2\n"
+
             def rewrite(uri: str, name: str = name) -> None:
                 editor.replace(uri, f"{name} == None", f"{name} is None")
 
@@ -120,8 +121,15 @@ async def test_an_undone_fix_counts_against_its_action(tmp_path: Path) -> None:
         await editor.apply(fix)
         await editor.gone(uri, "F401")
         # Ctrl+Z: the editor sends the old text back.
-        editor.edit(uri, [{"range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
-                           "newText": "import json\n"}])
+        editor.edit(
+            uri,
+            [
+                {
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                    "newText": "import json\n",
+                }
+            ],
+        )
         assert editor.texts[uri] == original
         await editor.diagnostic(uri, "F401")
         stats = await editor.until_stats(lambda s: s["counts"]["undone"] >= 1)

@@ -53,8 +53,7 @@ result = {
 
 def test_neovim_code_action_round_trip_records_the_acceptance(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
-        "[tool.fixlore]\n"
-        f'upstreams = {{ python = [{{ command = ["{RUFF}", "server"] }}] }}\n'
+        f'[tool.fixlore]\nupstreams = {{ python = [{{ command = ["{RUFF}", "server"] }}] }}\n'
     )
     (tmp_path / "app.py").write_text("import json\n\n\ndef main():\n    return 1\n")
 

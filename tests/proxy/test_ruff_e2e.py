@@ -172,10 +172,7 @@ async def test_pull_after_an_edit_and_its_undo_follows_the_text(editor: Editor, 
     assert await pull() == first
 
 
-
-async def test_an_unchanged_pull_answer_for_a_new_version_still_reaches_fixlore(
-    editor: Editor, tmp_path: Path
-) -> None:
+async def test_an_unchanged_pull_answer_for_a_new_version_still_reaches_fixlore(editor: Editor, tmp_path: Path) -> None:
     # Typing in a comment: ruff answers the next version byte for byte as before.
     # fixlore keeps the decoded items then, but the hub must still hear of the new
     # version, or it holds the diagnostics back as stale (explain, learning, ranking).
