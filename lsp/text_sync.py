@@ -9,9 +9,10 @@ the text drifted from the editor's for the rest of the session. It also
 walked every line of the document in Python for each change.
 
 :func:`apply_change` finds the range's two lines with C-level string calls
-(``str.find``/``str.split`` with a limit, or one regular expression when the
-text has ``\r``), converts the columns from the client's position encoding
-on those two lines only, and splices. A line past the end means the end of
+(``str.find``/``str.split`` with a limit, also for Windows' ``\r\n``; a
+regular expression only when some line ends at a lone ``\r``), converts the
+columns from the client's position encoding on those two lines only, and
+splices. A line past the end means the end of
 the document; a column past the end of its line means the end of the line
 (LSP's rules for out-of-range positions).
 
@@ -54,35 +55,44 @@ def _unit_starts(line_text: str, num_units: Callable[[str], int]) -> tuple[int, 
     return starts[:-1]
 
 
-def _line_start(text: str, line: int) -> int:
-    """Offset of the first character of ``line`` (0-based); ``-1`` past the last line."""
-    if line <= 0:
-        return 0
-    if "\r" not in text:
-        parts = text.split("\n", line)
-        return len(text) - len(parts[-1]) if len(parts) > line else -1
-    for number, match in enumerate(_EOL.finditer(text), 1):
-        if number == line:
+def _newline_ends_lines(text: str) -> bool:
+    r"""Whether every line ends at a ``\n`` (no ``\r``, or only as part of ``\r\n``: Windows files)."""
+    return "\r" not in text or text.count("\r") == text.count("\r\n")
+
+
+def _line_below(text: str, pos: int, lines: int, by_newline: bool) -> int:
+    """Offset of the line ``lines`` below the one starting at ``pos``; ``-1`` past the last line."""
+    if lines <= 0:
+        return pos
+    if by_newline and pos == 0:
+        parts = text.split("\n", lines)
+        return len(text) - len(parts[-1]) if len(parts) > lines else -1
+    if by_newline:
+        for _ in range(lines):
+            found = text.find("\n", pos)
+            if found < 0:
+                return -1
+            pos = found + 1
+        return pos
+    for number, match in enumerate(_EOL.finditer(text, pos), 1):
+        if number == lines:
             return match.end()
     return -1
 
 
-def _line_end(text: str, start: int) -> int:
-    """Offset of the end of the line starting at ``start``, its terminator excluded."""
-    if "\r" not in text:
-        end = text.find("\n", start)
-        return len(text) if end < 0 else end
-    match = _EOL.search(text, start)
-    return len(text) if match is None else match.start()
-
-
-def offset_at(text: str, line: int, character: int, num_units: Callable[[str], int]) -> int:
-    """The code-point offset in ``text`` of an LSP position (clamped as LSP says)."""
-    start = _line_start(text, line)
+def _column(text: str, start: int, units: int, num_units: Callable[[str], int], by_newline: bool) -> int:
+    """Offset of column ``units`` (client units) of the line starting at ``start`` (``-1``: past the end)."""
     if start < 0:
         return len(text)
-    end = _line_end(text, start)
-    return start + to_code_points(text[start:end], character, num_units)
+    if by_newline:
+        end = text.find("\n", start)
+        end = len(text) if end < 0 else end
+        if end > start and text[end - 1] == "\r":
+            end -= 1
+    else:
+        match = _EOL.search(text, start)
+        end = len(text) if match is None else match.start()
+    return start + to_code_points(text[start:end], units, num_units)
 
 
 def apply_change(text: str, change: dict[str, Any], num_units: Callable[[str], int]) -> str:
@@ -92,11 +102,14 @@ def apply_change(text: str, change: dict[str, Any], num_units: Callable[[str], i
     if span is None:
         return new_text
     start, end = span["start"], span["end"]
-    begin = offset_at(text, start["line"], start["character"], num_units)
-    if end["line"] == start["line"] and end["character"] == start["character"]:
-        finish = begin
+    by_newline = _newline_ends_lines(text)
+    first = _line_below(text, 0, start["line"], by_newline)
+    begin = _column(text, first, start["character"], num_units, by_newline)
+    if end["line"] < start["line"]:
+        finish = begin  # a range that ends before it starts replaces nothing
     else:
-        finish = max(begin, offset_at(text, end["line"], end["character"], num_units))
+        last = first if first < 0 else _line_below(text, first, end["line"] - start["line"], by_newline)
+        finish = max(begin, _column(text, last, end["character"], num_units, by_newline))
     return text[:begin] + new_text + text[finish:]
 
 
