@@ -239,6 +239,10 @@ class FixloreProtocol(LanguageServerProtocol):
                 raise
         return _forwarder(router, feature_name)
 
+    def to_json(self, value: Any) -> Any:
+        """A typed (attrs) value as raw JSON, the way pygls would send it."""
+        return self._converter.unstructure(value)
+
     # -- writing -----------------------------------------------------------
     def send_raw(self, message: dict[str, Any]) -> None:
         """Write an already-JSON-shaped message to the editor."""

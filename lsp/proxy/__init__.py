@@ -65,7 +65,11 @@ command goes to ``proxy.execute_command`` through
 ``server.protocol.command_fallback``. ``executeCommandProvider.commands`` is
 the union of fixlore's and the upstreams' commands.
 
-Not forwarded (documented limitations): notebook documents; work-done
+Notebooks (``notebookDocument/*``) go raw to the upstreams whose
+``notebookDocumentSync`` selector names their cells' language; pygls keeps
+the notebook and its cells (as text documents) for fixlore.
+
+Not forwarded (documented limitations): work-done
 progress tokens are passed through unchanged (two upstreams could in theory
 pick the same token); upstreams added by a configuration change after
 ``initialize`` serve only the capabilities already advertised.
@@ -112,6 +116,15 @@ def register(server: FixloreServer) -> None:
     hooks.changed.append(proxy.did_change)
     hooks.saved.append(proxy.did_save)
     hooks.closed.append(proxy.did_close)
+
+    # pygls keeps the notebooks (and their cells as text documents); then these forward.
+    for method, forward_notebook in (
+        (types.NOTEBOOK_DOCUMENT_DID_OPEN, proxy.did_open_notebook),
+        (types.NOTEBOOK_DOCUMENT_DID_CHANGE, proxy.did_change_notebook),
+        (types.NOTEBOOK_DOCUMENT_DID_SAVE, proxy.did_save_notebook),
+        (types.NOTEBOOK_DOCUMENT_DID_CLOSE, proxy.did_close_notebook),
+    ):
+        server.feature(method)(lambda params, forward=forward_notebook: forward(current_raw_params()))
 
     # pygls handles these itself; fixlore's handler runs after it and forwards.
     def forward(method: str) -> Any:

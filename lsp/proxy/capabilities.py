@@ -7,7 +7,9 @@
   upstreams' capabilities merged in: the union of what any of them offers
   (trigger characters, code action kinds and command lists are united; an
   options object beats a bare ``true``); fixlore's own text sync and position
-  encoding stay, because fixlore is the editor's peer for those.
+  encoding stay, because fixlore is the editor's peer for those. Notebook sync
+  is the upstreams' (their notebook selectors united): fixlore forwards
+  notebooks to the upstreams that asked for them.
 * :func:`capable` — whether an upstream serves a method (statically or through
   a dynamic registration). Methods not in the table (newer protocol features)
   count as served: the upstream answers or errors itself.
@@ -76,7 +78,7 @@ METHOD_CAPABILITY: dict[str, str] = {
 }
 
 # Capabilities that fixlore itself owns towards the editor.
-_OURS = frozenset({"positionEncoding", "textDocumentSync", "diagnosticProvider", "notebookDocumentSync"})
+_OURS = frozenset({"positionEncoding", "textDocumentSync", "diagnosticProvider"})
 _UNITED_LISTS = frozenset(
     {
         "triggerCharacters",
@@ -85,6 +87,7 @@ _UNITED_LISTS = frozenset(
         "codeActionKinds",
         "commands",
         "moreTriggerCharacter",
+        "notebookSelector",
     }
 )
 _ORED = frozenset({"resolveProvider", "workDoneProgress", "interFileDependencies", "workspaceDiagnostics"})
@@ -170,3 +173,22 @@ def merge_server_capabilities(ours: dict[str, Any], upstreams: list[Mapping[str,
                 continue
             merged[key] = merge_value(merged.get(key), value)
     return merged
+
+
+def serves_notebook(capabilities: Mapping[str, Any], cell_languages: set[str]) -> bool:
+    """Whether an upstream syncs notebooks whose cells are in one of ``cell_languages``.
+
+    Its ``notebookSelector`` is read for the cells' languages only; a
+    selector's notebook type or URI pattern is not checked.
+    """
+    sync = capabilities.get("notebookDocumentSync")
+    selectors = sync.get("notebookSelector") if isinstance(sync, dict) else None
+    if not isinstance(selectors, list):
+        return False
+    for selector in selectors:
+        if not isinstance(selector, dict):
+            continue
+        cells = selector.get("cells")
+        if cells is None or any(isinstance(c, dict) and c.get("language") in cell_languages for c in cells):
+            return True
+    return False

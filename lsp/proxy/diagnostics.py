@@ -429,7 +429,7 @@ class DiagnosticsBridge:
             if self._refresh_support:
                 await self._proxy.relay_to_editor("workspace/diagnostic/refresh", None)
             return
-        for uri in list(upstream.open_documents):
+        for uri in [*upstream.open_documents, *self._proxy.cells_open_in(upstream)]:
             self.document_event(upstream, uri, immediate=True)
 
 

@@ -14,7 +14,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fixlore.abstraction.languages import language_for
 from fixlore.lsp.proxy.base import ProxyBase
+from fixlore.lsp.proxy.capabilities import serves_notebook
 from fixlore.lsp.proxy.diagnostics import offers_pull
 from fixlore.lsp.proxy.upstream import Upstream
 
@@ -37,19 +39,35 @@ class DocumentSync(ProxyBase):
         """The running upstreams that have the document open."""
         return [u for u in self.upstreams_for(uri) if uri in u.open_documents and u.running]
 
+    def _item(self, uri: str) -> dict[str, Any] | None:
+        """The ``TextDocumentItem`` of an open document, as fixlore has it now."""
+        doc = self.server.open_document(uri)
+        if doc is None:
+            return None
+        return {"uri": doc.uri, "languageId": doc.language_id, "version": doc.version, "text": doc.source}
+
     def _open_in(self, upstream: Upstream, uri: str, params: Any) -> None:
         upstream.notify("textDocument/didOpen", params)
         upstream.open_documents.add(uri)
         self.diagnostics.document_event(upstream, uri, immediate=True)
 
     def upstream_ready(self, upstream: Upstream, restarted: bool) -> None:
-        """(Re)send the open documents of the upstream's language."""
+        """(Re)send the open documents of the upstream's language, and its notebooks."""
         if restarted:
             self.diagnostics.forget_upstream(upstream.id)
-        for doc in list(self.server.workspace.text_documents.values()):
+        workspace = self.server.workspace
+        for doc in list(workspace.text_documents.values()):
+            if workspace.get_notebook_document(cell_uri=doc.uri) is not None:
+                continue  # a notebook's cell: opened with its notebook
             if upstream in self.upstreams_for(doc.uri) and doc.uri not in upstream.open_documents:
-                item = {"uri": doc.uri, "languageId": doc.language_id, "version": doc.version, "text": doc.source}
-                self._open_in(upstream, doc.uri, {"textDocument": item})
+                self._open_in(upstream, doc.uri, {"textDocument": self._item(doc.uri)})
+        for notebook in list(workspace.notebook_documents.values()):
+            items = [self._item(cell.document) for cell in notebook.cells]
+            cells = [item for item in items if item is not None]
+            if notebook.uri in upstream.open_notebooks or upstream not in self._notebook_upstreams(_languages(cells)):
+                continue
+            params = {"notebookDocument": self.server.protocol.to_json(notebook), "cellTextDocuments": cells}
+            self._open_notebook_in([upstream], params)
 
     def did_open(self, uri: str, params: Any) -> None:
         """Forward didOpen raw (the editor's own languageId) to the document's upstreams."""
@@ -139,3 +157,72 @@ class DocumentSync(ProxyBase):
             params = {**params, "settings": {k: v for k, v in params["settings"].items() if k != "fixlore"}}
         for upstream in self.upstreams.values():
             upstream.notify("workspace/didChangeConfiguration", params)
+
+    # -- notebooks -------------------------------------------------------------------
+    def _notebook_upstreams(self, cell_languages: set[str]) -> list[Upstream]:
+        """The running upstreams of the cells' languages that sync notebooks of them."""
+        ours = {language_for(language, None) or language for language in cell_languages}
+        return [
+            u
+            for u in self.upstreams.values()
+            if u.running and u.language in ours and serves_notebook(u.capabilities, cell_languages)
+        ]
+
+    def _open_notebook_in(self, upstreams: list[Upstream], params: Any) -> None:
+        notebook = params["notebookDocument"]["uri"]
+        cells = [c["uri"] for c in params.get("cellTextDocuments") or [] if isinstance(c, dict)]
+        for upstream in upstreams:
+            upstream.notify("notebookDocument/didOpen", params)
+            upstream.open_notebooks.add(notebook)
+            for cell in cells:
+                self.diagnostics.document_event(upstream, cell, immediate=True)
+
+    def did_open_notebook(self, params: Any) -> None:
+        """Forward notebookDocument/didOpen raw to the upstreams that sync such notebooks."""
+        cells = params.get("cellTextDocuments") or []
+        self._open_notebook_in(self._notebook_upstreams(_languages(cells)), params)
+
+    def did_change_notebook(self, params: Any) -> None:
+        """Forward notebookDocument/didChange raw; the changed and new cells' diagnostics follow."""
+        notebook = params["notebookDocument"]["uri"]
+        cells = (params.get("change") or {}).get("cells") or {}
+        touched = [c["document"]["uri"] for c in cells.get("textContent") or []]
+        touched += [c["uri"] for c in (cells.get("structure") or {}).get("didOpen") or []]
+        for upstream in self.upstreams.values():
+            if notebook in upstream.open_notebooks and upstream.running:
+                upstream.notify("notebookDocument/didChange", params)
+                for cell in touched:
+                    self.diagnostics.document_event(upstream, cell, immediate=False)
+
+    def did_save_notebook(self, params: Any) -> None:
+        """Forward notebookDocument/didSave to the upstreams that have it open and want saves."""
+        notebook = params["notebookDocument"]["uri"]
+        for upstream in self.upstreams.values():
+            sync = upstream.capabilities.get("notebookDocumentSync")
+            if notebook in upstream.open_notebooks and isinstance(sync, dict) and sync.get("save"):
+                upstream.notify("notebookDocument/didSave", params)
+
+    def did_close_notebook(self, params: Any) -> None:
+        """Forward notebookDocument/didClose; its cells' diagnostics are forgotten."""
+        notebook = params["notebookDocument"]["uri"]
+        for upstream in self.upstreams.values():
+            if notebook in upstream.open_notebooks:
+                upstream.open_notebooks.discard(notebook)
+                upstream.notify("notebookDocument/didClose", params)
+        for cell in params.get("cellTextDocuments") or []:
+            self.diagnostics.forget(cell["uri"])
+
+    def cells_open_in(self, upstream: Upstream) -> list[str]:
+        """The cell URIs of the notebooks ``upstream`` has open."""
+        workspace = self.server.workspace
+        out: list[str] = []
+        for notebook_uri in upstream.open_notebooks:
+            notebook = workspace.get_notebook_document(notebook_uri=notebook_uri)
+            if notebook is not None:
+                out.extend(cell.document for cell in notebook.cells)
+        return out
+
+
+def _languages(cells: list[Any]) -> set[str]:
+    """The language ids of a notebook's cell documents (raw ``TextDocumentItem``s)."""
+    return {c["languageId"] for c in cells if isinstance(c, dict) and isinstance(c.get("languageId"), str)}

@@ -93,6 +93,8 @@ class Upstream:
         self.dynamic_methods: frozenset[str] = frozenset()
         """Methods the child registered dynamically (kept in step with :attr:`dynamic`)."""
         self.open_documents: set[str] = set()
+        self.open_notebooks: set[str] = set()
+        """Notebook URIs the child has open (their cells are not in :attr:`open_documents`)."""
         self.timeout = 3.0
         self.init_timeout = 10.0
         self._crashes: deque[float] = deque()
@@ -193,6 +195,7 @@ class Upstream:
         if conn is not None:
             await conn.close()
         self.open_documents.clear()
+        self.open_notebooks.clear()
 
     def kill_now(self) -> None:
         """Last resort at interpreter exit: no child may outlive fixlore."""
@@ -221,6 +224,7 @@ class Upstream:
             self._crashes.popleft()
         self.ready.clear()
         self.open_documents.clear()
+        self.open_notebooks.clear()
         if len(self._crashes) >= MAX_CRASHES:
             self.state = State.FAILED
             logger.error("upstream %s crashed %d times; giving up", self.id, len(self._crashes))

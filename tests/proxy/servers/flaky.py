@@ -26,7 +26,11 @@ it gets ("changed to version N") instead of keeping the text. Every hover and
 completion is logged ("hover", "completion"), so a test can see the order
 messages came in.
 
-Flags: --crash-after-init (exit right after `initialized`), --utf16-only, --pull, --incremental, --name NAME.
+With --notebooks it syncs notebooks of Python cells: it logs their opening
+("notebook opened with N cells") and closing, and treats the cells as documents.
+
+Flags: --crash-after-init (exit right after `initialized`), --utf16-only, --pull, --incremental,
+--notebooks, --name NAME.
 """
 
 from __future__ import annotations
@@ -41,6 +45,7 @@ CRASH_AFTER_INIT = "--crash-after-init" in sys.argv
 UTF16_ONLY = "--utf16-only" in sys.argv
 PULL = "--pull" in sys.argv
 INCREMENTAL = "--incremental" in sys.argv
+NOTEBOOKS = "--notebooks" in sys.argv
 seen = {"pulls": 0, "settings": 0}
 registered: set[str] = set()
 DATA = {"secret": 42, "nested": {"list": [1, "two", None]}, "origin": NAME}
@@ -134,6 +139,8 @@ def handle(msg: dict[str, Any]) -> None:
             "positionEncoding": "utf-16" if UTF16_ONLY or not encodings else encodings[0],
             "experimental": {"flaky": True},
         }
+        if NOTEBOOKS:
+            caps["notebookDocumentSync"] = {"notebookSelector": [{"cells": [{"language": "python"}]}]}
         if PULL:
             caps["diagnosticProvider"] = {
                 "identifier": NAME,
@@ -159,6 +166,16 @@ def handle(msg: dict[str, Any]) -> None:
         else:
             docs[doc["uri"]] = params["contentChanges"][-1]["text"]
         publish(doc["uri"], doc["version"])
+    elif method == "notebookDocument/didOpen":
+        cells = params["cellTextDocuments"]
+        log(f"notebook opened with {len(cells)} cells")
+        for cell in cells:
+            docs[cell["uri"]] = cell["text"]
+            publish(cell["uri"], cell["version"])
+    elif method == "notebookDocument/didClose":
+        log("notebook closed")
+        for cell in params["cellTextDocuments"]:
+            docs.pop(cell["uri"], None)
     elif method == "textDocument/didSave":
         log(f"saved with text={'text' in params}")
     elif method == "textDocument/didClose":
