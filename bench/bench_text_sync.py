@@ -58,9 +58,7 @@ def main(quick: bool) -> None:
         for name, newline in (("\\n", "\n"), ("\\r\\n", "\r\n")):
             text = make_text(lines, newline)
             middle = lines // 2
-            doc = TextDocument(
-                "file:///bench.py", text, version=1, sync_kind=types.TextDocumentSyncKind.Incremental
-            )
+            doc = TextDocument("file:///bench.py", text, version=1, sync_kind=types.TextDocumentSyncKind.Incremental)
 
             def pygls_apply(k: int, doc: TextDocument = doc, middle: int = middle) -> None:
                 change = keystroke(k, middle)

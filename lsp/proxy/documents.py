@@ -161,7 +161,7 @@ class DocumentSync(ProxyBase):
     # -- notebooks -------------------------------------------------------------------
     def _notebook_upstreams(self, cell_languages: set[str]) -> list[Upstream]:
         """The running upstreams of the cells' languages that sync notebooks of them."""
-        ours = {language_for(language, None) or language for language in cell_languages}
+        ours = {language_for(language, "") or language for language in cell_languages}
         return [
             u
             for u in self.upstreams.values()

@@ -7,7 +7,12 @@ from typing import Any
 import pytest
 
 from fixlore.lsp.config import UpstreamConfig
-from fixlore.lsp.proxy.capabilities import capable, client_capabilities_for_upstream, merge_server_capabilities
+from fixlore.lsp.proxy.capabilities import (
+    capable,
+    client_capabilities_for_upstream,
+    merge_server_capabilities,
+    serves_notebook,
+)
 from fixlore.lsp.proxy.core import upstream_ids
 from fixlore.lsp.proxy.merge import merge_completions, merge_lists, unwrap, wrap_item
 from fixlore.lsp.proxy.relays import _configuration_from
@@ -44,9 +49,13 @@ def test_capabilities_are_united_and_fixlore_keeps_its_own() -> None:
         "executeCommandProvider": {"commands": ["ruff.applyAutofix"]},
         "codeActionProvider": {"codeActionKinds": ["quickfix", "source.fixAll.ruff"], "resolveProvider": True},
         "hoverProvider": True,
-        "notebookDocumentSync": {"notebookSelector": []},
+        "notebookDocumentSync": {"notebookSelector": [{"cells": [{"language": "python"}]}]},
     }
-    other = {"completionProvider": {"triggerCharacters": ["."]}, "hoverProvider": {"workDoneProgress": True}}
+    other = {
+        "completionProvider": {"triggerCharacters": ["."]},
+        "hoverProvider": {"workDoneProgress": True},
+        "notebookDocumentSync": {"notebookSelector": [{"notebook": "jupyter-notebook", "cells": [{"language": "r"}]}]},
+    }
     merged = merge_server_capabilities(ours, [ruff, other])
     assert merged["textDocumentSync"] == {"change": 2}
     assert merged["executeCommandProvider"]["commands"] == ["fixlore.accept", "ruff.applyAutofix"]
@@ -56,7 +65,26 @@ def test_capabilities_are_united_and_fixlore_keeps_its_own() -> None:
     }
     assert merged["hoverProvider"] == {"workDoneProgress": True}
     assert merged["completionProvider"] == {"triggerCharacters": ["."]}
-    assert "notebookDocumentSync" not in merged
+    # notebooks are the upstreams' (fixlore forwards them): their selectors united
+    assert merged["notebookDocumentSync"]["notebookSelector"] == [
+        {"cells": [{"language": "python"}]},
+        {"notebook": "jupyter-notebook", "cells": [{"language": "r"}]},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("selector", "languages", "expected"),
+    [
+        ([{"cells": [{"language": "python"}]}], {"python"}, True),
+        ([{"cells": [{"language": "python"}]}], {"r"}, False),
+        ([{"notebook": "jupyter-notebook"}], {"r"}, True),
+        ([], {"python"}, False),
+        (None, {"python"}, False),
+    ],
+)
+def test_serves_notebook_reads_the_cells_language(selector: Any, languages: set[str], expected: bool) -> None:
+    caps = {} if selector is None else {"notebookDocumentSync": {"notebookSelector": selector}}
+    assert serves_notebook(caps, languages) is expected
 
 
 @pytest.mark.parametrize(
