@@ -174,10 +174,19 @@ class DiagnosticsBridge:
             return
         items = params.get("diagnostics")
         version = params.get("version")
+        version = version if isinstance(version, int) else None
+        notebook = self._proxy.server.workspace.get_notebook_document(cell_uri=params["uri"])
+        if notebook is not None and version is not None:
+            # A cell's diagnostics may carry the notebook's version (ruff's do) or the
+            # cell's: either names the current text if it is the current one.
+            current = self._proxy.document_version(params["uri"])
+            if version not in (notebook.version, current):
+                return  # for an older notebook: the upstream publishes the current one next
+            version = current
         self.put(
             upstream.id,
             params["uri"],
-            version if isinstance(version, int) else None,
+            version,
             [d for d in items if isinstance(d, dict)] if isinstance(items, list) else [],
         )
 
