@@ -30,6 +30,10 @@ DocumentHook = Callable[[str, Any], None]
 """Called with the document URI and the message's raw params."""
 
 
+NotebookHook = Callable[[str, Any], None]
+"""Called with the ``notebookDocument/*`` method and the message's raw params."""
+
+
 @dataclass
 class DocumentHooks:
     """Listeners for document events, called synchronously in message order."""
@@ -38,6 +42,13 @@ class DocumentHooks:
     changed: list[DocumentHook] = field(default_factory=list)
     saved: list[DocumentHook] = field(default_factory=list)
     closed: list[DocumentHook] = field(default_factory=list)
+    notebooks: list[NotebookHook] = field(default_factory=list)
+    """Whole notebook events (the proxy forwards them as they are)."""
+    cell_opened: list[DocumentHook] = field(default_factory=list)
+    cell_changed: list[DocumentHook] = field(default_factory=list)
+    cell_closed: list[DocumentHook] = field(default_factory=list)
+    """A notebook's cells, each as if it were a document of its own (raw params shaped
+    like didOpen/didChange/didClose's): for those that follow texts (the learning loop)."""
 
 
 def document_language(doc: TextDocument) -> str | None:
@@ -95,3 +106,49 @@ def register(server: FixloreServer) -> None:
         fire(hooks.closed, uri)
         checker.cancel(uri)
         hub.forget(uri)
+
+    def notebook_event(method: str) -> Callable[[Any], None]:
+        def handler(params: Any) -> None:
+            raw = current_raw_params()
+            for listener in hooks.notebooks:
+                listener(method, raw)
+            for kind, uri, cell_raw in cell_events(method, raw):
+                for cell_listener in getattr(hooks, kind):
+                    cell_listener(uri, cell_raw)
+                if kind == "cell_closed":
+                    hub.forget(uri)
+
+        return handler
+
+    # pygls keeps each notebook and its cells (as text documents) before these run.
+    for method in (
+        types.NOTEBOOK_DOCUMENT_DID_OPEN,
+        types.NOTEBOOK_DOCUMENT_DID_CHANGE,
+        types.NOTEBOOK_DOCUMENT_DID_SAVE,
+        types.NOTEBOOK_DOCUMENT_DID_CLOSE,
+    ):
+        server.feature(method)(notebook_event(method))
+
+
+def cell_events(method: str, raw: Any) -> list[tuple[str, str, Any]]:
+    """The cell events in a raw ``notebookDocument/*`` message: (hook name, cell URI, params).
+
+    The params are shaped like a text document's didOpen/didChange/didClose.
+    """
+    if not isinstance(raw, dict):
+        return []
+    events: list[tuple[str, str, Any]] = []
+    if method == types.NOTEBOOK_DOCUMENT_DID_OPEN:
+        events += [("cell_opened", c["uri"], {"textDocument": c}) for c in raw.get("cellTextDocuments") or []]
+    elif method == types.NOTEBOOK_DOCUMENT_DID_CHANGE:
+        cells = (raw.get("change") or {}).get("cells") or {}
+        structure = cells.get("structure") or {}
+        events += [("cell_opened", c["uri"], {"textDocument": c}) for c in structure.get("didOpen") or []]
+        events += [("cell_closed", c["uri"], {"textDocument": c}) for c in structure.get("didClose") or []]
+        events += [
+            ("cell_changed", c["document"]["uri"], {"textDocument": c["document"], "contentChanges": c["changes"]})
+            for c in cells.get("textContent") or []
+        ]
+    elif method == types.NOTEBOOK_DOCUMENT_DID_CLOSE:
+        events += [("cell_closed", c["uri"], {"textDocument": c}) for c in raw.get("cellTextDocuments") or []]
+    return events

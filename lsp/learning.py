@@ -447,6 +447,9 @@ def register(server: FixloreServer) -> None:
     hooks.changed.append(loop.did_change)
     hooks.saved.append(loop.did_save)
     hooks.closed.append(loop.did_close)
+    hooks.cell_opened.append(loop.did_open)
+    hooks.cell_changed.append(loop.did_change)
+    hooks.cell_closed.append(loop.did_close)
     server.features["diagnostics"].listeners.append(loop.published)
     life = server.features["lifecycle"]
     life.listeners.append(loop.config_changed)

@@ -117,14 +117,7 @@ def register(server: FixloreServer) -> None:
     hooks.saved.append(proxy.did_save)
     hooks.closed.append(proxy.did_close)
 
-    # pygls keeps the notebooks (and their cells as text documents); then these forward.
-    for method, forward_notebook in (
-        (types.NOTEBOOK_DOCUMENT_DID_OPEN, proxy.did_open_notebook),
-        (types.NOTEBOOK_DOCUMENT_DID_CHANGE, proxy.did_change_notebook),
-        (types.NOTEBOOK_DOCUMENT_DID_SAVE, proxy.did_save_notebook),
-        (types.NOTEBOOK_DOCUMENT_DID_CLOSE, proxy.did_close_notebook),
-    ):
-        server.feature(method)(lambda params, forward=forward_notebook: forward(current_raw_params()))
+    hooks.notebooks.append(proxy.notebook_event)
 
     # pygls handles these itself; fixlore's handler runs after it and forwards.
     def forward(method: str) -> Any:

@@ -159,6 +159,17 @@ class DocumentSync(ProxyBase):
             upstream.notify("workspace/didChangeConfiguration", params)
 
     # -- notebooks -------------------------------------------------------------------
+    def notebook_event(self, method: str, params: Any) -> None:
+        """A ``notebookDocument/*`` notification (raw), after pygls has taken it in."""
+        handler = {
+            "notebookDocument/didOpen": self.did_open_notebook,
+            "notebookDocument/didChange": self.did_change_notebook,
+            "notebookDocument/didSave": self.did_save_notebook,
+            "notebookDocument/didClose": self.did_close_notebook,
+        }.get(method)
+        if handler is not None and isinstance(params, dict):
+            handler(params)
+
     def _notebook_upstreams(self, cell_languages: set[str]) -> list[Upstream]:
         """The running upstreams of the cells' languages that sync notebooks of them."""
         ours = {language_for(language, "") or language for language in cell_languages}

@@ -143,3 +143,24 @@ async def test_an_undone_fix_counts_against_its_action(tmp_path: Path) -> None:
         assert any("1 failed" in why for why in fix_row["explanation"])
         assert fix_row["score"] < 0.45  # the prior: 0.6 * 0.5 + 0.3 * 0.5
         assert fix_row["preferred"] is False
+
+
+async def test_a_fix_made_by_hand_in_a_notebook_cell_is_learned_and_offered_in_cells(tmp_path: Path) -> None:
+    from tests.proxy.test_notebooks_e2e import change_cell, open_notebook
+
+    async with Editor(tmp_path) as editor:
+        for k, name in enumerate(["value", "record", "answer"]):
+            text = f"def check_{k}({name}):\n    if {name} == None:\n        return 1\n    return 2\n"
+            start = await settles(editor)
+            notebook, (cell,) = open_notebook(editor, tmp_path / f"n{k}.ipynb", [text])
+            await editor.diagnostic(cell, "E711")
+            await settled(editor, start)  # the opening state is the baseline
+            before = (await editor.stats())["session"]["manualFixes"]
+            change_cell(editor, notebook, 8, cell, text.replace(f"{name} == None", f"{name} is None"))
+            await editor.gone(cell, "E711")
+            await editor.until_stats(lambda s, before=before: s["session"]["manualFixes"] > before)
+
+        fresh = "def drain(basket):\n    while basket == None:\n        basket = 2\n    return basket\n"
+        _, (cell,) = open_notebook(editor, tmp_path / "fresh.ipynb", [fresh])
+        action = await offered_learned_fix(editor, cell, "E711")
+        assert "basket is None" in action["title"]
