@@ -14,6 +14,7 @@ that time.
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import time
 from concurrent.futures import Future
@@ -63,6 +64,12 @@ class LearnedFix:
     stats: PatternStats
     edits: tuple[TextEdit, ...]
     title: str
+
+
+@functools.lru_cache(maxsize=4096)
+def _signature_of(language: str, key: tuple[str, str, str]) -> Signature:
+    """A diagnostic's signature from its (source, code, message): the same for every publish."""
+    return abstract_signature(language, DiagnosticInfo(*key, _NOWHERE))
 
 
 def diag_id(raw: dict[str, Any]) -> DiagId:
@@ -120,7 +127,7 @@ class LearnedFixes:
         num_units = doc.position_codec.client_num_units
         for raw in diagnostics:
             # The signature needs no position: the diagnostic is placed only if a fix is found.
-            signature = abstract_signature(language, DiagnosticInfo(*diag_key(raw), _NOWHERE))
+            signature = _signature_of(language, diag_key(raw))
             if now - none.get(signature, -NEGATIVE_TTL_S) < NEGATIVE_TTL_S:
                 continue
             key = diag_id(raw)
