@@ -435,10 +435,34 @@ class FixloreServer(LanguageServer):
         finally:
             self.shutdown()
 
+    def start_tcp(self, host: str, port: int) -> None:
+        """Serve an editor over TCP, with the same reader as stdio (:meth:`_serve_reader`)."""
+        self._stop_event = Event()
+
+        async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            self.protocol.set_writer(writer)
+            await self._serve_reader(reader)
+            self.shutdown()
+
+        async def serve() -> None:
+            self._server = await asyncio.start_server(connection, host, port, limit=MAX_MESSAGE_BYTES)
+            logger.info("serving on %s:%s", host, port)
+            async with self._server:
+                await self._server.serve_forever()
+
+        try:
+            asyncio.run(serve())
+        except asyncio.CancelledError:
+            logger.debug("the TCP server was closed")
+
     async def _serve_pipe(self, stdin: BinaryIO) -> None:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
+        await self._serve_reader(reader)
+
+    async def _serve_reader(self, reader: asyncio.StreamReader) -> None:
+        """Read the editor's messages and take each in, in order, until EOF or ``exit``."""
         protocol = self.protocol
         stop = self._stop_event
         while stop is None or not stop.is_set():

@@ -5,16 +5,20 @@ The editor itself is :class:`fixlore.lsp.editor_session.EditorSession`
 requests answered like an editor would, waits on conditions instead of
 sleeps). What is particular to these tests: the capabilities announced
 (push and pull diagnostics), the command lines of fixlore and of the
-misbehaving test servers, and reading the edits of a WorkspaceEdit.
+misbehaving test servers, connecting over TCP, and reading the edits of a
+WorkspaceEdit.
 """
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
 from fixlore.lsp.editor_session import EditorSession
+from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, JsonRpcConnection
 
 BIN = Path(sys.executable).parent
 RUFF = str(BIN / "ruff")
@@ -79,6 +83,26 @@ class Editor(EditorSession):
     ) -> dict[str, Any]:
         """The handshake, with more time: the upstreams start behind it."""
         return await super().initialize(root, caps, init_options, timeout=timeout)
+
+
+async def start_over_tcp(editor: Editor, command: list[str]) -> None:
+    """Start ``command`` (a ``fixlore serve``) with ``--tcp`` on a free port and connect ``editor`` to it."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = int(sock.getsockname()[1])
+    editor.process = await asyncio.create_subprocess_exec(*command, "--tcp", f"127.0.0.1:{port}")
+    for _ in range(400):
+        try:
+            reader, writer = await asyncio.open_connection("127.0.0.1", port, limit=MAX_MESSAGE_BYTES)
+            break
+        except OSError:
+            await asyncio.sleep(0.05)  # polling for the listening socket, not synchronising on work
+    else:
+        raise AssertionError("fixlore did not listen on its TCP port")
+    editor.conn = JsonRpcConnection(
+        reader, writer, on_notification=editor._on_notification, on_request=editor._on_request, name="fixlore"
+    )
+    editor.conn.start()
 
 
 def edits_for(workspace_edit: dict[str, Any], uri: str) -> list[dict[str, Any]]:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.proxy.editor import PULL_CAPS, PUSH_CAPS, Editor, fixlore_cmd, server_flag
+from tests.proxy.editor import PULL_CAPS, PUSH_CAPS, Editor, fixlore_cmd, server_flag, start_over_tcp
 
 pytestmark = pytest.mark.e2e
 
@@ -120,12 +120,14 @@ async def test_each_incremental_change_reaches_the_upstream_once_and_in_order(
         await ed.close()
 
 
-async def test_requests_and_changes_reach_the_upstream_in_the_editors_order(tmp_path: Path) -> None:
+@pytest.mark.parametrize("transport", ["stdio", "tcp"])
+async def test_requests_and_changes_reach_the_upstream_in_the_editors_order(tmp_path: Path, transport: str) -> None:
     # The editor writes a hover, a change, a completion and another change at once.
     # Request handlers run in tasks; reading on before they start would pass both
     # changes on first, and the upstream would answer for the wrong text.
     ed = Editor()
-    await ed.start(fixlore_cmd(f"python={server_flag('flaky.py', '--incremental')}"))
+    command = fixlore_cmd(f"python={server_flag('flaky.py', '--incremental')}")
+    await (ed.start(command) if transport == "stdio" else start_over_tcp(ed, command))
     try:
         await ed.initialize(tmp_path, caps=PUSH_CAPS)
         uri = ed.open(tmp_path / "a.py", "x = 1\n")
