@@ -31,6 +31,7 @@ from threading import Event
 from typing import Any, BinaryIO, Protocol
 from urllib.parse import unquote
 
+import attrs
 from lsprotocol import types
 from pygls.exceptions import (
     FeatureNotificationError,
@@ -325,22 +326,42 @@ class FixloreProtocol(LanguageServerProtocol):
         whole document per change. ``params`` are raw, checked by ``check_did_change``;
         so are the feature handler's.
         """
-        identifier = params["textDocument"]
-        doc = self._fixlore.open_document(identifier["uri"])
-        if doc is None:
+        if not self._apply_text_changes(params["textDocument"], params["contentChanges"]):
             logger.warning("didChange for a document that is not open: ignored")
             return
-        text = doc.source
-        num_units = doc.position_codec.client_num_units
-        for change in params["contentChanges"]:
-            text = apply_change(text, change, num_units)
-        doc.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
-        doc.version = identifier["version"]
         handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
         if handler is not None:
             result = handler(params)
             if inspect.isawaitable(result):
                 asyncio.ensure_future(result)
+
+    def _apply_text_changes(self, identifier: dict[str, Any], changes: list[dict[str, Any]]) -> bool:
+        """Apply raw content changes to an open document (False if it is not open)."""
+        doc = self._fixlore.open_document(identifier["uri"])
+        if doc is None:
+            return False
+        text = doc.source
+        num_units = doc.position_codec.client_num_units
+        for change in changes:
+            text = apply_change(text, change, num_units)
+        doc.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
+        doc.version = identifier["version"]
+        return True
+
+    @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def lsp_notebook_document__did_change(self, params: types.DidChangeNotebookDocumentParams) -> Any:
+        """Pygls' own, except that the cells' text changes are applied as for ``didChange``."""
+        cells = params.change.cells
+        if cells is not None and cells.text_content:
+            change = attrs.evolve(params.change, cells=attrs.evolve(cells, text_content=None))
+            self.workspace.update_notebook_document(attrs.evolve(params, change=change))
+            raw = current_raw_params()
+            for entry in raw["change"]["cells"]["textContent"]:
+                self._apply_text_changes(entry["document"], entry["changes"])
+        else:
+            self.workspace.update_notebook_document(params)
+        if (handler := self.fm.features.get(types.NOTEBOOK_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
 
     def _did_change_now(self, params: Any) -> None:
         """Run :meth:`lsp_text_document__did_change` as pygls would run a notification's handler."""

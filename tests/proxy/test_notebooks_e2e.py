@@ -8,6 +8,7 @@ in fixlore lost ruff's linting of notebooks altogether.
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -125,8 +126,31 @@ async def test_a_restarted_upstream_gets_the_open_notebook_again_and_its_cells_o
     await ed.start(fixlore_cmd(f"python={server_flag('flaky.py', '--notebooks')}"))
     try:
         await ed.initialize(tmp_path, caps={**PUSH_CAPS, **NOTEBOOK_SYNC})
-        _, (cell, crash) = open_notebook(ed, tmp_path / "n.ipynb", ["x = 1\n", "CRASH\n"])
+        notebook, (cell, crash) = open_notebook(ed, tmp_path / "n.ipynb", ["x = 1\x0c\ny = 2\n", "CRASH\n"])
         await ed.wait_for(lambda: any(d.get("source") == "flaky" for d in ed.current(cell)), what="cell diagnostics")
+        # an edit below a form feed: fixlore's copy of the cell must follow the editor's,
+        # since that copy is what a restarted upstream gets
+        old = ed.texts[cell]
+        ed.texts[cell] = "x = 1\x0c\nzy = 2\n"
+        ed.versions[cell] += 1
+        start = {"line": 1, "character": 0}
+        ed.notify(
+            "notebookDocument/didChange",
+            {
+                "notebookDocument": {"uri": notebook, "version": 8},
+                "change": {
+                    "cells": {
+                        "textContent": [
+                            {
+                                "document": {"uri": cell, "version": ed.versions[cell]},
+                                "changes": [{"range": {"start": start, "end": start}, "text": "z"}],
+                            }
+                        ]
+                    }
+                },
+            },
+        )
+        assert old != ed.texts[cell]
 
         def logged() -> list[str]:
             return [p["message"] for m, p in ed.notifications if m == "window/logMessage"]
@@ -135,6 +159,9 @@ async def test_a_restarted_upstream_gets_the_open_notebook_again_and_its_cells_o
         hover = {"textDocument": {"uri": crash}, "position": {"line": 0, "character": 0}}
         assert await ed.request("textDocument/hover", hover) is None  # the upstream died under it
         await ed.wait_for(lambda: logged().count("flaky: notebook opened with 2 cells") == 2, what="the re-send")
+        texts = await ed.wait_for(lambda: [m for m in logged() if m.startswith("flaky: cells ")][1:], what="texts")
+        resent = texts[0]
+        assert json.loads(resent.removeprefix("flaky: cells ")) == ["x = 1\x0c\nzy = 2\n", "CRASH\n"]
         assert not any("opened languageId" in m for m in logged()), "cells go inside their notebook, not as files"
     finally:
         await ed.close()

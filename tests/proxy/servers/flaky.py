@@ -27,7 +27,7 @@ completion is logged ("hover", "completion"), so a test can see the order
 messages came in.
 
 With --notebooks it syncs notebooks of Python cells: it logs their opening
-("notebook opened with N cells") and closing, and treats the cells as documents.
+("notebook opened with N cells", then "cells" and their texts as JSON) and closing, and treats the cells as documents.
 
 Flags: --crash-after-init (exit right after `initialized`), --utf16-only, --pull, --incremental,
 --notebooks, --name NAME.
@@ -169,6 +169,7 @@ def handle(msg: dict[str, Any]) -> None:
     elif method == "notebookDocument/didOpen":
         cells = params["cellTextDocuments"]
         log(f"notebook opened with {len(cells)} cells")
+        log(f"cells {json.dumps([cell['text'] for cell in cells])}")
         for cell in cells:
             docs[cell["uri"]] = cell["text"]
             publish(cell["uri"], cell["version"])
