@@ -22,6 +22,18 @@ export const SERVED_LANGUAGES: readonly string[] = [
   "c",
 ];
 
+/**
+ * The documents the client hands to fixlore: files and untitled editors of the
+ * served languages, and notebook cells of them (fixlore forwards notebooks to
+ * the upstreams that sync them; without the cell scheme VS Code would not ask
+ * fixlore for a cell's code actions or diagnostics).
+ */
+export function documentSelector(): { scheme: string; language: string }[] {
+  return SERVED_LANGUAGES.flatMap((language) =>
+    ["file", "untitled", "vscode-notebook-cell"].map((scheme) => ({ scheme, language })),
+  );
+}
+
 export const LOG_LEVELS = ["error", "warning", "info", "debug"] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 

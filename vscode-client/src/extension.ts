@@ -27,7 +27,7 @@ import { registerCommands } from "./commands";
 import {
   changeNeedsRestart,
   configurationFor,
-  SERVED_LANGUAGES,
+  documentSelector,
   type ServerSettings,
   toServerConfig,
 } from "./config";
@@ -102,10 +102,7 @@ export class FixloreSession implements vscode.Disposable {
       options: { cwd: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath },
     };
     const clientOptions: LanguageClientOptions = {
-      documentSelector: SERVED_LANGUAGES.flatMap((language) => [
-        { scheme: "file", language },
-        { scheme: "untitled", language },
-      ]),
+      documentSelector: documentSelector(),
       outputChannel: this.output,
       middleware: {
         workspace: {

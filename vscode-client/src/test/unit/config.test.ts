@@ -7,6 +7,7 @@ import {
   changeNeedsRestart,
   configurationFor,
   DEFAULT_CONFIG,
+  documentSelector,
   readerOf,
   SERVER_SETTING_KEYS,
   splitCommandLine,
@@ -160,5 +161,15 @@ describe("changeNeedsRestart", () => {
 
   it("restarts for a setting sent at start, which the server ranks above a notification", () => {
     assert.equal(changeNeedsRestart(only("fixlore.learning"), { learning: true }), true);
+  });
+});
+
+describe("documentSelector", () => {
+  it("hands fixlore files, untitled editors and notebook cells of every served language", () => {
+    const selector = documentSelector();
+    for (const scheme of ["file", "untitled", "vscode-notebook-cell"]) {
+      assert.ok(selector.some((s) => s.scheme === scheme && s.language === "python"), scheme);
+    }
+    assert.equal(selector.length, 3 * 10);
   });
 });
