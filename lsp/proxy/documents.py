@@ -198,12 +198,15 @@ class DocumentSync(ProxyBase):
         notebook = params["notebookDocument"]["uri"]
         cells = (params.get("change") or {}).get("cells") or {}
         touched = [c["document"]["uri"] for c in cells.get("textContent") or []]
-        touched += [c["uri"] for c in (cells.get("structure") or {}).get("didOpen") or []]
+        structure = cells.get("structure") or {}
+        touched += [c["uri"] for c in structure.get("didOpen") or []]
         for upstream in self.upstreams.values():
             if notebook in upstream.open_notebooks and upstream.running:
                 upstream.notify("notebookDocument/didChange", params)
                 for cell in touched:
                     self.diagnostics.document_event(upstream, cell, immediate=False)
+        for removed in structure.get("didClose") or []:
+            self.diagnostics.forget(removed["uri"])  # a deleted cell's diagnostics go with it
 
     def did_save_notebook(self, params: Any) -> None:
         """Forward notebookDocument/didSave to the upstreams that have it open and want saves."""

@@ -165,3 +165,24 @@ async def test_a_restarted_upstream_gets_the_open_notebook_again_and_its_cells_o
         assert not any("opened languageId" in m for m in logged()), "cells go inside their notebook, not as files"
     finally:
         await ed.close()
+
+
+async def test_a_deleted_cell_loses_its_diagnostics(editor: Editor, tmp_path: Path) -> None:
+    await editor.initialize(tmp_path, caps={**PUSH_CAPS, **NOTEBOOK_SYNC})
+    notebook, (first, second) = open_notebook(editor, tmp_path / "cut.ipynb", ["x = 1\n", "import os\n"])
+    await editor.diagnostic(second, "F401")
+    editor.notify(
+        "notebookDocument/didChange",
+        {
+            "notebookDocument": {"uri": notebook, "version": 8},
+            "change": {
+                "cells": {
+                    "structure": {"array": {"start": 1, "deleteCount": 1}, "didClose": [{"uri": second}]},
+                }
+            },
+        },
+    )
+    await editor.wait_for(lambda: editor.diagnostics.get(second) == [], what="the deleted cell cleared")
+    # the notebook goes on: an edit of the remaining cell is linted
+    change_cell(editor, notebook, 9, first, "import sys\n")
+    await editor.diagnostic(first, "F401")
