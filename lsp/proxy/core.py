@@ -1,6 +1,6 @@
 """The proxy: fixlore in front of the user's language servers.
 
-:class:`Proxy` is the :class:`~fixlore.lsp.server.RawRouter` of the server and
+:class:`Proxy` is the :class:`~fixlore.lsp.protocol.RawRouter` of the server and
 the host of every :class:`~fixlore.lsp.proxy.upstream.Upstream`. It starts the
 upstreams inside ``initialize`` (so their capabilities can be merged into
 fixlore's answer), routes requests and notifications, and offers the async API
@@ -20,7 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Coroutine, Iterable
+from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
@@ -260,37 +260,22 @@ class Proxy(Relays, DocumentSync):
             return None
 
     async def _fan_out(self, targets: list[Upstream], method: str, params: Any) -> list[tuple[Upstream, Any]]:
-        """Every target's answer (``None`` for one that failed), in upstream order.
+        """Every target's answer (``None`` for one that failed), in upstream order."""
+        return await self._send_each(targets, method, lambda upstream: params).answers()
 
-        All the requests are written before the first answer is awaited (in the
-        order the editor's messages came: see ``FixloreServer._serve_pipe``).
+    def _send_each(self, targets: list[Upstream], method: str, params_of: Callable[[Upstream], Any]) -> Pending:
+        """Write ``method`` to every target now; their answers are awaited later.
+
+        Written in the order the editor's messages came (see ``FixloreServer._serve_reader``).
         """
         sent: list[tuple[Upstream, Coroutine[Any, Any, Any] | None]] = []
         for upstream in targets:
             try:
-                sent.append((upstream, upstream.request_now(method, params, timeout=self.timeout())))
-            except (ConnectionClosed, Unavailable) as exc:
+                sent.append((upstream, upstream.request_now(method, params_of(upstream), timeout=self.timeout())))
+            except _FAILURES as exc:
                 logger.warning("upstream %s: %s failed (%s)", upstream.id, method, type(exc).__name__)
                 sent.append((upstream, None))
-        answers: list[tuple[Upstream, Any]] = []
-        try:
-            for upstream, pending in sent:
-                answer = None if pending is None else await self._answer_or_none(upstream, method, pending)
-                answers.append((upstream, answer))
-        except BaseException:  # cancelled: the answers not awaited yet are dropped when they come
-            for _, pending in sent[len(answers) + 1 :]:
-                if pending is not None:
-                    pending.close()
-            raise
-        return answers
-
-    async def _answer_or_none(self, upstream: Upstream, method: str, pending: Coroutine[Any, Any, Any]) -> Any:
-        """An upstream's answer, or ``None`` if it failed or timed out (logged)."""
-        try:
-            return await pending
-        except _FAILURES as exc:
-            logger.warning("upstream %s: %s failed (%s)", upstream.id, method, type(exc).__name__)
-            return None
+        return Pending(method, sent)
 
     async def _resolve(self, method: str, item: Any) -> Any:
         source, original = merge.unwrap(item)
@@ -316,14 +301,11 @@ class Proxy(Relays, DocumentSync):
         """
         targets = self._targets("textDocument/codeAction", params)
         owners = self._owners(params) if len(targets) > 1 else None
-        sent: list[tuple[Upstream, Coroutine[Any, Any, Any]]] = []
-        for upstream in targets:
-            own = params if owners is None else _context_for(upstream.id, params, owners)
-            try:
-                sent.append((upstream, upstream.request_now("textDocument/codeAction", own, timeout=self.timeout())))
-            except _FAILURES as exc:
-                logger.warning("upstream %s: textDocument/codeAction failed (%s)", upstream.id, type(exc).__name__)
-        return PendingActions(sent)
+
+        def own(upstream: Upstream) -> Any:
+            return params if owners is None else _context_for(upstream.id, params, owners)
+
+        return PendingActions(self._send_each(targets, "textDocument/codeAction", own))
 
     def _owners(self, params: Any) -> list[str | None] | None:
         """Which upstream published each context diagnostic (worked out once per request)."""
@@ -360,38 +342,64 @@ class Proxy(Relays, DocumentSync):
         return await self._first(upstream, "workspace/executeCommand", params, timeout=4 * self.timeout())
 
 
-class PendingActions:
-    """Code-action requests on their way to upstreams: await :meth:`answers`, or :meth:`drop`."""
+class Pending:
+    """Requests to upstreams, all written already: await :meth:`answers`, or :meth:`drop`.
 
-    def __init__(self, sent: list[tuple[Upstream, Coroutine[Any, Any, Any]]]) -> None:
+    No task per upstream: each task costs turns of the event loop on every request.
+    """
+
+    def __init__(self, method: str, sent: list[tuple[Upstream, Coroutine[Any, Any, Any] | None]]) -> None:
+        self._method = method
         self._sent = sent
+        """(upstream, its answer to await; ``None`` if the request could not be sent)."""
 
-    async def answers(self) -> list[tuple[UpstreamId, dict[str, Any]]]:
-        """Every upstream's actions, wrapped, in upstream order (failures add nothing)."""
-        out: list[tuple[UpstreamId, dict[str, Any]]] = []
+    async def answers(self) -> list[tuple[Upstream, Any]]:
+        """Every upstream's answer in upstream order, ``None`` for one that failed or timed out (logged)."""
+        out: list[tuple[Upstream, Any]] = []
         try:
             while self._sent:
                 upstream, answer = self._sent.pop(0)  # all on their way already
-                try:
-                    result = await answer
-                except _FAILURES as exc:
-                    logger.warning("upstream %s: textDocument/codeAction failed (%s)", upstream.id, type(exc).__name__)
-                    continue
-                if isinstance(result, list):
-                    out.extend((upstream.id, merge.wrap_item(a, upstream.id)) for a in result if isinstance(a, dict))
+                out.append((upstream, None if answer is None else await self._one(upstream, answer)))
         except BaseException:
             self.drop()  # cancelled: the others are not waited for
             raise
         return out
 
+    async def _one(self, upstream: Upstream, answer: Coroutine[Any, Any, Any]) -> Any:
+        try:
+            return await answer
+        except _FAILURES as exc:
+            logger.warning("upstream %s: %s failed (%s)", upstream.id, self._method, type(exc).__name__)
+            return None
+
     def drop(self) -> None:
         """Not waited for after all: their answers are dropped when they come."""
         for _, answer in self._sent:
-            answer.close()
+            if answer is not None:
+                answer.close()
         self._sent = []
 
 
-__all__ = ["FIXLORE_COMMAND_PREFIX", "PendingActions", "Proxy", "State", "upstream_ids"]
+class PendingActions:
+    """Code-action requests on their way to upstreams: await :meth:`answers`, or :meth:`drop`."""
+
+    def __init__(self, pending: Pending) -> None:
+        self._pending = pending
+
+    async def answers(self) -> list[tuple[UpstreamId, dict[str, Any]]]:
+        """Every upstream's actions, wrapped, in upstream order (failures add nothing)."""
+        out: list[tuple[UpstreamId, dict[str, Any]]] = []
+        for upstream, result in await self._pending.answers():
+            if isinstance(result, list):
+                out.extend((upstream.id, merge.wrap_item(a, upstream.id)) for a in result if isinstance(a, dict))
+        return out
+
+    def drop(self) -> None:
+        """Not waited for after all: their answers are dropped when they come."""
+        self._pending.drop()
+
+
+__all__ = ["FIXLORE_COMMAND_PREFIX", "Pending", "PendingActions", "Proxy", "State", "upstream_ids"]
 
 
 def _context_for(upstream_id: UpstreamId, params: Any, owners: list[str | None]) -> Any:
