@@ -55,7 +55,7 @@ Integration API for the code-action / learning layer
 ``textDocument/codeAction`` and ``codeAction/resolve`` are handled by
 ``fixlore.lsp.code_actions`` (pygls handlers), which call the API above; the
 proxy registers no pygls feature for them. Use
-``fixlore.lsp.server.current_raw_params()`` inside the handler for the raw
+``fixlore.lsp.protocol.current_raw_params()`` inside the handler for the raw
 params. pygls' capabilities for the layer's handler are merged with the
 upstreams' (kinds, ``resolveProvider`` united).
 
@@ -83,10 +83,10 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from fixlore.lsp.protocol import current_raw_params
 from fixlore.lsp.proxy.core import Proxy
 from fixlore.lsp.proxy.merge import origin, unwrap
 from fixlore.lsp.proxy.upstream import Upstream, UpstreamId
-from fixlore.lsp.server import current_raw_params
 
 if TYPE_CHECKING:
     from fixlore.lsp.server import FixloreServer
@@ -118,6 +118,9 @@ def register(server: FixloreServer) -> None:
     hooks.closed.append(proxy.did_close)
 
     hooks.notebooks.append(proxy.notebook_event)
+    hooks.cell_opened.append(proxy.cell_opened)
+    hooks.cell_changed.append(proxy.cell_changed)
+    hooks.cell_closed.append(proxy.cell_closed)
 
     # pygls handles these itself; fixlore's handler runs after it and forwards.
     def forward(method: str) -> Any:

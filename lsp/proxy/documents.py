@@ -68,6 +68,8 @@ class DocumentSync(ProxyBase):
                 continue
             params = {"notebookDocument": self.server.protocol.to_json(notebook), "cellTextDocuments": cells}
             self._open_notebook_in([upstream], params)
+            for cell in cells:
+                self.diagnostics.document_event(upstream, cell["uri"], immediate=True)
 
     def did_open(self, uri: str, params: Any) -> None:
         """Forward didOpen raw (the editor's own languageId) to the document's upstreams."""
@@ -159,16 +161,47 @@ class DocumentSync(ProxyBase):
             upstream.notify("workspace/didChangeConfiguration", params)
 
     # -- notebooks -------------------------------------------------------------------
+    # The whole notebook goes to the upstreams as it came (notebook_event); what
+    # follows for each cell (pulls, forgetting) comes from the cell hooks, which
+    # ``lsp.documents.cell_events`` fires after it.
     def notebook_event(self, method: str, params: Any) -> None:
-        """A ``notebookDocument/*`` notification (raw), after pygls has taken it in."""
-        handler = {
-            "notebookDocument/didOpen": self.did_open_notebook,
-            "notebookDocument/didChange": self.did_change_notebook,
-            "notebookDocument/didSave": self.did_save_notebook,
-            "notebookDocument/didClose": self.did_close_notebook,
-        }.get(method)
-        if handler is not None and isinstance(params, dict):
-            handler(params)
+        """Forward a ``notebookDocument/*`` notification (raw), after pygls has taken it in."""
+        if not isinstance(params, dict):
+            return
+        notebook = params["notebookDocument"]["uri"]
+        if method == "notebookDocument/didOpen":
+            self._open_notebook_in(self._notebook_upstreams(_languages(params.get("cellTextDocuments") or [])), params)
+            return
+        for upstream in self.upstreams.values():
+            if notebook not in upstream.open_notebooks or not upstream.running:
+                continue
+            if method == "notebookDocument/didSave":
+                sync = upstream.capabilities.get("notebookDocumentSync")
+                if not (isinstance(sync, dict) and sync.get("save")):
+                    continue
+            elif method == "notebookDocument/didClose":
+                upstream.open_notebooks.discard(notebook)
+            upstream.notify(method, params)
+
+    def cell_opened(self, uri: str, params: Any) -> None:
+        """A cell opened (with its notebook or added to it): its diagnostics follow."""
+        self._cell_changed(uri, immediate=True)
+
+    def cell_changed(self, uri: str, params: Any) -> None:
+        """A cell's text changed: its diagnostics follow."""
+        self._cell_changed(uri, immediate=False)
+
+    def cell_closed(self, uri: str, params: Any) -> None:
+        """A cell went (with its notebook or deleted from it): its diagnostics go."""
+        self.diagnostics.forget(uri)
+
+    def _cell_changed(self, uri: str, *, immediate: bool) -> None:
+        notebook = self.server.workspace.get_notebook_document(cell_uri=uri)
+        if notebook is None:
+            return
+        for upstream in self.upstreams.values():
+            if notebook.uri in upstream.open_notebooks and upstream.running:
+                self.diagnostics.document_event(upstream, uri, immediate=immediate)
 
     def _notebook_upstreams(self, cell_languages: set[str]) -> list[Upstream]:
         """The running upstreams of the cells' languages that sync notebooks of them."""
@@ -181,50 +214,9 @@ class DocumentSync(ProxyBase):
 
     def _open_notebook_in(self, upstreams: list[Upstream], params: Any) -> None:
         notebook = params["notebookDocument"]["uri"]
-        cells = [c["uri"] for c in params.get("cellTextDocuments") or [] if isinstance(c, dict)]
         for upstream in upstreams:
             upstream.notify("notebookDocument/didOpen", params)
             upstream.open_notebooks.add(notebook)
-            for cell in cells:
-                self.diagnostics.document_event(upstream, cell, immediate=True)
-
-    def did_open_notebook(self, params: Any) -> None:
-        """Forward notebookDocument/didOpen raw to the upstreams that sync such notebooks."""
-        cells = params.get("cellTextDocuments") or []
-        self._open_notebook_in(self._notebook_upstreams(_languages(cells)), params)
-
-    def did_change_notebook(self, params: Any) -> None:
-        """Forward notebookDocument/didChange raw; the changed and new cells' diagnostics follow."""
-        notebook = params["notebookDocument"]["uri"]
-        cells = (params.get("change") or {}).get("cells") or {}
-        touched = [c["document"]["uri"] for c in cells.get("textContent") or []]
-        structure = cells.get("structure") or {}
-        touched += [c["uri"] for c in structure.get("didOpen") or []]
-        for upstream in self.upstreams.values():
-            if notebook in upstream.open_notebooks and upstream.running:
-                upstream.notify("notebookDocument/didChange", params)
-                for cell in touched:
-                    self.diagnostics.document_event(upstream, cell, immediate=False)
-        for removed in structure.get("didClose") or []:
-            self.diagnostics.forget(removed["uri"])  # a deleted cell's diagnostics go with it
-
-    def did_save_notebook(self, params: Any) -> None:
-        """Forward notebookDocument/didSave to the upstreams that have it open and want saves."""
-        notebook = params["notebookDocument"]["uri"]
-        for upstream in self.upstreams.values():
-            sync = upstream.capabilities.get("notebookDocumentSync")
-            if notebook in upstream.open_notebooks and isinstance(sync, dict) and sync.get("save"):
-                upstream.notify("notebookDocument/didSave", params)
-
-    def did_close_notebook(self, params: Any) -> None:
-        """Forward notebookDocument/didClose; its cells' diagnostics are forgotten."""
-        notebook = params["notebookDocument"]["uri"]
-        for upstream in self.upstreams.values():
-            if notebook in upstream.open_notebooks:
-                upstream.open_notebooks.discard(notebook)
-                upstream.notify("notebookDocument/didClose", params)
-        for cell in params.get("cellTextDocuments") or []:
-            self.diagnostics.forget(cell["uri"])
 
     def cells_open_in(self, upstream: Upstream) -> list[str]:
         """The cell URIs of the notebooks ``upstream`` has open."""
