@@ -19,7 +19,7 @@ from lsprotocol import types
 
 from fixlore.abstraction.languages import language_for
 from fixlore.lsp.diagnostics import DiagnosticsHub, SyntaxChecker
-from fixlore.lsp.server import current_raw_params
+from fixlore.lsp.protocol import current_raw_params
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument

@@ -22,7 +22,7 @@ from pygls.uris import to_fs_path
 
 from fixlore.lsp import logs
 from fixlore.lsp.config import FixloreConfig, merge_layers, parse_config, read_pyproject, split_init_options
-from fixlore.lsp.server import current_raw_params
+from fixlore.lsp.protocol import current_raw_params
 
 if TYPE_CHECKING:
     from fixlore.lsp.server import FixloreServer

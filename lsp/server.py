@@ -1,401 +1,44 @@
-"""The fixlore language server: protocol plumbing and the server factory.
+"""The fixlore language server: reading the editor's stream, errors, and the server factory.
 
 ``create_server(options)`` builds a fresh :class:`FixloreServer` with every
 feature registered (no module-level singleton), so each test gets its own.
-
-:class:`FixloreProtocol` extends pygls' protocol in three ways that the proxy
-and the learning loop rely on:
-
-* every handler can see the message's **raw JSON** (``current_raw()``), so
-  whatever fixlore forwards goes on losslessly, unknown fields included;
-* a :class:`RawRouter` may claim methods fixlore has no handler for, and
-  responses to requests it relayed; those never pass through cattrs;
-* malformed messages get a JSON-RPC error answer (parse error, invalid params)
-  instead of silence, and the server keeps serving.
+The server speaks through :class:`~fixlore.lsp.protocol.FixloreProtocol`
+(raw messages, proper error answers); it reads stdio pipes and TCP with one
+loop that keeps the editor's message order (:meth:`FixloreServer._serve_reader`).
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextvars
-import inspect
 import json
 import logging
 import os
 import stat
 import sys
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from threading import Event
-from typing import Any, BinaryIO, Protocol
+from typing import Any, BinaryIO
 from urllib.parse import unquote
 
-import attrs
 from lsprotocol import types
 from pygls.exceptions import (
-    FeatureNotificationError,
     FeatureRequestError,
     JsonRpcException,
-    JsonRpcInternalError,
-    JsonRpcInvalidParams,
 )
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
-from pygls.protocol import LanguageServerProtocol, default_converter
-from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
-from pygls.protocol.language_server import lsp_method
+from pygls.protocol import default_converter
 from pygls.workspace import TextDocument
 
 from fixlore.lsp import __version__
 from fixlore.lsp.config import FixloreConfig
-from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, Answered, dumps, loads, read_body
+from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, read_body
 from fixlore.lsp.logs import RateLimiter
-from fixlore.lsp.text_sync import apply_change, check_did_change
+from fixlore.lsp.protocol import FixloreProtocol
 
 logger = logging.getLogger(__name__)
-
-_RAW: contextvars.ContextVar[dict[str, Any] | None] = contextvars.ContextVar("fixlore_raw", default=None)
-
-
-def current_raw() -> dict[str, Any] | None:
-    """The raw JSON of the message being handled (``None`` outside a handler)."""
-    return _RAW.get()
-
-
-def current_raw_params() -> Any:
-    """The raw ``params`` of the message being handled."""
-    raw = _RAW.get()
-    return None if raw is None else raw.get("params")
-
-
-class RawRouter(Protocol):
-    """Who handles messages fixlore forwards without reading (the proxy)."""
-
-    def claims_method(self, method: str) -> bool:
-        """True if a request/notification of ``method`` (with no fixlore handler) goes here."""
-
-    def claims_response(self, msg_id: Any) -> bool:
-        """True if a response with this id answers a request the router relayed."""
-
-    def handle_request(self, msg_id: Any, method: str, params: Any) -> Awaitable[Any]:
-        """Answer a forwarded request: the raw result, or raise ``JsonRpcException``."""
-
-    def handle_notification(self, method: str, params: Any) -> None:
-        """Forward a notification."""
-
-    def handle_response(self, raw: dict[str, Any]) -> None:
-        """Take the editor's response to a relayed request."""
-
-
-@dataclass(frozen=True, slots=True)
-class _RawResponse:
-    """Marker for a response that belongs to the raw router."""
-
-    raw: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class _Rejected:
-    """Marker for a message already answered with an error."""
-
-    reason: str
-
-
-class FixloreProtocol(LanguageServerProtocol):
-    """pygls' protocol with raw-message access and proper error answers."""
-
-    def __init__(self, server: FixloreServer, converter: Any) -> None:
-        super().__init__(server, converter)
-        self._fixlore = server
-        self.raw_router: RawRouter | None = None
-        self._pending_raw: dict[str, Any] | None = None
-        self.capability_hooks: list[Callable[[dict[str, Any]], dict[str, Any]]] = []
-        self.command_fallback: Callable[[str, Any], Awaitable[Any]] | None = None
-        """Runs ``workspace/executeCommand`` for commands fixlore has not registered
-        (the proxy: upstreams' commands), called with (command, raw arguments)."""
-        self.early_notifications: dict[str, Callable[[Any, bytes | None], None]] = {}
-        """Notifications to see before anything else is done with them: method -> a hook
-        called with the raw params and the message's bytes if known (the proxy passes a
-        didChange on at once)."""
-        self.current_body: bytes | None = None
-        """The bytes of the message being read (stdio pipe mode), for the early hooks."""
-        self.raw_params: dict[str, Callable[[Any], str | None]] = {types.TEXT_DOCUMENT_DID_CHANGE: check_did_change}
-        """Messages whose handler takes the raw params (no cattrs structuring, which
-        costs about a millisecond for a code action): method -> a validator that
-        returns why the params are invalid, or ``None``. A request with invalid params
-        is answered with an error; a notification is logged and dropped."""
-
-    # -- reading -----------------------------------------------------------
-    def structure_message(self, data: dict[str, Any]) -> Any:
-        """Keep the raw message; leave router-claimed messages unstructured."""
-        if "jsonrpc" not in data:
-            return data  # a nested object; the top-level call sees it raw
-        self._pending_raw = data
-        method = data.get("method")
-        early = self.early_notifications.get(method) if isinstance(method, str) and "id" not in data else None
-        if early is not None:
-            try:
-                early(data.get("params"), self.current_body)
-            except Exception:  # a hook's bug must not cost the message
-                logger.exception("early hook for %s failed", method)
-        check = self.raw_params.get(method) if isinstance(method, str) else None
-        if check is not None and isinstance(method, str):
-            reason = check(data.get("params"))
-            if reason is None and "id" in data:
-                return JsonRPCRequestMessage(id=data["id"], method=method, jsonrpc="2.0", params=data.get("params"))
-            if reason is None:
-                return JsonRPCNotification(method=method, jsonrpc="2.0", params=data.get("params"))
-            if "id" in data:
-                error = JsonRpcInvalidParams(f"Invalid params for {method}: {reason}")
-                self._send_response(data["id"], error=error.to_response_error())
-            logger.warning("rejected a malformed %s message", method)
-            return _Rejected("invalid params")
-        router = self.raw_router
-        if router is not None:
-            if method is None and "id" in data and router.claims_response(data["id"]):
-                return _RawResponse(data)
-            if isinstance(method, str) and not self._has_handler(method) and router.claims_method(method):
-                params = data.get("params")
-                if "id" in data:
-                    return JsonRPCRequestMessage(id=data["id"], method=method, jsonrpc="2.0", params=params)
-                return JsonRPCNotification(method=method, jsonrpc="2.0", params=params)
-        try:
-            return super().structure_message(data)
-        except JsonRpcException as exc:
-            if "id" in data and isinstance(method, str):
-                error = JsonRpcInvalidParams(f"Invalid params for {method}: {_cause(exc)}")
-                self._send_response(data["id"], error=error.to_response_error())
-            logger.warning("rejected a malformed %s message", method or "response")
-            return _Rejected(type(exc).__name__)
-
-    def receive(self, body: bytes) -> bool:
-        """Take in one message body read from the editor (stdio pipe mode).
-
-        Returns whether it was a request: its handler then runs in a task, and the
-        reader lets that task start before it reads on (see ``_serve_pipe``).
-        """
-        data = loads(body)
-        self.current_body = body
-        try:
-            message = self.structure_message(data) if isinstance(data, dict) else data
-        finally:
-            self.current_body = None
-        self.handle_message(message)
-        return isinstance(data, dict) and "id" in data and "method" in data
-
-    def _has_handler(self, method: str) -> bool:
-        return method in self.fm.builtin_features or method in self.fm.features
-
-    def handle_message(self, message: Any) -> None:
-        """Dispatch with the raw JSON of the message visible to handlers."""
-        raw, self._pending_raw = self._pending_raw, None
-        if isinstance(message, _Rejected):
-            return
-        if isinstance(message, _RawResponse):
-            if self.raw_router is not None:
-                self.raw_router.handle_response(message.raw)
-            return
-        token = _RAW.set(raw)
-        try:
-            self._dispatch(message)
-        finally:
-            _RAW.reset(token)
-
-    def _dispatch(self, message: Any) -> None:
-        """Route a structured message as pygls' ``handle_message`` does.
-
-        Plain attribute tests instead of pygls' ``isinstance`` against
-        runtime-checkable Protocols, which cost ~0.1 ms per message.
-        """
-        if getattr(message, "jsonrpc", None) != self.VERSION:
-            logger.warning("message with an unknown jsonrpc version ignored")
-            return
-        method = getattr(message, "method", None)
-        if self._shutdown and method != types.EXIT:
-            logger.warning("server shutting down: no more requests")
-            return
-        ctx = contextvars.copy_context()
-        has_id = hasattr(message, "id")
-        if method == types.TEXT_DOCUMENT_DID_CHANGE and not has_id:
-            # The most frequent message: no pygls handler machinery (a uuid and two
-            # thread-safe futures per notification).
-            ctx.run(self._did_change_now, message.params)
-            return
-        if method is not None and has_id and hasattr(message, "params"):
-            ctx.run(self._handle_request, message.id, method, message.params)
-        elif method is not None and hasattr(message, "params"):
-            ctx.run(self._handle_notification, method, message.params)
-        elif has_id and hasattr(message, "result"):
-            ctx.run(self._handle_response, message.id, message.result)
-        else:
-            ctx.run(self._handle_response, message.id, None, message.error)
-
-    def _get_handler(self, feature_name: str) -> Any:
-        try:
-            return super()._get_handler(feature_name)
-        except JsonRpcException:
-            router = self.raw_router
-            if router is None or not router.claims_method(feature_name):
-                raise
-        return _forwarder(router, feature_name)
-
-    def to_json(self, value: Any) -> Any:
-        """A typed (attrs) value as raw JSON, the way pygls would send it."""
-        return self._converter.unstructure(value)
-
-    # -- writing -----------------------------------------------------------
-    def send_raw(self, message: dict[str, Any]) -> None:
-        """Write an already-JSON-shaped message to the editor."""
-        self._send_data(message)
-
-    def send_raw_notification(self, method: str, params: Any) -> None:
-        """Send a notification whose params are raw JSON."""
-        self._send_data({"jsonrpc": "2.0", "method": method, "params": params})
-
-    def _send_response(self, msg_id: Any, result: Any = None, error: Any = None) -> None:
-        # A successful answer goes out as a plain dict: raw (proxied) results
-        # skip pygls' cattrs walk of the whole tree, which cost milliseconds
-        # per answer; typed (attrs) parts are still unstructured by the JSON
-        # encoder's default hook (_serialize_message).
-        if error is not None:
-            super()._send_response(msg_id, result, error)
-            return
-        self._result_types.pop(msg_id, None)
-        if isinstance(result, Answered):
-            return  # the handler wrote it (send_result_tail)
-        self._send_data({"jsonrpc": "2.0", "id": msg_id, "result": result})
-
-    def send_result_tail(self, msg_id: Any, tail: bytes) -> None:
-        """Answer a request with an upstream's answer as it came (``RawResult.key`` where ``RawResult.passable``).
-
-        The handler then returns :data:`~fixlore.lsp.jsonrpc.ANSWERED`.
-        """
-        self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s' % (dumps(msg_id), tail))
-
-    def _send_data(self, data: Any) -> None:
-        # pygls' own version with orjson (the stdlib encoder cost ~0.7 ms for
-        # a 27 kB diagnostics answer) and one write of header and body.
-        if not data:
-            return
-        if isinstance(data, dict):
-            data.setdefault("jsonrpc", "2.0")
-        if self.writer is None:
-            logger.error("unable to send data: no transport")
-            return
-        try:
-            self._write(dumps(data, default=self._serialize_message))
-        except BrokenPipeError:
-            logger.error("the editor's end of the connection is closed")
-            raise
-        except Exception as error:  # as pygls: report, do not stop serving
-            logger.error("sending a message failed: %s", type(error).__name__)
-            self._server._report_server_error(error, JsonRpcInternalError)  # noqa: SLF001
-
-    def _write(self, body: bytes) -> None:
-        """One write of header and body."""
-        if self.writer is None:
-            logger.error("unable to send data: no transport")
-            return
-        if self._include_headers:
-            body = b"Content-Length: %d\r\nContent-Type: %s; charset=%s\r\n\r\n%s" % (
-                len(body),
-                self.CONTENT_TYPE.encode(),
-                self.CHARSET.encode(),
-                body,
-            )
-        res = self.writer.write(body)
-        if inspect.isawaitable(res):
-            asyncio.ensure_future(res)
-
-    # -- lifecycle ---------------------------------------------------------
-    @lsp_method(types.INITIALIZE)
-    def lsp_initialize(self, params: types.InitializeParams) -> Any:
-        """Build pygls' answer, then let hooks merge upstream capabilities (raw)."""
-        result = yield from super().lsp_initialize(params)
-        raw: dict[str, Any] = self._converter.unstructure(result)
-        for hook in self.capability_hooks:
-            raw = hook(raw)
-        return raw
-
-    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
-    def lsp_text_document__did_change(self, params: Any) -> None:
-        """Apply the editor's changes as LSP defines lines (:mod:`~fixlore.lsp.text_sync`), then the feature.
-
-        Replaces pygls' own, which misplaces edits below a form feed and splits the
-        whole document per change. ``params`` are raw, checked by ``check_did_change``;
-        so are the feature handler's.
-        """
-        if not self._apply_text_changes(params["textDocument"], params["contentChanges"]):
-            logger.warning("didChange for a document that is not open: ignored")
-            return
-        handler = self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)
-        if handler is not None:
-            result = handler(params)
-            if inspect.isawaitable(result):
-                asyncio.ensure_future(result)
-
-    def _apply_text_changes(self, identifier: dict[str, Any], changes: list[dict[str, Any]]) -> bool:
-        """Apply raw content changes to an open document (False if it is not open)."""
-        doc = self._fixlore.open_document(identifier["uri"])
-        if doc is None:
-            return False
-        text = doc.source
-        num_units = doc.position_codec.client_num_units
-        for change in changes:
-            text = apply_change(text, change, num_units)
-        doc.apply_change(types.TextDocumentContentChangeWholeDocument(text=text))
-        doc.version = identifier["version"]
-        return True
-
-    @lsp_method(types.NOTEBOOK_DOCUMENT_DID_CHANGE)
-    def lsp_notebook_document__did_change(self, params: types.DidChangeNotebookDocumentParams) -> Any:
-        """Pygls' own, except that the cells' text changes are applied as for ``didChange``."""
-        cells = params.change.cells
-        if cells is not None and cells.text_content:
-            change = attrs.evolve(params.change, cells=attrs.evolve(cells, text_content=None))
-            self.workspace.update_notebook_document(attrs.evolve(params, change=change))
-            raw = current_raw_params()
-            for entry in raw["change"]["cells"]["textContent"]:
-                self._apply_text_changes(entry["document"], entry["changes"])
-        else:
-            self.workspace.update_notebook_document(params)
-        if (handler := self.fm.features.get(types.NOTEBOOK_DOCUMENT_DID_CHANGE)) is not None:
-            yield handler, (params,), None
-
-    def _did_change_now(self, params: Any) -> None:
-        """Run :meth:`lsp_text_document__did_change` as pygls would run a notification's handler."""
-        try:
-            self.lsp_text_document__did_change(params)
-        except Exception as error:  # as pygls: report, keep serving
-            logger.exception("handling didChange failed")
-            self._server._report_server_error(error, FeatureNotificationError)  # noqa: SLF001
-
-    @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
-    def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
-        """Run fixlore's own commands as pygls does; any other goes to the fallback."""
-        fallback = self.command_fallback
-        if params.command in self.fm.commands or fallback is None:
-            return (yield from super().lsp_workspace__execute_command(params))
-        raw = current_raw_params() or {}
-        return (yield fallback, (params.command, raw.get("arguments")), None)
-
-
-def _forwarder(router: RawRouter, method: str) -> Callable[[Any], Any]:
-    async def forward(params: Any) -> Any:
-        raw = current_raw()
-        if raw is not None and "id" in raw:
-            return await router.handle_request(raw["id"], method, params)
-        router.handle_notification(method, params)
-        return None
-
-    return forward
-
-
-def _cause(exc: BaseException) -> str:
-    cause = exc.__cause__ or exc
-    text = str(cause).splitlines()[0] if str(cause) else type(cause).__name__
-    return text[:200]
 
 
 @dataclass
@@ -568,12 +211,4 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     return server
 
 
-__all__ = [
-    "FixloreProtocol",
-    "FixloreServer",
-    "RawRouter",
-    "ServerOptions",
-    "create_server",
-    "current_raw",
-    "current_raw_params",
-]
+__all__ = ["FixloreServer", "ServerOptions", "create_server"]
