@@ -125,8 +125,38 @@ class ConnectionClosed(Exception):
     """The peer went away (EOF, broken pipe, or the connection was closed)."""
 
 
+class FrameError(ValueError):
+    """A frame refused by :func:`read_body`; the stream is left where the next header can be read."""
+
+
+class MessageTooLarge(FrameError):
+    """A message longer than :data:`MAX_MESSAGE_BYTES`; its bytes were read and dropped.
+
+    ``msg_id`` is the request id if the message opened with it (the usual member
+    order), so the request can be answered with an error; otherwise ``None``.
+    """
+
+    def __init__(self, length: int, msg_id: int | str | None) -> None:
+        super().__init__(f"message of {length} bytes refused (limit {MAX_MESSAGE_BYTES})")
+        self.length = length
+        self.msg_id = msg_id
+
+
+_HEADER_INSIDE = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
+_LEADING_ID = re.compile(
+    rb'\A\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,200}")'
+)
+_SKIP_CHUNK = 1024 * 1024
+
+
 async def read_body(reader: asyncio.StreamReader) -> bytes | None:
-    """Read one framed message body (unparsed); ``None`` at EOF. Raises ``ValueError`` on a bad frame."""
+    """Read one framed message body (unparsed); ``None`` at EOF.
+
+    Raises :class:`FrameError` on a bad frame, after which the next call reads the
+    next frame: an oversized body is read and dropped in chunks (never held whole),
+    and bytes before a ``Content-Length`` header are skipped, which is what a
+    frame whose length was counted short (in characters, not bytes) leaves behind.
+    """
     length: int | None = None
     while True:
         line = await reader.readline()
@@ -134,17 +164,47 @@ async def read_body(reader: asyncio.StreamReader) -> bytes | None:
             return None
         if line in (b"\r\n", b"\n"):
             if length is None:
-                continue  # stray blank line between messages
+                continue  # stray blank line between messages, or the rest of a bad frame
             break
-        name, _, value = line.decode("ascii", errors="replace").partition(":")
-        if name.strip().lower() == "content-length":
-            try:
-                length = int(value.strip())
-            except ValueError as exc:
-                raise ValueError("bad Content-Length header") from exc
-    if length < 0 or length > MAX_MESSAGE_BYTES:
-        raise ValueError(f"message of {length} bytes refused")
+        length = _content_length(line, length)
+    if length > MAX_MESSAGE_BYTES:
+        head = b""
+        remaining = length
+        while remaining:
+            chunk = await reader.read(min(remaining, _SKIP_CHUNK))
+            if not chunk:
+                return None
+            head = head or chunk[:512]
+            remaining -= len(chunk)
+        raise MessageTooLarge(length, _leading_id(head))
     return await reader.readexactly(length)
+
+
+def _content_length(line: bytes, length: int | None) -> int | None:
+    """The length a header line gives, or ``length`` if it gives none; ``FrameError`` if it is unusable."""
+    name, _, value = line.partition(b":")
+    if name.strip().lower() != b"content-length":
+        # Another header (Content-Type), or a header glued to the tail of a frame
+        # that was shorter than its body: the last header in the line counts.
+        starts = [m.end() for m in _HEADER_INSIDE.finditer(line)]
+        if not starts:
+            return length
+        value = line[starts[-1] :]
+    value = value.strip()
+    if not value.isdigit():
+        raise FrameError("bad Content-Length header")
+    return int(value)
+
+
+def _leading_id(head: bytes) -> int | str | None:
+    match = _LEADING_ID.match(head)
+    if match is None:
+        return None
+    try:
+        msg_id = json.loads(match.group(1))
+    except ValueError:
+        return None
+    return msg_id if isinstance(msg_id, int | str) else None
 
 
 def encode_message(message: dict[str, Any]) -> bytes:

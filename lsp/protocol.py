@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import contextvars
 import inspect
+import json
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -165,7 +166,10 @@ class FixloreProtocol(LanguageServerProtocol):
         Returns whether it was a request: its handler then runs in a task, and the
         reader lets that task start before it reads on (see ``FixloreServer._serve_reader``).
         """
-        data = loads(body)
+        try:
+            data = loads(body)
+        except UnicodeDecodeError as exc:  # a frame cut inside a character: as unparsable as any
+            raise json.JSONDecodeError("invalid UTF-8", "", 0) from exc
         self.current_body = body
         try:
             message = self.structure_message(data) if isinstance(data, dict) else data

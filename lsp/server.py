@@ -34,7 +34,7 @@ from pygls.workspace import TextDocument
 
 from fixlore.lsp import __version__
 from fixlore.lsp.config import FixloreConfig
-from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, read_body
+from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, MessageTooLarge, read_body
 from fixlore.lsp.logs import RateLimiter
 from fixlore.lsp.protocol import FixloreProtocol
 
@@ -132,7 +132,10 @@ class FixloreServer(LanguageServer):
         while stop is None or not stop.is_set():
             try:
                 body = await read_body(reader)
-            except ValueError as exc:
+            except MessageTooLarge as exc:
+                self._refuse_too_large(exc)
+                continue
+            except ValueError as exc:  # a bad header, or a header line past the stream's limit
                 logger.warning("bad message frame from the editor: %s", exc)
                 continue
             except asyncio.IncompleteReadError:
@@ -149,6 +152,16 @@ class FixloreServer(LanguageServer):
                 # first step. Reading on at once would pass a didChange buffered behind the
                 # request to the upstreams first: they would answer for the wrong text.
                 await asyncio.sleep(0)
+
+    def _refuse_too_large(self, exc: MessageTooLarge) -> None:
+        """Answer an oversized request with an error; for other messages, log and tell the user once."""
+        logger.warning("skipped a message of %d bytes from the editor (limit %d)", exc.length, MAX_MESSAGE_BYTES)
+        size = f"{exc.length / 2**20:.0f} MiB, limit {MAX_MESSAGE_BYTES / 2**20:.0f} MiB"
+        if exc.msg_id is not None:
+            error = {"code": -32600, "message": f"Invalid Request: message too large ({size})"}
+            self.protocol.send_raw({"jsonrpc": "2.0", "id": exc.msg_id, "error": error})
+            return
+        self.notify_user(f"fixlore skipped a message too large to read ({size}).", key="too-large")
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         """Out-of-band errors: one short, rate-limited message; details in the log."""
