@@ -30,3 +30,16 @@ def fixlore_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.M
 def fixlore_command(*args: str) -> list[str]:
     """The command that starts fixlore from this environment."""
     return [str(BIN / "fixlore"), *args]
+
+
+@pytest.fixture(scope="session")
+def biome() -> Path:
+    """The pinned Biome, installed with npm into tests/.npm/ once (skips only without npm)."""
+    from tests._biome import NpmMissing, ensure_biome
+
+    try:
+        return ensure_biome()
+    except NpmMissing:
+        pytest.skip("npm is not installed: the Biome tests need it to install @biomejs/biome")
+    except RuntimeError as exc:
+        pytest.fail(str(exc), pytrace=False)

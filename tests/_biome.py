@@ -1,0 +1,100 @@
+"""Biome for the TypeScript e2e tests: a pinned ``@biomejs/biome`` installed with npm into ``tests/.npm/``.
+
+The npm package carries Biome's platform binary, so one ``npm install`` (the
+only step that needs the registry) gives a working ``biome lsp-proxy``; later
+runs reuse the folder. The tests skip only when npm itself is missing; an
+install that fails fails the tests, loudly, with npm's output.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+BIOME_VERSION = "2.6.8"
+"""The pinned Biome release the TypeScript e2e tests run against."""
+
+PREFIX = Path(__file__).resolve().parent / ".npm"
+"""The project-local npm prefix (gitignored)."""
+
+CONFIG = {
+    "linter": {
+        "enabled": True,
+        "rules": {
+            "recommended": False,
+            "style": {"useConst": "error"},
+            "suspicious": {"noDoubleEquals": "error"},
+        },
+    },
+}
+"""The ``biome.json`` of the tests' workspaces: the two rules they use, nothing else."""
+
+USE_CONST = "lint/style/useConst"
+NO_DOUBLE_EQUALS = "lint/suspicious/noDoubleEquals"
+
+
+class NpmMissing(Exception):
+    """npm is not on PATH: the Biome tests cannot install Biome."""
+
+
+def _installed(binary: Path) -> bool:
+    package = PREFIX / "node_modules" / "@biomejs" / "biome" / "package.json"
+    try:
+        version = json.loads(package.read_text()).get("version")
+    except (OSError, ValueError):
+        return False
+    if version != BIOME_VERSION or not binary.exists():
+        return False
+    try:
+        out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
+    except OSError:
+        return False
+    return out.returncode == 0 and BIOME_VERSION in out.stdout
+
+
+def ensure_biome() -> Path:
+    """The ``biome`` executable of the pinned version, installed into :data:`PREFIX` if needed.
+
+    Raises :class:`NpmMissing` without npm, and ``RuntimeError`` (npm's output
+    in the message) when the install does not give a working Biome.
+    """
+    binary = PREFIX / "node_modules" / ".bin" / "biome"
+    PREFIX.mkdir(exist_ok=True)
+    with (PREFIX / ".lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs at once install once
+        if _installed(binary):
+            return binary
+        npm = shutil.which("npm")
+        if npm is None:
+            raise NpmMissing("npm is not on PATH")
+        command = [
+            npm,
+            "install",
+            "--prefix",
+            str(PREFIX),
+            "--no-save",
+            "--no-audit",
+            "--no-fund",
+            "--loglevel=error",
+            f"@biomejs/biome@{BIOME_VERSION}",
+        ]
+        done = subprocess.run(command, capture_output=True, text=True, timeout=600)
+        if done.returncode != 0 or not _installed(binary):
+            raise RuntimeError(
+                f"installing @biomejs/biome@{BIOME_VERSION} with npm failed (exit {done.returncode}):\n"
+                f"{done.stdout}\n{done.stderr}"
+            )
+        return binary
+
+
+def write_config(root: Path) -> None:
+    """Put the tests' ``biome.json`` into the workspace ``root``."""
+    (root / "biome.json").write_text(json.dumps(CONFIG, indent=2) + "\n")
+
+
+def upstream_flags(biome: Path, languages: tuple[str, ...] = ("typescript",)) -> tuple[str, ...]:
+    """``--upstream`` values giving ``languages`` to ``biome lsp-proxy`` (one proxy process each)."""
+    return tuple(f"{language}={biome} lsp-proxy" for language in languages)
