@@ -36,7 +36,7 @@ from fixlore.abstraction._results import (
     Skipped,
     SkipReason,
 )
-from fixlore.abstraction._templates import abstract_action, abstract_signature
+from fixlore.abstraction._templates import abstract_action, abstract_rule_action, abstract_signature, first_line
 from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, apply_edits
 from fixlore.abstraction.languages import get_parser, language_for, supported_languages
 from fixlore.abstraction.syntax import SyntaxCode, SyntaxProblem, syntax_problems
@@ -79,11 +79,13 @@ __all__ = [
     "TextEdit",
     "TextRange",
     "abstract_action",
+    "abstract_rule_action",
     "abstract_signature",
     "apply_edits",
     "canonical_json",
     "extract_pattern",
     "fingerprint_of",
+    "first_line",
     "generalise",
     "get_parser",
     "instantiate",

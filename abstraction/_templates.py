@@ -6,6 +6,11 @@ split into code spans (backticks, quotes), whose identifiers are kept only if
 allowlisted for the language, and prose, whose words are kept only if they are
 common diagnostic vocabulary. Everything else becomes a numbered placeholder,
 shared with the pattern's shape through one :class:`Namer`.
+
+Only a message's first line is templated (:func:`first_line`): tools append
+hints below it that change between their versions (ruff 0.17 appends a blank
+line and ``help: <fix title>``), and a pattern learned under one version must
+still apply under the next.
 """
 
 from __future__ import annotations
@@ -30,7 +35,8 @@ STRICT = re.compile(r"[A-Za-z0-9_.\-/]{1,64}\Z")
 """The form of ``language``, ``source``, ``code`` and action ``kind`` fields."""
 
 _SPAN = re.compile(r"`[^`\n]+`|(?<!\w)'[^'\n]+'(?!\w)|\"[^\"\n]+\"")
-_WORD = tokenizer(rf"{PLACEHOLDER_LIKE}|[^\W\d]\w*|\d[\w.]*")
+_WORD = tokenizer(rf"{PLACEHOLDER_LIKE}|[^\W\d]\w*(?:-[^\W\d]\w*)*|\d[\w.]*")
+_BACKTICKS = re.compile(r"`[^`\n]+`")
 _MATCH_TOKEN = tokenizer(r"[^\W\d]\w*|\d[\w.]*|\s+|.", re.S)
 
 
@@ -51,8 +57,18 @@ class Namer:
         return ph
 
 
+def first_line(text: str) -> str:
+    r"""The part of a message that identifies it: its first line, without trailing whitespace.
+
+    ``"`x` imported but unused\n\nhelp: Remove unused import: `x`"`` ->
+    ``"`x` imported but unused"``.
+    """
+    return text.partition("\n")[0].rstrip()
+
+
 def template_text(language: str, text: str, namer: Namer) -> str:
-    """Template a message or title: code spans and prose, each by its own rule."""
+    """Template the first line of a message or title: code spans and prose, each by its own rule."""
+    text = first_line(text)
     out: list[str] = []
     pos = 0
     for m in _SPAN.finditer(text):
@@ -67,12 +83,22 @@ def _template_words(language: str, text: str, namer: Namer, *, code: bool) -> st
     """Template one span: numbers become ``$N``, words not kept become ``$k``.
 
     A code span keeps the language's keywords (case-sensitive); prose keeps
-    common diagnostic vocabulary (case-insensitive). Both keep allowlisted names.
+    common diagnostic vocabulary (case-insensitive), a hyphenated word
+    (``f-string``) whole if the vocabulary has it, else part by part. Both
+    keep allowlisted names. An English word in a code span is *not* kept: in
+    a span it is code, often the user's own name (`count`, `items`).
     """
     kept = keywords(language) if code else prose_words()
 
     def repl(m: re.Match[str]) -> str:
         word = m.group()
+        if "-" not in word:
+            return one(word)
+        if not code and word.lower() in kept:
+            return word
+        return "-".join(one(part) for part in word.split("-"))
+
+    def one(word: str) -> str:
         if word[0] == "$":
             if is_placeholder(word):
                 return namer(word)
@@ -94,8 +120,8 @@ def _strict(value: str) -> str:
 
 
 def abstract_signature(language: str, diag: DiagnosticInfo) -> Signature:
-    """The abstract signature of a diagnostic (cheap: no parsing)."""
-    return _signature(language, diag.source, str(diag.code or ""), diag.message)
+    """The abstract signature of a diagnostic (cheap: no parsing); only the message's first line counts."""
+    return _signature(language, diag.source, str(diag.code or ""), first_line(diag.message))
 
 
 @lru_cache(maxsize=4096)
@@ -104,7 +130,7 @@ def _signature(language: str, source: str, code: str, message: str) -> Signature
 
 
 def signature_with(language: str, source: str, code: str, message: str, namer: Namer) -> Signature:
-    """Like :func:`abstract_signature`, numbering placeholders with ``namer``."""
+    """Like :func:`abstract_signature`, numbering placeholders with ``namer`` (first line only)."""
     return Signature(
         language=_strict(language),
         source=_strict(source),
@@ -124,6 +150,26 @@ def _action(language: str, source: str, code: str, message: str, title: str, kin
     sig = signature_with(language, source, code, message, namer)
     action = ActionTemplate(kind=_strict(kind), title=template_text(language, title, namer))
     return Pattern(signature=sig, category=_action_category(title, kind), action=action)
+
+
+def abstract_rule_action(language: str, diag: DiagnosticInfo, title: str, kind: str) -> Pattern:
+    """An upstream action's identity at the level of its rule: code spans masked, then abstracted.
+
+    :func:`abstract_action` keeps allowlisted names (``json``, ``os``) in
+    templates, which is right for learned fixes but would make "Disable for
+    this line" under "`json` imported but unused" another action than under
+    "`base64` ...". Each distinct backticked span of the message's first line
+    and of the title becomes one synthetic name first, so the placeholders
+    line up and the concrete names drop out. The server keys upstream actions
+    by this, and the base knowledge is generated with it.
+    """
+    names: dict[str, str] = {}
+
+    def mask(m: re.Match[str]) -> str:
+        return "`" + names.setdefault(m.group(), f"fixloreSpan{len(names) + 1}") + "`"
+
+    message = _BACKTICKS.sub(mask, first_line(diag.message))
+    return _action(language, diag.source, str(diag.code or ""), message, _BACKTICKS.sub(mask, title), kind)
 
 
 _TITLE_CATEGORIES: tuple[tuple[str, FixCategory], ...] = (
@@ -161,12 +207,14 @@ def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole
 
     Returns ``None`` when the message does not fit the template. A hole binds
     to an allowlisted name of its class; ``$k`` binds to the user name that
-    the same templating would have replaced.
+    the same templating would have replaced. Both are taken by their first
+    line, so a message with a hint appended (ruff's ``help:``) binds to a
+    template learned without it, and a template stored with one still binds.
     """
     namer = Namer()
     abstract = template_text(language, concrete, namer)
     a_toks = _MATCH_TOKEN.findall(abstract)
-    t_toks = _MATCH_TOKEN.findall(template)
+    t_toks = _MATCH_TOKEN.findall(first_line(template))
     if len(a_toks) != len(t_toks):
         return None
     klass = {h.name: h.klass for h in holes}

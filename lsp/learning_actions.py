@@ -18,14 +18,20 @@ from __future__ import annotations
 
 import itertools
 import logging
-import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import DiagnosticInfo, Pattern, Position, TextRange, abstract_action, abstract_signature
+from fixlore.abstraction import (
+    DiagnosticInfo,
+    Pattern,
+    Position,
+    TextRange,
+    abstract_rule_action,
+    abstract_signature,
+)
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
 from fixlore.lsp.diagnostics import to_lsp_range
 from fixlore.lsp.timeline import diag_info, lines_of
@@ -213,7 +219,6 @@ def _evidence(
     return knowledge.evidence(rule_key)
 
 
-_SPAN = re.compile(r"`[^`\n]+`")
 _NO_RANGE = TextRange(Position(0, 0), Position(0, 0))
 
 
@@ -229,22 +234,8 @@ def source_action_pattern(language: str, action: dict[str, Any]) -> Pattern:
 
 
 def action_pattern(language: str, info: DiagnosticInfo, title: str, kind: str) -> Pattern:
-    """An upstream action's identity at the level of its rule: code spans masked, then abstracted.
-
-    Abstraction keeps allowlisted names (``json``, ``os``) in templates, which
-    is right for learned fixes but would make "Disable for this line" under
-    "`json` imported but unused" another action than under "`base64` ...".
-    Each distinct code span of the message and title becomes one synthetic
-    name first, so the placeholders line up and the concrete names drop out.
-    """
-    names: dict[str, str] = {}
-
-    def mask(m: re.Match[str]) -> str:
-        return "`" + names.setdefault(m.group(), f"fixloreSpan{len(names) + 1}") + "`"
-
-    message = _SPAN.sub(mask, info.message)
-    masked = DiagnosticInfo(source=info.source, code=info.code, message=message, range=info.range)
-    return abstract_action(language, masked, _SPAN.sub(mask, title), kind)
+    """An upstream action's identity at the level of its rule (see :func:`abstract_rule_action`)."""
+    return abstract_rule_action(language, info, title, kind)
 
 
 def _key(item: _Item) -> str:

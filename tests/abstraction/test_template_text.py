@@ -20,9 +20,9 @@ ROWS = [
     ("python", "'self' is not accessed; \"Widget\" shadows `len`", "'self' is not accessed; \"$1\" shadows `len`"),
     ("python", "Line too long (91 > 88) at 3.14 and 0x1F", "Line too long ($N > $N) at $N and $N"),
     ("python", "`print(3.5e10)` and print 42abc", "`print($N)` and print $N"),
-    ("python", "frobnicate and `frobnicate` share one name", "$1 and `$1` $2 $3 name"),
+    ("python", "frobnicate and `frobnicate` share one name", "$1 and `$1` $2 one name"),
     ("python", "`None`, None, `True` and True; `If` If", "`None`, None, `True` and True; `$1` If"),
-    ("python", "Already templated: `$1` and $2, hole $H1, literals $S $N", "$1 $2: `$3` and $4, $5 $6, literals $7 $8"),
+    ("python", "Already templated: `$1` and $2, hole $H1, literals $S $N", "Already $1: `$2` and $3, $4 $5, literals $6 $7"),
     (
         "python",
         "Placeholder-ish: $HOME, $Status, $1abc, $CODE, $CODEX, $_x, $H, $",
@@ -34,7 +34,7 @@ ROWS = [
     (
         "javascript",
         "'foo' is assigned a value but never used. Allowed unused vars must match /^_/u.",
-        "'$1' is assigned a value but never used. $2 unused $3 must $4 /^$5/$6.",
+        "'$1' is assigned a value but never used. Allowed unused $2 must $3 /^$4/$5.",
     ),
     (
         "javascript",
@@ -46,7 +46,7 @@ ROWS = [
         "Property 'widgetCount' does not exist on type 'Props'.",
         "Property '$1' does not $2 on type '$3'.",
     ),
-    ("go", "`fmt.Println` call has possible formatting directive %d", "`fmt.Println` call has possible $1 $2 %$3"),
+    ("go", "`fmt.Println` call has possible formatting directive %d", "`fmt.Println` call has possible $1 directive %$2"),
     (
         "shellscript",
         'Double quote to prevent globbing and word splitting. Use "$var" not $var, see $1.',
@@ -55,12 +55,12 @@ ROWS = [
     (
         "rust",
         "unused variable: `count` help: prefix it with an underscore: `_count`",
-        "unused variable: `$1` $2: $3 it with an $4: `$5`",
+        "unused variable: `$1` $2: prefix it with an $3: `$4`",
     ),
     (
         "c",
         "implicit declaration of function 'mallocx'; did you mean 'malloc'?",
-        "implicit declaration of function '$1'; did $2 $3 'malloc'?",
+        "implicit declaration of function '$1'; did you mean 'malloc'?",
     ),
     ("python", "", ""),
     ("python", "` `  '' \"\" unbalanced `quote", "` `  '' \"\" $1 `quote"),
