@@ -1,11 +1,15 @@
 """Regenerate ``patterns.json``, the base knowledge, from real ruff messages.
 
 Run ``python -m fixlore.knowledge.base.generate`` after the abstraction's
-templating changes: the patterns are built with ``abstract_action`` exactly as
-the server builds them for ruff's actions, so their fingerprints match at run
-time. Each rule gets its fix (mostly accepted, mostly verified) and ruff's
-"Disable for this line" (mostly rejected), with modest counts: anything the
-user does outranks them. Patterns the privacy verifier refuses are left out.
+templating changes or a ruff upgrade: the patterns are built with
+``abstract_rule_action`` exactly as the server builds them for the actions of
+``ruff server``, so their fingerprints match at run time. Each rule gets its
+fix (mostly accepted, mostly verified) and ruff's "Disable for this line"
+(mostly rejected), with modest counts: anything the user does outranks them.
+Patterns the privacy verifier refuses are left out.
+
+``tests/knowledge/test_base_fresh.py`` runs the pinned ruff and fails when a
+row here no longer matches what it reports: update the row, then run this.
 """
 
 from __future__ import annotations
@@ -13,7 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fixlore.abstraction import abstract_action
+from fixlore.abstraction import abstract_rule_action
 from fixlore.abstraction._text import DiagnosticInfo, Position, TextRange
 
 from .._exchange import Record, dump_document
@@ -22,9 +26,15 @@ from .._verify import check_privacy
 
 SHIPPED_AT = 1767225600.0  # 2026-01-01; base knowledge does not age
 HERE = Path(__file__).parent
+SOURCE = "Ruff"
+RUFF_VERSION = "0.17.6"
+"""The ruff the table below was taken from (the project's pinned one)."""
+NOQA_TITLE = "Disable for this line"
 
-# (code, message, fix title) as `ruff check --output-format json` reports them,
-# with a made-up name where the message names user code.
+# (code, first line of the message, fix title) as ruff reports them, with a
+# made-up name where the message names user code. ``ruff server`` appends
+# "\n\nhelp: <fix title>" to the message (only the first line counts) and
+# offers the fix as "Ruff (<code>): <fix title>".
 RUFF = (
     ("F401", "`zz_module` imported but unused", "Remove unused import: `zz_module`"),
     ("F541", "f-string without any placeholders", "Remove extraneous `f` prefix"),
@@ -32,7 +42,11 @@ RUFF = (
     ("E712", "Avoid equality comparisons to `True`; use `zz_flag:` for truth checks", "Replace with `zz_flag`"),
     ("E713", "Test for membership should be `not in`", "Convert to `not in`"),
     ("E714", "Test for object identity should be `is not`", "Convert to `is not`"),
-    ("F811", "Redefinition of unused `zz_name` from line 1", "Remove definition: `zz_name`"),
+    (
+        "F811",
+        "Redefinition of unused `zz_name` from line 1: `zz_name` redefined here",
+        "Remove definition: `zz_name`",
+    ),
     (
         "F841",
         "Local variable `zz_local` is assigned to but never used",
@@ -52,16 +66,21 @@ FIX_COUNTS = Counts(offered=5, accepted=4, rejected=1, succeeded=4)
 NOQA_COUNTS = Counts(offered=5, accepted=1, rejected=4, succeeded=1)
 
 
+def lsp_title(code: str, title: str) -> str:
+    """A fix's title as ``ruff server`` offers it: ``Ruff (F401): Remove unused import: `x```."""
+    return f"{SOURCE} ({code}): {title}"
+
+
 def records() -> tuple[list[Record], list[str]]:
     """The base records, and the rules left out (refused by the privacy verifier)."""
     zero = Position(0, 0)
     out: list[Record] = []
     skipped: list[str] = []
     for code, message, title in RUFF:
-        diag = DiagnosticInfo("Ruff", code, message, TextRange(zero, zero))
+        diag = DiagnosticInfo(SOURCE, code, f"{message}\n\nhelp: {title}", TextRange(zero, zero))
         pair = (
-            (abstract_action("python", diag, title, "quickfix"), FIX_COUNTS),
-            (abstract_action("python", diag, "Disable for this line", "quickfix"), NOQA_COUNTS),
+            (abstract_rule_action("python", diag, lsp_title(code, title), "quickfix"), FIX_COUNTS),
+            (abstract_rule_action("python", diag, lsp_title(code, NOQA_TITLE), "quickfix"), NOQA_COUNTS),
         )
         if not all(check_privacy(p)[0] for p, _ in pair):
             skipped.append(code)
