@@ -1,0 +1,154 @@
+"""The shipped base knowledge still matches what the installed ruff reports.
+
+Base patterns apply only if their fingerprints equal those the server computes
+for ``ruff server``'s live diagnostics and actions. A ruff upgrade that rewords
+a message or a title (0.17 appended ``help:`` lines to every message) silently
+orphans them, so this test runs the real ``ruff server`` over the shipped
+sample workspace, plus a small file triggering the base rules the sample does
+not, and checks every base pattern against a live diagnostic of its rule.
+When it fails: update ``RUFF`` in ``knowledge/base/generate.py`` and run
+``python -m fixlore.knowledge.base.generate``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixlore.abstraction import Pattern
+from fixlore.knowledge._exchange import dump_document
+from fixlore.knowledge.base import generate
+from fixlore.lsp.editor_session import EditorSession
+from fixlore.lsp.learning_actions import action_pattern
+from fixlore.lsp.timeline import diag_info
+
+SAMPLE = Path(generate.__file__).parents[2] / "lsp" / "sample_workspace"
+SHIPPED = Path(generate.__file__).parent / "patterns.json"
+
+# Triggers every base rule (the sample's pyproject selects only E and F).
+TRIGGERS = """\
+import os
+import os
+import sys
+import json
+
+
+def defaults(zz_x, zz_flag, zz_items=[]):
+    zz_local = 1
+    print(f"plain")
+    if zz_x == None:
+        pass
+    if zz_flag == True:
+        pass
+    if not zz_x in zz_items:
+        pass
+    if not zz_x is zz_flag:
+        pass
+    print((sys.argv))  \n    \n    return os
+"""
+
+
+def _ruff() -> str | None:
+    beside = Path(sys.executable).parent / "ruff"  # the venv's ruff, even when the venv is not on PATH
+    return str(beside) if beside.exists() else shutil.which("ruff")
+
+
+def _base() -> list[Pattern]:
+    data = json.loads(SHIPPED.read_text(encoding="utf-8"))
+    return [Pattern.from_dict(p["pattern"]) for p in data["patterns"]]
+
+
+async def _live(ruff: str, root: Path, files: list[Path]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
+    """Every diagnostic ruff server publishes for ``files``, with the code actions it offers for it."""
+    session = EditorSession(root, timeout=30.0)
+    await session.start([ruff, "server"], cwd=str(root))
+    out: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    try:
+        await session.initialize()
+        for path in files:
+            uri = session.open(path, language_id="python")
+            for diag in await session.published(uri):
+                out.append((diag, await session.code_actions(uri, diag)))
+        await session.close()
+    finally:
+        await session.kill()
+    return out
+
+
+@pytest.fixture(scope="module")
+def live_patterns(tmp_path_factory: pytest.TempPathFactory) -> tuple[set[str], dict[str, list[Pattern]]]:
+    """Fingerprints of the live actions, and the live action patterns per rule code."""
+    ruff = _ruff()
+    if ruff is None:
+        pytest.fail("ruff is not installed: the base knowledge cannot be checked against it")
+    root = tmp_path_factory.mktemp("fresh")
+    shutil.copytree(SAMPLE, root / "sample")
+    extra = root / "extra"
+    extra.mkdir()
+    codes = sorted({code for code, _, _ in generate.RUFF})
+    (extra / "pyproject.toml").write_text(f"[tool.ruff.lint]\nselect = {json.dumps(codes)}\n", encoding="utf-8")
+    (extra / "triggers.py").write_text(TRIGGERS, encoding="utf-8")
+    files = sorted((root / "sample").rglob("*.py")) + [extra / "triggers.py"]
+    fingerprints: set[str] = set()
+    by_code: dict[str, list[Pattern]] = {}
+    for diag, actions in asyncio.run(_live(ruff, root, files)):
+        info = diag_info(diag, (), len)
+        for action in actions:
+            if action.get("kind") != "quickfix" or not action.get("diagnostics"):
+                continue
+            pattern = action_pattern("python", info, str(action["title"]), "quickfix")
+            fingerprints.add(pattern.fingerprint)
+            by_code.setdefault(info.code or "", []).append(pattern)
+    return fingerprints, by_code
+
+
+def _describe(p: Pattern) -> str:
+    title = p.action.title if p.action is not None else "(no action)"
+    return f"{p.signature.code} {p.fingerprint}: message {p.signature.message!r}, title {title!r}"
+
+
+@pytest.mark.e2e
+def test_the_sample_workspace_and_the_triggers_raise_every_base_rule(
+    live_patterns: tuple[set[str], dict[str, list[Pattern]]],
+) -> None:
+    _, by_code = live_patterns
+    missing = sorted({p.signature.code for p in _base()} - by_code.keys())
+    assert not missing, f"no live ruff diagnostic (with actions) for base rules {missing}: extend TRIGGERS"
+
+
+@pytest.mark.e2e
+def test_every_base_signature_matches_a_live_diagnostic_of_its_rule(
+    live_patterns: tuple[set[str], dict[str, list[Pattern]]],
+) -> None:
+    _, by_code = live_patterns
+    stale = []
+    for p in _base():
+        live = {q.signature.message for q in by_code.get(p.signature.code, [])}
+        if p.signature not in {q.signature for q in by_code.get(p.signature.code, [])}:
+            stale.append(f"{_describe(p)}; ruff now says {sorted(live)}")
+    assert not stale, "stale base signatures (update knowledge/base/generate.py):\n" + "\n".join(stale)
+
+
+@pytest.mark.e2e
+def test_every_base_action_is_one_ruff_offers(live_patterns: tuple[set[str], dict[str, list[Pattern]]]) -> None:
+    fingerprints, by_code = live_patterns
+    stale = []
+    for p in _base():
+        if p.fingerprint not in fingerprints:
+            titles = sorted({q.action.title for q in by_code.get(p.signature.code, []) if q.action is not None})
+            stale.append(f"{_describe(p)}; ruff now offers {titles}")
+    assert not stale, "base actions ruff no longer offers (update knowledge/base/generate.py):\n" + "\n".join(stale)
+
+
+def test_the_shipped_file_is_what_the_generator_writes_today() -> None:
+    records, skipped = generate.records()
+    assert not skipped, f"the privacy verifier refuses base rules {skipped}"
+    assert SHIPPED.read_text(encoding="utf-8") == dump_document(records, exported_at=generate.SHIPPED_AT), (
+        "knowledge/base/patterns.json is out of date: run python -m fixlore.knowledge.base.generate"
+    )
