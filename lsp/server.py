@@ -34,7 +34,7 @@ from pygls.workspace import TextDocument
 
 from fixlore.lsp import __version__
 from fixlore.lsp.config import FixloreConfig
-from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, MessageTooLarge, read_body
+from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, MessageTooLarge, loads, read_body
 from fixlore.lsp.logs import RateLimiter
 from fixlore.lsp.protocol import FixloreProtocol
 
@@ -100,17 +100,52 @@ class FixloreServer(LanguageServer):
             self.shutdown()
 
     def start_tcp(self, host: str, port: int) -> None:
-        """Serve an editor over TCP, with the same reader as stdio (:meth:`_serve_reader`)."""
+        """Serve one editor over TCP, with the same reader as stdio (:meth:`_serve_reader`).
+
+        The session belongs to the first connection whose first message is
+        ``initialize``; connections waiting then, and any made later, are closed
+        (and logged). A connection that leaves or says something else first is
+        ignored and the server keeps listening. Raises ``OSError`` if it cannot listen.
+        """
         self._stop_event = Event()
+        editor: list[asyncio.StreamWriter] = []
+        waiting: set[asyncio.StreamWriter] = set()
 
         async def connection(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            peer = writer.get_extra_info("peername")
+            if editor:
+                logger.warning("refused a connection from %s: this server has its editor", peer)
+                writer.close()
+                return
+            waiting.add(writer)
+            try:
+                first = await _first_message(reader)
+            finally:
+                waiting.discard(writer)
+            if first is None or editor:  # it left, or it was refused when the editor came
+                if not editor:
+                    logger.info("connection from %s closed before sending a message", peer)
+                writer.close()
+                return
+            if not _is_initialize(first):
+                logger.warning("refused a connection from %s: its first message was not `initialize`", peer)
+                writer.close()
+                return
+            editor.append(writer)
+            for other in list(waiting):
+                logger.warning(
+                    "refused a connection from %s: this server has its editor", other.get_extra_info("peername")
+                )
+                other.close()
+            logger.info("editor connected from %s", peer)
             self.protocol.set_writer(writer)
-            await self._serve_reader(reader)
+            await self._serve_reader(reader, first)
             self.shutdown()
 
         async def serve() -> None:
             self._server = await asyncio.start_server(connection, host, port, limit=MAX_MESSAGE_BYTES)
-            logger.info("serving on %s:%s", host, port)
+            bound = self._server.sockets[0].getsockname()[1] if self._server.sockets else port
+            logger.info("serving on %s:%s", host, bound)  # the port given, or the one chosen for port 0
             async with self._server:
                 await self._server.serve_forever()
 
@@ -125,10 +160,14 @@ class FixloreServer(LanguageServer):
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
         await self._serve_reader(reader)
 
-    async def _serve_reader(self, reader: asyncio.StreamReader) -> None:
-        """Read the editor's messages and take each in, in order, until EOF or ``exit``."""
-        protocol = self.protocol
+    async def _serve_reader(self, reader: asyncio.StreamReader, first: bytes | None = None) -> None:
+        """Read the editor's messages and take each in, in order, until EOF or ``exit``.
+
+        ``first``: a message body read already (the one that opened a TCP session).
+        """
         stop = self._stop_event
+        if first is not None:
+            await self._take_in(first)
         while stop is None or not stop.is_set():
             try:
                 body = await read_body(reader)
@@ -142,16 +181,19 @@ class FixloreServer(LanguageServer):
                 break
             if body is None:
                 break
-            try:
-                request = protocol.receive(body)
-            except Exception as exc:  # as pygls' loop: report and keep serving
-                self._report_server_error(exc, JsonRpcException)
-                continue
-            if request:
-                # A request's handler runs in a task, which writes to the upstreams in its
-                # first step. Reading on at once would pass a didChange buffered behind the
-                # request to the upstreams first: they would answer for the wrong text.
-                await asyncio.sleep(0)
+            await self._take_in(body)
+
+    async def _take_in(self, body: bytes) -> None:
+        try:
+            request = self.protocol.receive(body)
+        except Exception as exc:  # as pygls' loop: report and keep serving
+            self._report_server_error(exc, JsonRpcException)
+            return
+        if request:
+            # A request's handler runs in a task, which writes to the upstreams in its
+            # first step. Reading on at once would pass a didChange buffered behind the
+            # request to the upstreams first: they would answer for the wrong text.
+            await asyncio.sleep(0)
 
     def _refuse_too_large(self, exc: MessageTooLarge) -> None:
         """Answer an oversized request with an error; for other messages, log and tell the user once."""
@@ -203,6 +245,22 @@ def _is_pipe(stream: BinaryIO) -> bool:
         return stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode)
     except (OSError, ValueError):  # no real file descriptor (a test's BytesIO)
         return False
+
+
+async def _first_message(reader: asyncio.StreamReader) -> bytes | None:
+    """The first message body on a new TCP connection; ``None`` if it closed or sent no usable frame."""
+    try:
+        return await read_body(reader)
+    except (ValueError, asyncio.IncompleteReadError, ConnectionError):
+        return None
+
+
+def _is_initialize(body: bytes) -> bool:
+    try:
+        message = loads(body)
+    except ValueError:  # JSONDecodeError, UnicodeDecodeError
+        return False
+    return isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
 
 
 def _short_tb(error: BaseException) -> str:
