@@ -93,6 +93,8 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except LookupError as exc:
         print(f"fixlore: {exc.args[0] if exc.args else exc}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:
+        raise  # our reader left (`| head`): not a store error; the command line ends quietly
     except (KnowledgeError, OSError) as exc:
         print(f"fixlore: knowledge store error: {exc}", file=sys.stderr)
         return EXIT_STORE

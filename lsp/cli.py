@@ -1,12 +1,14 @@
 """The ``fixlore`` command line: serve, doctor, demo, explain, knowledge.
 
-Exit codes: 0 success; 1 something needed is missing (doctor) or not found;
-2 usage error; 3 invalid input; 4 store error.
+Exit codes: 0 success (also when the reader of the output leaves early, as
+``| head`` does); 1 something needed is missing (doctor), not found, or the
+server cannot listen (port in use); 2 usage error; 3 invalid input; 4 store error.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 from collections.abc import Sequence
@@ -76,6 +78,18 @@ def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fixlore`` console script."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()  # here, not at interpreter exit, where a closed pipe could not be handled
+    except BrokenPipeError:
+        # The reader of our output has gone (`fixlore knowledge list | head -2`): stop
+        # quietly, as Unix tools do. Later flushes go nowhere instead of failing.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    return code
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:
@@ -104,19 +118,34 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from fixlore.lsp import logs
-    from fixlore.lsp.server import ServerOptions, create_server
+    from fixlore.lsp.server import CannotListen, ServerOptions, create_server
 
     settings = cli_settings(args)
+    address = _tcp_address(args.tcp) if args.tcp else None
     logs.configure(settings.get("logLevel", "info"))
     server = create_server(ServerOptions(cli_settings=settings))
-    if args.tcp:
-        host, _, port = args.tcp.rpartition(":")
-        if not host or not port.isdigit():
-            raise ValueError(f"--tcp expects HOST:PORT, got {args.tcp!r}")
-        server.start_tcp(host, int(port))
-    else:
+    if address is None:
         server.start_io()
+        return 0
+    try:
+        server.start_tcp(*address)
+    except CannotListen as exc:
+        print(f"fixlore: cannot listen on {args.tcp}: {exc}", file=sys.stderr)
+        return 1
     return 0
+
+
+def _tcp_address(value: str) -> tuple[str, int]:
+    """``HOST:PORT`` (``[::1]:PORT`` for IPv6) as a host and a port; ``ValueError`` says what is wrong."""
+    host, _, port = value.rpartition(":")
+    host = host.removeprefix("[").removesuffix("]")
+    if not host:
+        raise ValueError(f"cannot listen on {value}: expected HOST:PORT, e.g. 127.0.0.1:2087")
+    if not port.isdigit():
+        raise ValueError(f"cannot listen on {value}: the port must be a number from 0 to 65535")
+    if int(port) > 65535:
+        raise ValueError(f"cannot listen on {value}: port out of range")
+    return host, int(port)
 
 
 def which(command: str) -> str | None:

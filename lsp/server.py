@@ -41,6 +41,10 @@ from fixlore.lsp.protocol import FixloreProtocol
 logger = logging.getLogger(__name__)
 
 
+class CannotListen(Exception):
+    """``serve --tcp`` could not listen on the address given; the message says why."""
+
+
 @dataclass
 class ServerOptions:
     """What the CLI (or a test) decides before the editor says anything."""
@@ -105,7 +109,7 @@ class FixloreServer(LanguageServer):
         The session belongs to the first connection whose first message is
         ``initialize``; connections waiting then, and any made later, are closed
         (and logged). A connection that leaves or says something else first is
-        ignored and the server keeps listening. Raises ``OSError`` if it cannot listen.
+        ignored and the server keeps listening. Raises :class:`CannotListen`.
         """
         self._stop_event = Event()
         editor: list[asyncio.StreamWriter] = []
@@ -143,7 +147,10 @@ class FixloreServer(LanguageServer):
             self.shutdown()
 
         async def serve() -> None:
-            self._server = await asyncio.start_server(connection, host, port, limit=MAX_MESSAGE_BYTES)
+            try:
+                self._server = await asyncio.start_server(connection, host, port, limit=MAX_MESSAGE_BYTES)
+            except OSError as exc:
+                raise CannotListen(_os_reason(exc)) from exc
             bound = self._server.sockets[0].getsockname()[1] if self._server.sockets else port
             logger.info("serving on %s:%s", host, bound)  # the port given, or the one chosen for port 0
             async with self._server:
@@ -263,6 +270,15 @@ def _is_initialize(body: bytes) -> bool:
     return isinstance(message, dict) and message.get("method") == "initialize" and "id" in message
 
 
+def _os_reason(exc: OSError) -> str:
+    """The system's words for a failure to listen ("address already in use"), no traceback."""
+    if exc.errno is not None and exc.errno > 0:
+        reason = os.strerror(exc.errno)
+    else:  # getaddrinfo errors carry negative numbers and their own text
+        reason = exc.strerror or str(exc)
+    return reason[:1].lower() + reason[1:]
+
+
 def _short_tb(error: BaseException) -> str:
     frames = traceback.extract_tb(error.__traceback__)[-3:]
     return " <- ".join(f"{f.name}:{f.lineno}" for f in reversed(frames)) or type(error).__name__
@@ -282,4 +298,4 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     return server
 
 
-__all__ = ["FixloreServer", "ServerOptions", "create_server"]
+__all__ = ["CannotListen", "FixloreServer", "ServerOptions", "create_server"]
