@@ -11,6 +11,7 @@ with tree-sitter.
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import logging
 import re
@@ -36,6 +37,7 @@ from fixlore.abstraction._shape import (
     layout,
     statement_at,
 )
+from fixlore.abstraction._soundness import AT_DIAGNOSTIC, dropped, pattern_unsound, subject_of_diagnostic
 from fixlore.abstraction._templates import Namer, signature_with
 from fixlore.abstraction._text import DiagnosticInfo, offset_at
 from fixlore.abstraction._tree import Source, Tok, tokens
@@ -125,6 +127,12 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
     )
     if language == "python" and category is FixCategory.ADD_IMPORT and change.anchor is Anchor.IMPORT_BLOCK:
         pattern = lift_import(pattern, namer.concrete)
+    gone = dropped(pattern)
+    if gone and subject_of_diagnostic([(t.abstract, t.start, t.end) for t in change.before], gone, d0, d1):
+        pattern = dataclasses.replace(pattern, extra=tuple(sorted((*pattern.extra, AT_DIAGNOSTIC))))
+    unsound = pattern_unsound(pattern)
+    if unsound is not None:
+        return Skipped(SkipReason.UNSOUND, unsound)
     verdict = verify_privacy(pattern)
     if not verdict.ok:
         logger.warning("pattern refused by the privacy verifier: field %s", verdict.field)

@@ -36,6 +36,13 @@ from fixlore.abstraction._shape import (
     shape_lines,
     statement_at,
 )
+from fixlore.abstraction._soundness import (
+    deletable,
+    dropped,
+    edit_unsound,
+    pattern_unsound,
+    subject_of_diagnostic,
+)
 from fixlore.abstraction._templates import Namer, bind_template
 from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, offset_at, position_at
 from fixlore.abstraction._tree import Source, Tok, error_count, render, render_suppression, tokens
@@ -67,6 +74,9 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.NO_MATCH, "pattern has no shape")
     if get_parser(language) is None:
         return Skipped(SkipReason.UNSUPPORTED_LANGUAGE, language[:32])
+    unsound = pattern_unsound(pattern)
+    if unsound is not None:
+        return Skipped(SkipReason.UNSOUND, unsound)
     sig = pattern.signature
     if (sig.language, sig.source, sig.code) != (language, diag.source, str(diag.code or "")):
         return Skipped(SkipReason.SIGNATURE_MISMATCH)
@@ -88,6 +98,14 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.NO_MATCH, "a placeholder of the fix is not bound")
     if edits is None:
         return Skipped(SkipReason.NO_MATCH)
+    if ctx.unit is not None:
+        gone = dropped(pattern)
+        if gone and not subject_of_diagnostic([(p, t.start, t.end) for p, t in ctx.matched], gone, d0, d1):
+            return Skipped(SkipReason.UNSOUND, "deletes a name the diagnostic is not about")
+        old, new = _unit_texts(ctx, edits)
+        unsound = edit_unsound(ctx.binding, deletable(pattern) | gone, old, new)
+        if unsound is not None:
+            return Skipped(SkipReason.UNSOUND, unsound)
     new_edits = tuple(_to_edit(src, s, e, t) for s, e, t in edits)
     if not _result_parses(src, edits):
         return Skipped(SkipReason.DOES_NOT_PARSE, "the edited file would not parse")
@@ -95,7 +113,7 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
 
 
 class _Ctx:
-    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit")
+    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched")
 
     def __init__(self, src: Source, pattern: Pattern, binding: dict[str, str], code: str) -> None:
         self.src = src
@@ -105,6 +123,8 @@ class _Ctx:
         self.kws = keywords(src.language)
         self.holes = {h.name: h.klass for h in pattern.holes}
         self.unit: tuple[int, int] | None = None
+        self.matched: list[tuple[str, Tok]] = []
+        """The pattern's before-tokens and the tokens they matched, of the chosen candidate."""
 
     def concrete(self, tok: str) -> str:
         if tok in self.binding:
@@ -150,7 +170,12 @@ def _edits_in_window(
     toks = tokens(src, lo, hi, Namer(), ctx.code)
     n = len(b_flat)
     saved = dict(ctx.binding)
-    best: tuple[tuple[int, ...], list[tuple[int, int, str]], dict[str, str], tuple[int, int] | None] | None = None
+    best: (
+        tuple[
+            tuple[int, ...], list[tuple[int, int, str]], dict[str, str], tuple[int, int] | None, list[tuple[str, Tok]]
+        ]
+        | None
+    ) = None
     for s in range(0, len(toks) - n + 1):
         window = toks[s : s + n]
         if not (window[0].start <= d1 and d0 <= window[-1].end + 1):
@@ -160,11 +185,11 @@ def _edits_in_window(
             continue
         rank = _window_rank(window, edits, d0, d1)
         if best is None or rank < best[0]:
-            best = (rank, edits, ctx.binding, ctx.unit)
+            best = (rank, edits, ctx.binding, ctx.unit, ctx.matched)
         ctx.binding = dict(saved)
     if best is None:
         return None
-    _, edits, ctx.binding, ctx.unit = best
+    _, edits, ctx.binding, ctx.unit, ctx.matched = best
     return edits
 
 
@@ -202,6 +227,7 @@ def _edits_if_match(
         ctx.binding = saved
         return None
     ctx.unit = (toks[0].start, toks[-1].end)
+    ctx.matched = list(zip(b_flat, toks, strict=True))
     return edits
 
 
@@ -459,19 +485,28 @@ def _title(ctx: _Ctx, edits: list[tuple[int, int, str]]) -> str:
             title = title.replace(ph, ctx.binding[ph])
         return title
     if ctx.unit is not None:
-        u0, u1 = ctx.unit
-        old = ctx.src.slice(u0, u1)
-        data = ctx.src.data[u0:u1]
-        for start, end, text in sorted(edits, reverse=True):
-            if u0 <= start and end <= u1:
-                data = data[: start - u0] + text.encode("utf-8", "surrogatepass") + data[end - u0 :]
-        new = data.decode("utf-8", "surrogatepass")
+        old, new = _unit_texts(ctx, edits)
         if not new.strip():
             return f"Remove `{_clip(old)}`"
         return f"Replace `{_clip(old)}` with `{_clip(new)}`"
     new = " ".join(t.strip() for _, _, t in edits if t.strip())
     verb = _CATEGORY_TITLES.get(ctx.pattern.category, "Insert")
     return f"{verb} `{_clip(new)}`"
+
+
+def _unit_texts(ctx: _Ctx, edits: list[tuple[int, int, str]]) -> tuple[str, str]:
+    """The matched unit's text before and after the edits (edits reaching past it widen it)."""
+    assert ctx.unit is not None
+    u0, u1 = ctx.unit
+    for start, end, _ in edits:
+        if start <= u1 and end >= u0:
+            u0, u1 = min(u0, start), max(u1, end)
+    old = ctx.src.slice(u0, u1)
+    data = ctx.src.data[u0:u1]
+    for start, end, text in sorted(edits, reverse=True):
+        if u0 <= start and end <= u1:
+            data = data[: start - u0] + text.encode("utf-8", "surrogatepass") + data[end - u0 :]
+    return old, data.decode("utf-8", "surrogatepass")
 
 
 def _clip(text: str) -> str:

@@ -16,6 +16,7 @@ from typing import Any
 from fixlore.abstraction._pattern import Pattern
 from fixlore.abstraction._placeholders import PLACEHOLDER_LIKE, is_hole, is_placeholder, tokenizer
 from fixlore.abstraction._results import PrivacyVerdict
+from fixlore.abstraction._soundness import AT_DIAGNOSTIC
 from fixlore.abstraction._templates import STRICT
 from fixlore.abstraction._vocab import (
     SUPPRESSION_WORDS,
@@ -77,6 +78,8 @@ def _verify(data: dict[str, Any]) -> PrivacyVerdict:
         if not is_hole(name) or not is_hole_class(language, klass):
             return PrivacyVerdict(False, "holes", "not a hole of a known class")
     for key, value in data.get("extra", ()):
+        if (key, value) == AT_DIAGNOSTIC:
+            continue
         if key != "node" or value not in kinds:
             return PrivacyVerdict(False, "extra", "unknown extra field")
     return PrivacyVerdict(True)

@@ -26,6 +26,8 @@ class SkipReason(enum.StrEnum):
     NO_MATCH = "no_match"
     PRIVACY = "privacy"
     TOO_LARGE = "too_large"
+    UNSOUND = "unsound"
+    """The edit would drop user code (a name, a literal) that the pattern does not account for."""
     SIGNATURE_MISMATCH = "signature_mismatch"
     """``instantiate`` was given a diagnostic whose signature is not the pattern's."""
 

@@ -180,6 +180,11 @@ class LearningLoop(StoreSide):
             return
         timeline.published(version, diagnostics)
         self.fixes.prepare(uri, version, diagnostics)
+        if timeline.settled_version is None and not timeline.changes:
+            # The text as opened, and what the editor was shown of it: that is the
+            # baseline at once (a user who fixes what the lightbulb or the Problems
+            # panel showed, right after opening, is making a fix to learn from).
+            self._want_settle(uri, delay=0.0)
         self._settle_if_due(uri)
 
     # -- settling ------------------------------------------------------------------------
@@ -267,7 +272,11 @@ class LearningLoop(StoreSide):
         loop = asyncio.get_running_loop()
         problems = await loop.run_in_executor(self.executor, syntax_problems, language, text)
         current = self.server.open_document(uri)
-        if current is None or current.version != version or self.timelines.get(uri) is not timeline:
+        if current is None or self.timelines.get(uri) is not timeline:
+            return
+        if current.version != version:
+            if timeline.settled_version is None and not problems:
+                _first_baseline(timeline, version, text, diagnostics, origins, lagging)
             return  # the text moved on; a newer settle is scheduled
         if problems:
             # Not a state to learn from; but a syntax error left standing for the
@@ -383,6 +392,29 @@ class LearningLoop(StoreSide):
         timeline = self.timelines.get(uri)
         if timeline is not None and timeline.settled_version is not None:
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
+
+
+def _first_baseline(
+    timeline: DocTimeline,
+    version: int | None,
+    text: str,
+    diagnostics: list[dict[str, Any]],
+    origins: list[str],
+    lagging: Collection[str],
+) -> None:
+    """The user edited while the first settle was parsing: the state it parsed is still the baseline.
+
+    Nothing can have vanished before the first baseline, so there is nothing to
+    compare; its diagnostics' lines are carried through the edits made since.
+    """
+    timeline.settle(version, text, diagnostics, origins=origins, lagging=lagging)
+    for tracked in timeline.baseline:
+        if tracked.version == version:
+            line = timeline.line_now(tracked.line, version)
+            if line is None:
+                timeline.positions_lost = True  # a whole-text change since: matched by key
+            else:
+                tracked.line = line
 
 
 _TOKEN_FIXES = frozenset({FixCategory.INSERT_TOKEN, FixCategory.DELETE_TOKEN, FixCategory.REPLACE_TOKEN})

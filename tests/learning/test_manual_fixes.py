@@ -164,3 +164,21 @@ async def test_a_fix_made_by_hand_in_a_notebook_cell_is_learned_and_offered_in_c
         _, (cell,) = open_notebook(editor, tmp_path / "fresh.ipynb", [fresh])
         action = await offered_learned_fix(editor, cell, "E711")
         assert "basket is None" in action["title"]
+
+
+async def test_a_fix_made_right_after_opening_is_learned(tmp_path: Path) -> None:
+    """Jumping from the Problems panel: open, see the diagnostic, fix it at once, no pause first."""
+    async with Editor(tmp_path) as editor:
+        for k, name in enumerate(["value", "record"]):
+            text = f"def check_{k}({name}):\n    if {name} == None:\n        return 1\n    return 2\n"
+            uri = editor.open(f"quick{k}.py", text)
+            await editor.diagnostic(uri, "E711")
+            before = (await editor.stats())["session"]["manualFixes"]
+            editor.replace(uri, f"{name} == None", f"{name} is None")
+            await editor.gone(uri, "E711")
+            editor.save(uri)
+            await editor.until_stats(lambda s, before=before: s["session"]["manualFixes"] > before)
+
+        uri = editor.open("fresh.py", "def drain(basket):\n    while basket == None:\n        basket = 2\n")
+        action = await offered_learned_fix(editor, uri, "E711")
+        assert "basket is None" in action["title"]

@@ -1,0 +1,139 @@
+"""The soundness guard: a learned edit may not drop the user's code that its pattern does not account for.
+
+Two checks, both pure:
+
+* :func:`pattern_unsound`, on a pattern alone (at extraction, and again before
+  instantiating a stored pattern): the fix may delete a user name only when
+  the diagnostic names it (``$1`` in "`$1` imported but unused": removing it
+  *is* the fix); a string or number literal only together with the whole
+  unit that holds such a name (``$1 = $S`` for an unused variable). ``$S % $1`` -> ``$S`` (an f-string that
+  abstraction could not see into) is refused here: it would drop ``$1``.
+* :func:`edit_unsound`, on one instantiation: every user name of the
+  replaced region occurs at least as often in the result, unless its
+  placeholder is one the pattern may delete. This catches what the shape
+  cannot show (a binding that renders to less than it matched).
+
+Both return a reason (no user text) or ``None``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction._placeholders import NUMBER, PLACEHOLDER, STRING, is_numbered, tokenizer
+
+_PLACEHOLDERS = tokenizer(r"\S+")
+_IN_TEXT = re.compile(PLACEHOLDER)
+
+
+def _counts(text: str) -> Counter[str]:
+    """Tokens of shape text; a string of any prefix (``u$S``, ``r$S``) counts as a string."""
+    return Counter(STRING if t.endswith(STRING) else t for t in (m.group() for m in _PLACEHOLDERS.finditer(text)))
+
+
+def deletable(pattern: Pattern) -> frozenset[str]:
+    """Placeholders the pattern may delete: the ones its diagnostic's message names."""
+    return frozenset(m.group() for m in _IN_TEXT.finditer(pattern.signature.message) if is_numbered(m.group()))
+
+
+AT_DIAGNOSTIC = ("drops", "at_diagnostic")
+"""``Pattern.extra`` mark: the names the fix deletes were the diagnostic's whole subject.
+
+Set at extraction when every deleted user name lay inside the diagnostic's
+range (a duplicate list item, an extra word); instantiation then deletes a
+name only where it lies inside the new diagnostic's range."""
+
+
+def dropped(pattern: Pattern) -> frozenset[str]:
+    """Numbered placeholders the fix deletes although the message does not name them.
+
+    None when the fix deletes the definition of the name the message is about
+    (the whole unit, see :func:`_deletes_subject`): everything in it goes.
+    """
+    shape = pattern.shape
+    if shape is None or not shape.before.strip() or _deletes_subject(pattern):
+        return frozenset()
+    before, after = _counts(shape.before), _counts(shape.after)
+    allowed = deletable(pattern)
+    return frozenset(t for t, n in before.items() if is_numbered(t) and after[t] < n and t not in allowed)
+
+
+def pattern_unsound(pattern: Pattern) -> str | None:
+    """Why ``pattern`` would drop user code it does not account for, or ``None``."""
+    shape = pattern.shape
+    if shape is None or not shape.before.strip():
+        return None  # a pure insertion
+    gone = dropped(pattern)
+    if gone and AT_DIAGNOSTIC not in pattern.extra:
+        return f"drops a name ({min(gone)})"
+    before, after = _counts(shape.before), _counts(shape.after)
+    named_gone = any(is_numbered(t) and after[t] < n for t, n in before.items())
+    literal_gone = any(t in (STRING, NUMBER) and after[t] < n for t, n in before.items())
+    # A literal may go only with the unit that holds what the diagnostic is about
+    # (``$1 = $S`` for "`$1` is assigned to but never used").
+    if literal_gone and not (named_gone and not shape.after.strip()):
+        return "drops a literal"
+    return None
+
+
+def _deletes_subject(pattern: Pattern) -> bool:
+    """The whole unit goes, and it is the definition of the name the diagnostic is about.
+
+    ``$1 = $2 ( $3 )`` deleted for "Local variable `$1` is assigned to but
+    never used": the unit's first name is the message's. Deleting a statement
+    that only *uses* that name (``$2 = $1`` for "Undefined name `$1`") is not.
+    """
+    shape = pattern.shape
+    if shape is None or shape.after.strip():
+        return False
+    first = next((t for t in _counts_order(shape.before) if is_numbered(t)), None)
+    return first is not None and first in deletable(pattern)
+
+
+def _counts_order(text: str) -> list[str]:
+    return [m.group() for m in _PLACEHOLDERS.finditer(text)]
+
+
+def within(spans: list[tuple[int, int]], d0: int, d1: int) -> bool:
+    """Whether every span lies inside the diagnostic's range ``[d0, d1]``."""
+    return all(d0 <= start and end <= max(d1, d0 + 1) for start, end in spans)
+
+
+def subject_of_diagnostic(matched: list[tuple[str, int, int]], gone: frozenset[str], d0: int, d1: int) -> bool:
+    """Whether the deleted names were all the user code inside the diagnostic's range.
+
+    ``matched`` holds each pattern token with the span of the code it matched.
+    A range over ``, bar`` whose ``bar`` goes: yes. A range over
+    ``"record %s" % record`` that keeps the string: no.
+    """
+    deleted = [(s, e) for p, s, e in matched if p in gone]
+    if not deleted or not within(deleted, d0, d1):
+        return False
+    for p, s, e in matched:
+        inside = d0 <= s and e <= max(d1, d0 + 1)
+        if inside and p not in gone and (is_numbered(p) or p in (STRING, NUMBER) or p.endswith(STRING)):
+            return False
+    return True
+
+
+_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def edit_unsound(binding: dict[str, str], allowed: frozenset[str], old: str, new: str) -> str | None:
+    """Why replacing ``old`` by ``new`` drops a bound user name, or ``None``.
+
+    ``binding`` maps placeholders to the user's names; ``allowed`` are the
+    placeholders the pattern may delete. Words are counted in the whole text
+    of the region, strings included: a name moved into an f-string is kept.
+    """
+    if not new.strip():
+        return None
+    old_words, new_words = Counter(_WORD.findall(old)), Counter(_WORD.findall(new))
+    for placeholder, name in binding.items():
+        if not is_numbered(placeholder) or placeholder in allowed:
+            continue
+        if new_words[name] < old_words[name]:
+            return f"drops a name ({placeholder})"
+    return None

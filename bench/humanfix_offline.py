@@ -1,0 +1,196 @@
+"""Learned fixes on real human fixes, offline: extraction and instantiation without a server.
+
+The LSP replay (``bench_humanfix.py``, the team's ``humanfix/fixreplay.py``) is the judge; it
+takes half an hour. This drives the abstraction layer directly over the same events, in
+the same order, in seconds, to see what abstraction, instantiation and the soundness
+guard do:
+
+* per event, every pattern learned so far for the rule is instantiated at the event's
+  diagnostic, best evidence first; the first result that applies is "offered", and it
+  counts as exact when it equals the human's fix (blank lines and trailing spaces aside);
+* ``any_exact``: some learned pattern reproduces the fix (the ceiling perfect ranking gives);
+* ``wrong``: an offered fix drops a name, attribute or number the human kept (the replay's
+  own definition, imported from it), or does not parse;
+* then the human's fix is learned (``extract_pattern``), with the reason when it is not.
+
+Usage: ``python bench/humanfix_offline.py [--events PATH] [--repos a,b] [--rules F821,...] [-v]``
+(the events default to ``../shared/humanfix/events.jsonl.gz`` beside this checkout).
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import gzip
+import importlib.util
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from fixlore.abstraction import (
+    DiagnosticInfo,
+    Extracted,
+    Instantiated,
+    Pattern,
+    Position,
+    Skipped,
+    TextRange,
+    abstract_signature,
+    apply_edits,
+    extract_pattern,
+    instantiate,
+)
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_EVENTS = HERE.parent.parent / "shared" / "humanfix" / "events.jsonl.gz"
+
+
+def _replay_module(events: Path) -> Any:
+    sys.path.insert(0, str(events.parent))
+    spec = importlib.util.spec_from_file_location("fixreplay", events.parent / "fixreplay.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fixreplay"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def diag_of(event: dict[str, Any]) -> DiagnosticInfo:
+    """The event's ruff diagnostic (1-based rows and columns) as the server would see it."""
+    r = event["range"]
+    rng = TextRange(
+        Position(r["start"]["row"] - 1, r["start"]["column"] - 1), Position(r["end"]["row"] - 1, r["end"]["column"] - 1)
+    )
+    return DiagnosticInfo("Ruff", event["rule"], event["message"], rng)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--events", type=Path, default=DEFAULT_EVENTS)
+    parser.add_argument("--repos", default="")
+    parser.add_argument("--rules", default="")
+    parser.add_argument("--max-per-repo", type=int, default=0)
+    parser.add_argument("-v", "--verbose", action="count", default=0)
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    fr = _replay_module(args.events)
+    events = [json.loads(line) for line in gzip.open(args.events, "rt", encoding="utf-8")]
+    repos: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    for e in events:
+        repos[e["repo"]].append(e)
+    only_repos = set(filter(None, args.repos.split(",")))
+    only_rules = set(filter(None, args.rules.split(",")))
+    recs: list[dict[str, Any]] = []
+    skips: collections.Counter[str] = collections.Counter()
+    started = time.perf_counter()
+    inst_s = 0.0
+    n_inst = 0
+    for repo, evs in sorted(repos.items()):
+        if only_repos and repo not in only_repos:
+            continue
+        evs.sort(key=lambda e: (e["time"], -e.get("topo", 0)))
+        if args.max_per_repo:
+            evs = evs[: args.max_per_repo]
+        learned: dict[tuple[str, str, str], list[list[Any]]] = collections.defaultdict(list)
+        seen_shapes: collections.Counter[str] = collections.Counter()
+        seen_rules: collections.Counter[str] = collections.Counter()
+        for e in evs:
+            if only_rules and e["rule"] not in only_rules:
+                continue
+            diag = diag_of(e)
+            sig = abstract_signature("python", diag)
+            want = fr.normalize(e["after"])
+            rec = {
+                "repo": repo,
+                "rule": e["rule"],
+                "recurring": seen_rules[e["rule"]] > 0,
+                "recurring_shape": seen_shapes[e["shape"]] > 0,
+                "offered": False,
+                "exact": False,
+                "any_exact": False,
+                "wrong": False,
+            }
+            seen_rules[e["rule"]] += 1
+            seen_shapes[e["shape"]] += 1
+            # best evidence first: more instances, then the most recent
+            pool = sorted(learned[sig.rule_key], key=lambda p: (-p[1], -p[2]))
+            for entry in pool:
+                pattern: Pattern = entry[0]
+                t0 = time.perf_counter()
+                result = instantiate(pattern, "python", e["before"], diag)
+                inst_s += time.perf_counter() - t0
+                n_inst += 1
+                if not isinstance(result, Instantiated) or not result.edits:
+                    continue
+                text = apply_edits(e["before"], list(result.edits))
+                exact = fr.normalize(text) == want
+                if not rec["offered"]:
+                    rec["offered"] = True
+                    rec["exact"] = exact
+                    rec["wrong"] = bool(fr.unfaithful(e["before"], e["after"], text))
+                    rec["title"] = result.title
+                    if args.verbose and rec["wrong"]:
+                        print(f"WRONG {repo} {e['rule']}: {result.title!r}\n  shape {pattern.shape}")
+                if exact:
+                    rec["any_exact"] = True
+                    break
+            result = extract_pattern("python", e["before"], e["after"], diag)
+            if isinstance(result, Extracted):
+                fp = result.pattern.fingerprint
+                for entry in learned[sig.rule_key]:
+                    if entry[0].fingerprint == fp:
+                        entry[1] += 1
+                        entry[2] = len(recs)
+                        break
+                else:
+                    learned[sig.rule_key].append([result.pattern, 1, len(recs)])
+            else:
+                reason = result.reason.value + (": " + result.detail if isinstance(result, Skipped) else "")
+                skips[reason if isinstance(result, Skipped) else "failed"] += 1
+                rec["skip"] = reason if isinstance(result, Skipped) else "failed"
+                if args.verbose > 1 and not isinstance(result, Skipped):
+                    print(result.error)
+            recs.append(rec)
+    elapsed = time.perf_counter() - started
+
+    def rate(pool: list[dict[str, Any]], key: str) -> str:
+        return f"{sum(r[key] for r in pool) / len(pool):.3f}" if pool else "-"
+
+    pools = {
+        "all": recs,
+        "recurring": [r for r in recs if r["recurring"]],
+        "recurring_shape": [r for r in recs if r["recurring_shape"]],
+    }
+    print(
+        f"{len(recs)} events in {elapsed:.1f} s;"
+        f" instantiate {n_inst} times, {1000 * inst_s / max(n_inst, 1):.2f} ms each"
+    )
+    print("| pool | n | offered | exact (first offered) | any exact | wrong offered |")
+    print("|---|---|---|---|---|---|")
+    for name, pool in pools.items():
+        print(
+            f"| {name} | {len(pool)} | {rate(pool, 'offered')} | {rate(pool, 'exact')} | {rate(pool, 'any_exact')} |"
+            f" {sum(r['wrong'] for r in pool)} |"
+        )
+    per_rule: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
+    for r in recs:
+        per_rule[r["rule"]].append(r)
+    print("\n| rule | n | learned | offered | exact | any exact | wrong |")
+    print("|---|---|---|---|---|---|---|")
+    for rule, pool in sorted(per_rule.items(), key=lambda kv: -len(kv[1])):
+        learned_n = sum("skip" not in r for r in pool)
+        print(
+            f"| {rule} | {len(pool)} | {learned_n} | {rate(pool, 'offered')} | {rate(pool, 'exact')} |"
+            f" {rate(pool, 'any_exact')} | {sum(r['wrong'] for r in pool)} |"
+        )
+    print("\nnot learned:")
+    for reason, n in skips.most_common(20):
+        print(f"  {n:5d}  {reason}")
+    if args.json:
+        args.json.write_text(json.dumps(recs, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,146 @@
+"""The soundness guard: a learned fix never drops user code its pattern does not account for."""
+
+from __future__ import annotations
+
+import keyword
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fixlore.abstraction import (
+    Anchor,
+    EditShape,
+    Extracted,
+    FixCategory,
+    Instantiated,
+    Pattern,
+    Signature,
+    Skipped,
+    SkipReason,
+    extract_pattern,
+    instantiate,
+)
+from tests.abstraction._helpers import apply, code, diag_at, learn
+
+UP031 = "Use format specifiers instead of percent format"
+
+
+def _pattern(before: str, after: str, message: str = UP031, code_: str = "UP031") -> Pattern:
+    return Pattern(
+        signature=Signature("python", "Ruff", code_, message),
+        category=FixCategory.REWRITE,
+        shape=EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", before, after),
+    )
+
+
+def test_a_pattern_that_drops_an_operand_is_never_instantiated() -> None:
+    # What an opaque f-string made of `"record %s" % record` -> `f"record {record}"`.
+    pattern = _pattern("$S % $1", "$S")
+    text = code(
+        """
+        def show(entry):
+            return "entry: %s" % entry
+        """
+    )
+    result = instantiate(pattern, "python", text, diag_at(text, '"entry: %s" % entry', "Ruff", "UP031", UP031))
+    assert isinstance(result, Skipped)
+    assert result.reason is SkipReason.UNSOUND
+
+
+def test_a_fix_that_would_drop_an_operand_is_not_learned() -> None:
+    before = code(
+        """
+        def show(record):
+            return "record %s" % record
+        """
+    )
+    after = before.replace('"record %s" % record', '"record"')
+    result = extract_pattern("python", before, after, diag_at(before, '"record %s" % record', "Ruff", "UP031", UP031))
+    assert isinstance(result, Skipped)
+    assert result.reason is SkipReason.UNSOUND
+
+
+def test_deleting_the_name_the_diagnostic_is_about_is_sound() -> None:
+    message = "Local variable `count` is assigned to but never used"
+    before = code(
+        """
+        def go():
+            count = 1
+            return 2
+        """
+    )
+    after = before.replace("    count = 1\n", "")
+    pattern = learn("python", before, after, diag_at(before, "count", "Ruff", "F841", message))
+    other = code(
+        """
+        def run():
+            total = 5
+            return 3
+        """
+    )
+    fixed = apply(
+        pattern,
+        "python",
+        other,
+        diag_at(other, "total", "Ruff", "F841", "Local variable `total` is assigned to but never used"),
+    )
+    assert "total" not in fixed
+    assert "return 3" in fixed
+
+
+def test_deleting_a_call_argument_the_diagnostic_does_not_name_is_refused() -> None:
+    message = "Use f-string instead of `format` call"
+    pattern = _pattern("$2", "", message=message, code_="UP032")
+    text = 'label = "{}".format(value)\n'
+    result = instantiate(pattern, "python", text, diag_at(text, '"{}".format(value)', "Ruff", "UP032", message))
+    assert not isinstance(result, Instantiated)
+
+
+_NAMES = st.from_regex(r"[a-z][a-z0-9_]{2,9}", fullmatch=True).filter(lambda s: not keyword.iskeyword(s))
+
+
+@settings(max_examples=40, deadline=None)
+@given(a=_NAMES, b=_NAMES, c=_NAMES)
+def test_every_name_of_the_replaced_region_survives_unless_the_message_names_it(a: str, b: str, c: str) -> None:
+    """Learned on one set of names, applied on others: the guard's invariant holds for each result."""
+    before = code(
+        """
+        def check_one(value, other):
+            if value == None:
+                return other
+            return value
+        """
+    )
+    after = before.replace("value == None", "value is None")
+    message = "Comparison to `None` should be `cond is None`"
+    pattern = learn("python", before, after, diag_at(before, "value == None", "Ruff", "E711", message))
+    if len({a, b, c}) < 3:
+        return
+    text = f"def {c}({a}, {b}):\n    while {a} == None:\n        {a} = {b}\n    return {a}\n"
+    result = instantiate(pattern, "python", text, diag_at(text, f"{a} == None", "Ruff", "E711", message))
+    assert isinstance(result, Instantiated), result
+    (edit,) = result.edits
+    fixed = apply(pattern, "python", text, diag_at(text, f"{a} == None", "Ruff", "E711", message))
+    for name in (a, b, c):
+        assert fixed.count(name) == text.count(name)
+    assert f"while {a} is None:" in fixed
+
+
+def test_extracted_patterns_are_sound() -> None:
+    """Every pattern extraction lets through passes the guard itself."""
+    before = code(
+        """
+        def f(x, y):
+            return "%s and %s" % (x, y)
+        """
+    )
+    for after in (before.replace('"%s and %s" % (x, y)', '"%s" % x'), before.replace("(x, y)", "(y, x)")):
+        result = extract_pattern(
+            "python", before, after, diag_at(before, '"%s and %s" % (x, y)', "Ruff", "UP031", UP031)
+        )
+        if isinstance(result, Extracted):
+            from fixlore.abstraction._soundness import pattern_unsound
+
+            assert pattern_unsound(result.pattern) is None
+        else:
+            assert result.reason in (SkipReason.UNSOUND, SkipReason.NOT_A_FIX)
