@@ -3,7 +3,7 @@
 ``register(subparsers)`` adds the ``knowledge`` command to the ``fixlore``
 console script; ``run(args)`` executes it and returns the exit code. Tables
 for people by default, ``--json`` for scripts. Exit codes (docs/knowledge.md):
-0 ok, 1 not found / nothing to do, 2 usage error, 3 invalid input, 4 store error.
+0 ok (also with nothing to do), 1 not found, 2 usage error, 3 invalid input, 4 store error.
 """
 
 from __future__ import annotations
@@ -232,10 +232,15 @@ def _stats(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
         json.dump(data, out, indent=1)
         print(file=out)
         return EXIT_OK
-    print(f"patterns   {st.patterns} active, {st.archived} archived", file=out)
+    # Every scope counts, as `list` shows them all; `patterns` alone is the user store's.
+    scopes = dict(st.by_scope)
+    workspace, base = scopes.get("workspace", 0), scopes.get("base", 0)
+    print(
+        f"patterns   {st.patterns + workspace + base} active ({st.patterns} learned, {workspace} workspace,"
+        f" {base} base), {st.archived} archived",
+        file=out,
+    )
     print(f"events     {st.events} in the log; {st.refused} refused by the privacy verifier", file=out)
-    print(f"learning   {'on' if st.learning else 'off (this command does not learn)'}", file=out)
-    print("scopes     " + ", ".join(f"{n} {v}" for n, v in st.by_scope), file=out)
     if st.by_language:
         print("languages  " + ", ".join(f"{n} {v}" for n, v in st.by_language), file=out)
     c = st.counts
@@ -269,7 +274,7 @@ def _prune(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
             f" {'would delete' if r.dry_run else 'deleted'} {r.events_deleted} old events",
             file=out,
         )
-    return EXIT_OK if (r.archived or r.events_deleted) else EXIT_NOT_FOUND
+    return EXIT_OK  # nothing to prune is success too
 
 
 def _export(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
@@ -281,7 +286,7 @@ def _export(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
         n = k.export(args.output, f)
         msg = {"path": str(args.output), "count": n} if args.json else f"exported {n} patterns to {args.output}"
         print(json.dumps(msg) if args.json else msg, file=out)
-    return EXIT_OK if n else EXIT_NOT_FOUND
+    return EXIT_OK  # an empty export is a valid file, not a failure
 
 
 def _import(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:

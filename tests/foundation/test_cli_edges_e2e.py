@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import socket
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -14,8 +15,9 @@ pytestmark = pytest.mark.e2e
 
 
 def run(*args: str, **kwargs: object) -> subprocess.CompletedProcess[str]:
+    options: dict[str, object] = {"env": dict(os.environ), **kwargs}
     return subprocess.run(  # type: ignore[call-overload, no-any-return]
-        fixlore_command(*args), capture_output=True, text=True, timeout=120, env=dict(os.environ), **kwargs
+        fixlore_command(*args), capture_output=True, text=True, timeout=120, **options
     )
 
 
@@ -70,3 +72,77 @@ def test_an_unknown_host_is_one_line_and_a_failure() -> None:
     assert proc.returncode == 1
     assert proc.stderr.startswith("fixlore: cannot listen on no-such-host.invalid:2087: ")
     assert len(proc.stderr.splitlines()) == 1, proc.stderr
+
+
+def test_stats_counts_the_patterns_list_shows() -> None:
+    listed = run("knowledge", "list")
+    stats = run("knowledge", "stats")
+
+    assert listed.returncode == stats.returncode == 0
+    shown = len(listed.stdout.splitlines()) - 1  # the header
+    assert shown > 0  # the base knowledge shipped with fixlore
+    assert f"patterns   {shown} active (0 learned, 0 workspace, {shown} base)" in stats.stdout
+    assert "learning" not in stats.stdout  # "learning off" read as if learning were disabled
+
+
+@pytest.mark.parametrize("command", [["export", "-o", "{tmp}/out.json"], ["prune"], ["prune", "--dry-run"]])
+def test_nothing_to_do_is_success(command: list[str], tmp_path: Path) -> None:
+    proc = run("knowledge", *(part.format(tmp=tmp_path) for part in command))
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_doctor_lists_language_servers_found_on_path(tmp_path: Path) -> None:
+    fake = tmp_path / "gopls"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    env = dict(os.environ, PATH=f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+
+    proc = run("doctor", env=env, cwd=tmp_path)
+
+    assert proc.returncode == 0, proc.stdout
+    assert f"go           gopls  {fake}" in proc.stdout
+
+
+def test_doctor_refuses_an_upstream_for_an_unknown_language(tmp_path: Path) -> None:
+    proc = run("doctor", "--upstream", "klingon=ruff server", cwd=tmp_path)
+
+    assert proc.returncode == 1
+    assert "All good" not in proc.stdout
+    assert "`klingon` is not a language id editors send" in proc.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "usage"),
+    [
+        (["doctor", "--bogus"], "usage: fixlore doctor"),
+        (["serve", "--bogus"], "usage: fixlore serve"),
+        (["knowledge", "list", "--bogus"], "usage: fixlore knowledge list"),
+    ],
+)
+def test_an_unknown_option_shows_the_sub_commands_usage(args: list[str], usage: str) -> None:
+    proc = run(*args)
+
+    assert proc.returncode == 2
+    assert proc.stderr.startswith(usage), proc.stderr
+    assert "unrecognized arguments: --bogus" in proc.stderr
+
+
+def test_explain_past_the_end_of_the_file_is_a_usage_error(tmp_path: Path) -> None:
+    source = tmp_path / "short.py"
+    source.write_text("x = 1\ny = 2\n")
+
+    proc = run("explain", str(source), "99", "--no-ruff")
+
+    assert proc.returncode == 2
+    assert proc.stderr == f"fixlore: line 99 is past the end of {source} (3 lines)\n"
+
+
+def test_explain_past_the_end_of_a_line_is_a_usage_error(tmp_path: Path) -> None:
+    source = tmp_path / "short.py"
+    source.write_text("x = 1\n")
+
+    proc = run("explain", str(source), "1:40", "--no-ruff")
+
+    assert proc.returncode == 2
+    assert proc.stderr == f"fixlore: column 40 is past the end of line 1 of {source} (6 columns)\n"
