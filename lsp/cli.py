@@ -91,7 +91,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # argparse would blame the top level; the sub-command's usage is the helpful one
+        _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
         parser.print_help()
         return 2
@@ -114,6 +116,19 @@ def _main(argv: Sequence[str] | None) -> int:
         return int(handler(args))
     parser.print_help()
     return 2
+
+
+def _innermost(parser: argparse.ArgumentParser, args: argparse.Namespace) -> argparse.ArgumentParser:
+    """The parser of the (sub-)sub-command ``args`` chose (``fixlore knowledge list``)."""
+    while True:
+        chosen = [
+            action.choices[getattr(args, action.dest)]
+            for action in parser._actions
+            if isinstance(action, argparse._SubParsersAction) and getattr(args, action.dest, None) in action.choices
+        ]
+        if not chosen:
+            return parser
+        parser = chosen[0]
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -14,11 +14,34 @@ from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 from typing import Any
 
-from fixlore.abstraction.languages import get_language, grammar_versions, supported_languages
+from fixlore.abstraction.languages import get_language, grammar_versions, language_for, supported_languages
 from fixlore.lsp import __version__
 from fixlore.lsp.config import merge_layers, parse_config, read_pyproject
 
 _DISTS = ("pygls", "lsprotocol", "cattrs", "libcst", "tree-sitter", "platformdirs")
+
+LANGUAGE_IDS = frozenset(
+    """abap bat bibtex clojure coffeescript c cpp csharp css d delphi diff dart dockerfile elixir erlang fsharp
+    git-commit git-rebase go groovy handlebars haml haskell html ini java javascript javascriptreact json jsonc
+    latex less lua makefile markdown objective-c objective-cpp pascal perl perl6 php powershell jade pug python r
+    razor ruby rust scss sass scala shaderlab shellscript sql swift typescript typescriptreact tex vb xml xsl yaml
+    kotlin toml zig nix vue svelte terraform ocaml julia elm proto graphql cmake""".split()
+)
+"""Language ids editors send: the LSP specification's table and a few more in common use."""
+
+KNOWN_SERVERS: tuple[tuple[str, str, str], ...] = (
+    ("python", "ruff", "ruff server"),
+    ("python", "basedpyright-langserver", "basedpyright-langserver --stdio"),
+    ("python", "pyright-langserver", "pyright-langserver --stdio"),
+    ("python", "pylsp", "pylsp"),
+    ("typescript", "typescript-language-server", "typescript-language-server --stdio"),
+    ("go", "gopls", "gopls"),
+    ("rust", "rust-analyzer", "rust-analyzer"),
+    ("c", "clangd", "clangd"),
+    ("java", "jdtls", "jdtls"),
+    ("shellscript", "bash-language-server", "bash-language-server start"),
+)
+"""(language, executable, command) of language servers fixlore can front, looked for on PATH."""
 
 
 def knowledge_location() -> Path:
@@ -70,11 +93,26 @@ def run_doctor(cli_settings: dict[str, Any], out: Any = print, cwd: Path | None 
     if not config.upstreams:
         out("  none configured (fixlore runs standalone: syntax diagnostics and learned fixes)")
     for language, servers in sorted(config.upstreams.items()):
+        if language not in LANGUAGE_IDS and language_for(language, "") is None:
+            problems.append(
+                f"upstream for `{language}`: `{language}` is not a language id editors send"
+                " (e.g. python, typescript, go), so no document would reach it"
+            )
         for upstream in servers:
             found = shutil.which(upstream.command[0])
             out(f"  {language:<12} {' '.join(upstream.command):<40} {found or 'NOT FOUND on PATH'}")
             if not found:
                 problems.append(f"upstream `{upstream.command[0]}` for {language} is not on PATH")
+
+    out("\nLanguage servers on PATH:")
+    found_any = False
+    for language, executable, command in KNOWN_SERVERS:
+        path = shutil.which(executable)
+        if path:
+            found_any = True
+            out(f"  {language:<12} {executable}  {path}  (--upstream {language}='{command}')")
+    if not found_any:
+        out("  none of " + ", ".join(executable for _, executable, _ in KNOWN_SERVERS))
 
     if problems:
         out("\nProblems:")

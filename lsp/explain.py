@@ -137,6 +137,16 @@ def _parse_position(text: str) -> tuple[int, int | None]:
     return int(line) - 1, (int(col) - 1 if col else None)
 
 
+def _check_inside(path: Path, line: int, col: int | None) -> None:
+    """``ValueError`` if the 0-based ``line``/``col`` lie past the end of the file or of the line."""
+    lines = path.read_bytes().decode("utf-8", errors="replace").split("\n")
+    if line >= len(lines):
+        raise ValueError(f"line {line + 1} is past the end of {path} ({len(lines)} lines)")
+    width = len(lines[line].rstrip("\r")) + 1  # the column after the last character is a position too
+    if col is not None and col >= width:
+        raise ValueError(f"column {col + 1} is past the end of line {line + 1} of {path} ({width} columns)")
+
+
 def run(args: argparse.Namespace) -> int:
     """The ``fixlore explain`` command."""
     path = Path(args.file)
@@ -145,6 +155,7 @@ def run(args: argparse.Namespace) -> int:
         return 1
     try:
         line, col = _parse_position(args.position)
+        _check_inside(path, line, col)
     except ValueError as exc:
         print(f"fixlore: {exc}", file=sys.stderr)
         return 2
