@@ -11,6 +11,7 @@ diagnostic's statement, ...). The result must parse, or nothing is offered.
 from __future__ import annotations
 
 import difflib
+import functools
 import logging
 
 import tree_sitter
@@ -85,7 +86,7 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
     if not derive_holes(binding, pattern.holes):
         return Skipped(SkipReason.NO_MATCH, "no module exports the name")
-    src = Source(language, text)
+    src = _source(language, text)
     code = str(diag.code or "")
     before = shape_lines(shape.before)
     after = shape_lines(shape.after)
@@ -100,7 +101,8 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.NO_MATCH)
     if ctx.unit is not None:
         gone = dropped(pattern)
-        if gone and not subject_of_diagnostic([(p, t.start, t.end) for p, t in ctx.matched], gone, d0, d1):
+        in_range = [(t.abstract, t.start, t.end) for t in tokens(src, d0, max(d1, d0 + 1), Namer(), code)]
+        if gone and not subject_of_diagnostic([(p, t.start, t.end) for p, t in ctx.matched], gone, in_range, d0, d1):
             return Skipped(SkipReason.UNSOUND, "deletes a name the diagnostic is not about")
         old, new = _unit_texts(ctx, edits)
         unsound = edit_unsound(ctx.binding, deletable(pattern) | gone, old, new)
@@ -110,6 +112,12 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
     if not _result_parses(src, edits):
         return Skipped(SkipReason.DOES_NOT_PARSE, "the edited file would not parse")
     return Instantiated(new_edits, _title(ctx, edits))
+
+
+@functools.lru_cache(maxsize=4)
+def _source(language: str, text: str) -> Source:
+    """One parse of a text for all the patterns tried on it (a publish tries several per diagnostic)."""
+    return Source(language, text)
 
 
 class _Ctx:

@@ -18,6 +18,7 @@ Both return a reason (no user text) or ``None``.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections import Counter
 
@@ -26,6 +27,7 @@ from fixlore.abstraction._placeholders import NUMBER, PLACEHOLDER, STRING, is_nu
 
 _PLACEHOLDERS = tokenizer(r"\S+")
 _IN_TEXT = re.compile(PLACEHOLDER)
+_NAME = re.compile(r"[^\W\d]\w*")
 
 
 def _counts(text: str) -> Counter[str]:
@@ -60,11 +62,33 @@ def dropped(pattern: Pattern) -> frozenset[str]:
     return frozenset(t for t, n in before.items() if is_numbered(t) and after[t] < n and t not in allowed)
 
 
+def _renames_subject(pattern: Pattern) -> bool:
+    """The fix puts a fixed name where the name the diagnostic is about was.
+
+    Learned from one ``unicode`` -> ``str``, it would turn every undefined name
+    into ``str``: one instance says nothing about other names.
+    """
+    shape = pattern.shape
+    if shape is None:
+        return False
+    allowed = deletable(pattern)
+    before, after = _counts_order(shape.before), _counts_order(shape.after)
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "replace":
+            continue
+        if any(t in allowed for t in before[i1:i2]) and any(_NAME.fullmatch(t) for t in after[j1:j2]):
+            return True
+    return False
+
+
 def pattern_unsound(pattern: Pattern) -> str | None:
     """Why ``pattern`` would drop user code it does not account for, or ``None``."""
     shape = pattern.shape
     if shape is None or not shape.before.strip():
         return None  # a pure insertion
+    if _renames_subject(pattern):
+        return "replaces the diagnostic's name with a fixed one"
     gone = dropped(pattern)
     if gone and AT_DIAGNOSTIC not in pattern.extra:
         return f"drops a name ({min(gone)})"
@@ -101,19 +125,22 @@ def within(spans: list[tuple[int, int]], d0: int, d1: int) -> bool:
     return all(d0 <= start and end <= max(d1, d0 + 1) for start, end in spans)
 
 
-def subject_of_diagnostic(matched: list[tuple[str, int, int]], gone: frozenset[str], d0: int, d1: int) -> bool:
+def subject_of_diagnostic(
+    matched: list[tuple[str, int, int]], gone: frozenset[str], in_range: list[tuple[str, int, int]], d0: int, d1: int
+) -> bool:
     """Whether the deleted names were all the user code inside the diagnostic's range.
 
-    ``matched`` holds each pattern token with the span of the code it matched.
-    A range over ``, bar`` whose ``bar`` goes: yes. A range over
-    ``"record %s" % record`` that keeps the string: no.
+    ``matched`` holds each pattern token with the span of the code it matched;
+    ``in_range`` the abstract tokens of the code inside the range. A range over
+    ``, bar`` whose ``bar`` goes: yes. A range over ``"{}".format(value)``
+    that keeps the string and the call: no.
     """
-    deleted = [(s, e) for p, s, e in matched if p in gone]
-    if not deleted or not within(deleted, d0, d1):
+    deleted = {(s, e) for p, s, e in matched if p in gone}
+    if not deleted or not within(sorted(deleted), d0, d1):
         return False
-    for p, s, e in matched:
-        inside = d0 <= s and e <= max(d1, d0 + 1)
-        if inside and p not in gone and (is_numbered(p) or p in (STRING, NUMBER) or p.endswith(STRING)):
+    for abstract, s, e in in_range:
+        user = is_numbered(abstract) or abstract in (STRING, NUMBER) or abstract.endswith(STRING)
+        if user and (s, e) not in deleted:
             return False
     return True
 

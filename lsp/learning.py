@@ -34,7 +34,6 @@ from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning_fixes import LearnedFixes
 from fixlore.lsp.learning_store import StoreSide
 from fixlore.lsp.timeline import (
-    ERROR,
     MATCH_LINES,
     DocTimeline,
     Tracked,
@@ -292,7 +291,7 @@ class LearningLoop(StoreSide):
             if any(_same(tracked, w.tracked) for w in claimed):
                 continue
             info = diag_info(tracked.raw, tracked.text, num_units)
-            new_errors = [d for d in result.new if _near(d, tracked.line) and d.get("severity") == ERROR]
+            new_errors = [d for d in result.new if _near(d, tracked.line)]
             self.server.spawn(
                 self._learn_manual(uri, language, tracked, text, info, bool(new_errors)), name="learn-manual"
             )
@@ -320,7 +319,9 @@ class LearningLoop(StoreSide):
                 (d.get("source"), str(d.get("code")), d.get("message")) == tracked.key and _near(d, tracked.line)
                 for d in current
             )
-            broke = any(_near(d, tracked.line) and d.get("severity") == ERROR for d in new)
+            # Success is more than "the diagnostic left": nothing new (any source, any
+            # severity) may have appeared next to it.
+            broke = any(_near(d, tracked.line) for d in new)
             watch.verified = True
             if still or broke:
                 self.record(EventKind.FAILED, watch.pattern)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import itertools
 import logging
+import re
 from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import Executor
@@ -26,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import (
     DiagnosticInfo,
+    FixCategory,
     Pattern,
     Position,
     TextRange,
@@ -127,6 +129,25 @@ class _Item:
     pattern: Pattern | None = None
     learned: bool = False
     group: int | None = None
+    verified: bool = True
+    """For a learned fix: it has succeeded more often than it failed."""
+
+
+_SUPPRESSION = re.compile(r"(?i)\b(disable|suppress|ignore|noqa)\b")
+
+
+def may_be_preferred(item: _Item) -> bool:
+    """Whether an action may carry ``isPreferred``.
+
+    Editors apply a preferred fix without asking (VS Code's Auto Fix, fix on
+    save): a suppression never is, whatever the user's habit (it may still
+    rank first), and a learned fix only once verification says it works.
+    """
+    if _SUPPRESSION.search(str(item.action.get("title", ""))):
+        return False
+    if item.pattern is not None and item.pattern.category is FixCategory.ADD_SUPPRESSION:
+        return False
+    return item.verified
 
 
 def assemble(
@@ -265,12 +286,20 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
         "diagnostics": [diag],
         "edit": {"changes": {uri: edits}},
     }
-    return _Item(action, pattern=fix.pattern, learned=True, group=g)
+    counts = fix.stats.counts
+    verified = counts.succeeded > counts.failed
+    return _Item(action, pattern=fix.pattern, learned=True, group=g, verified=verified)
 
 
 def _mark_preferred(ranked_items: list[_Item], ranked: list[RankedAction]) -> None:
     """At most one preferred: the ranker's clear winner, else an upstream mark on the top only."""
     winner = next((i for i, r in enumerate(ranked) if r.preferred), None)
+    if winner is not None and not may_be_preferred(ranked_items[winner]):
+        winner = None
+        for item in ranked_items:
+            item.action.pop("isPreferred", None)
+    if ranked_items and not may_be_preferred(ranked_items[0]):
+        ranked_items[0].action.pop("isPreferred", None)
     for i, item in enumerate(ranked_items):
         if winner is not None:
             if i == winner:

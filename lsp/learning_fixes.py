@@ -43,6 +43,12 @@ logger = logging.getLogger(__name__)
 
 MAX_LEARNED = 3
 """At most this many learned fixes per diagnostic."""
+MAX_TRIED = 64
+"""At most this many stored patterns tried per diagnostic, best evidence first.
+
+Fit comes before rank: a pattern that does not fit the code is skipped (its
+instantiation stops at the first token that differs), so the three offered
+are the best *fitting* ones, not the best three of which none may fit."""
 REQUEST_WAIT_S = 0.025
 """How long a code-action request waits for fixes still being instantiated."""
 
@@ -139,7 +145,7 @@ class LearnedFixes:
                 self._loop.executor.submit(knowledge.preload, signature.rule_key)
                 none[signature] = now
                 continue
-            found = knowledge.learned_fixes(signature)[:MAX_LEARNED]
+            found = knowledge.learned_fixes(signature)[:MAX_TRIED]
             if not found:
                 none[signature] = now
                 continue
@@ -185,4 +191,6 @@ def _instantiate_all(found: list[PatternStats], language: str, text: str, info: 
             continue
         seen.add(result.edits)
         out.append(LearnedFix(pattern=pattern, stats=stats, edits=result.edits, title=result.title))
+        if len(out) == MAX_LEARNED:
+            break
     return out

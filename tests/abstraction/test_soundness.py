@@ -144,3 +144,22 @@ def test_extracted_patterns_are_sound() -> None:
             assert pattern_unsound(result.pattern) is None
         else:
             assert result.reason in (SkipReason.UNSOUND, SkipReason.NOT_A_FIX)
+
+
+def test_one_rename_of_the_diagnostics_name_to_a_fixed_name_is_not_learned() -> None:
+    """`unicode` -> `str` once says nothing about the next undefined name."""
+    before = "def f(x):\n    return unicode_text(x)\n"
+    after = "def f(x):\n    return str(x)\n"
+    diag = diag_at(before, "unicode_text", "Ruff", "F821", "Undefined name `unicode_text`")
+    result = extract_pattern("python", before, after, diag)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.UNSOUND
+
+
+def test_deleting_one_argument_inside_a_larger_diagnostic_is_refused() -> None:
+    """The diagnostic is about the whole call; deleting one name of it is a guess."""
+    message = "Use f-string instead of `format` call"
+    before = 'label = "{}".format(value)\n'
+    after = 'label = "{}".format()\n'
+    diag = diag_at(before, '"{}".format(value)', "Ruff", "UP032", message)
+    result = extract_pattern("python", before, after, diag)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.UNSOUND
