@@ -43,6 +43,12 @@ def _seed_meta(c: sqlite3.Connection) -> None:
     )
 
 
+def _rekey_first_lines(c: sqlite3.Connection) -> None:
+    from ._rekey import rekey_first_lines  # imports the abstraction: only when the step runs
+
+    rekey_first_lines(c)
+
+
 @dataclass(frozen=True, slots=True)
 class Migration:
     """One numbered schema step: its statements, then (optionally) the rows it seeds."""
@@ -122,6 +128,13 @@ MIGRATIONS: tuple[Migration, ...] = (
             first_seen, last_seen, workspaces, rev, archived_at
         ) WHERE archived_at IS NULL;
         """,
+    ),
+    Migration(
+        4,
+        # No schema change: patterns whose message (or title) kept ruff 0.17's appended
+        # "help:" lines move to the fingerprint of their first line (see ._rekey).
+        "",
+        seed=_rekey_first_lines,
     ),
 )
 

@@ -41,7 +41,7 @@ def test_counts_survive_reopening_and_migrations_are_recorded(tmp_path: Path) ->
         assert e[NOQA.fingerprint].counts.rejected == 1
     conn = sqlite3.connect(tmp_path / "knowledge.sqlite3")
     assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert conn.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,)]
+    assert conn.execute("SELECT version FROM schema_migrations ORDER BY version").fetchall() == [(1,), (2,), (3,), (4,)]
     indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert "events_at" in indexes and "events_fp" not in indexes  # migration 2 ran
     assert "patterns_rank" in indexes
