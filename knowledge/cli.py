@@ -35,29 +35,88 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     common.add_argument("--home", type=Path, help="knowledge directory (default: $FIXLORE_HOME or the user data dir)")
     common.add_argument("--workspace", type=Path, help="also use this workspace's .fixlore/ scope")
     common.add_argument("--no-base", action="store_true", help="leave out the shipped base knowledge")
-    p = subparsers.add_parser("knowledge", help="inspect and manage learned knowledge")
+    p = subparsers.add_parser(
+        "knowledge",
+        help="inspect and manage learned knowledge",
+        **_examples(
+            "fixlore knowledge list --language python",
+            "fixlore knowledge stats --json",
+            "fixlore knowledge export -o team.json --min-uses 3",
+        ),
+    )
     sub = p.add_subparsers(dest="knowledge_command", metavar="COMMAND", required=True)
-    ls = sub.add_parser("list", parents=[common], help="list patterns")
+    ls = sub.add_parser(
+        "list",
+        parents=[common],
+        help="list patterns",
+        **_examples("fixlore knowledge list", "fixlore knowledge list --language python --archived --json"),
+    )
     ls.add_argument("--language", help="only this language (LSP language id)")
     ls.add_argument("--archived", action="store_true", help="include archived patterns")
-    show = sub.add_parser("show", parents=[common], help="show one pattern and its trend")
+    show = sub.add_parser(
+        "show",
+        parents=[common],
+        help="show one pattern and its trend",
+        **_examples("fixlore knowledge show 17d25ea7   # an id prefix from `list`"),
+    )
     show.add_argument("id", help="pattern id (or a unique prefix)")
-    sub.add_parser("stats", parents=[common], help="totals")
-    prune = sub.add_parser("prune", parents=[common], help="archive failing or unused patterns")
+    sub.add_parser(
+        "stats",
+        parents=[common],
+        help="totals",
+        **_examples("fixlore knowledge stats", "fixlore knowledge stats --workspace .   # with this project's scope"),
+    )
+    prune = sub.add_parser(
+        "prune",
+        parents=[common],
+        help="archive failing or unused patterns",
+        **_examples("fixlore knowledge prune --dry-run", "fixlore knowledge prune"),
+    )
     prune.add_argument("--dry-run", action="store_true", help="show what would go, change nothing")
-    exp = sub.add_parser("export", parents=[common], help="export patterns as JSON")
+    exp = sub.add_parser(
+        "export",
+        parents=[common],
+        help="export patterns as JSON",
+        **_examples(
+            "fixlore knowledge export -o mine.json",
+            "fixlore knowledge export --language python --min-uses 3 --min-success 0.8 > team.json",
+        ),
+    )
     exp.add_argument("-o", "--output", type=Path, help="file to write (default: standard output)")
     exp.add_argument("--language", help="only this language")
     exp.add_argument("--min-uses", type=int, default=0, help="minimum accepted + manual")
     exp.add_argument("--min-success", type=float, default=0.0, help="minimum verified success rate")
     exp.add_argument("--min-workspaces", type=int, default=0, help="minimum number of workspaces")
-    imp = sub.add_parser("import", parents=[common], help="merge an export file into the user store")
+    imp = sub.add_parser(
+        "import",
+        parents=[common],
+        help="merge an export file into the user store",
+        **_examples("fixlore knowledge import team.json"),
+    )
     imp.add_argument("file", type=Path)
-    forget = sub.add_parser("forget", parents=[common], help="delete one pattern")
+    forget = sub.add_parser(
+        "forget",
+        parents=[common],
+        help="delete one pattern",
+        **_examples("fixlore knowledge forget 17d25ea7"),
+    )
     forget.add_argument("id", help="pattern id (or a unique prefix)")
-    reset = sub.add_parser("reset", parents=[common], help="delete everything learned")
+    reset = sub.add_parser(
+        "reset",
+        parents=[common],
+        help="delete everything learned",
+        **_examples("fixlore knowledge reset          # asks first", "fixlore knowledge reset --yes    # in scripts"),
+    )
     reset.add_argument("--yes", action="store_true", help="do not ask for confirmation")
     p.set_defaults(run=run)
+
+
+def _examples(*lines: str) -> dict[str, Any]:
+    """Parser keywords for a help text ending with these example lines."""
+    return {
+        "epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
 
 
 def run(args: argparse.Namespace, out: TextIO | None = None) -> int:

@@ -24,26 +24,63 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="fixlore",
         description="A language server that learns how you fix problems.",
+        **examples(
+            "fixlore serve --upstream python='ruff server'   # what an editor starts",
+            "fixlore doctor                                  # check the installation",
+            "fixlore demo                                    # watch a session on a sample workspace",
+            "fixlore explain app.py 12:5                     # why the fixes there rank as they do",
+            "fixlore knowledge list                          # what fixlore has learned",
+        ),
     )
     parser.add_argument("--version", action="version", version=f"fixlore {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
-    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve = sub.add_parser(
+        "serve",
+        help="run the language server (stdio by default)",
+        **examples(
+            "fixlore serve                                   # LSP over stdin/stdout, standalone",
+            "fixlore serve --upstream python='ruff server'   # front ruff: rank its fixes, learn",
+            "fixlore serve --tcp 127.0.0.1:2087              # one editor over TCP",
+        ),
+    )
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen for one editor on a TCP socket")
     _add_server_flags(serve)
 
-    doctor = sub.add_parser("doctor", help="check the installation and configuration")
+    doctor = sub.add_parser(
+        "doctor",
+        help="check the installation and configuration",
+        **examples(
+            "fixlore doctor",
+            "fixlore doctor --upstream python='ruff server'  # is that upstream on PATH?",
+        ),
+    )
     _add_server_flags(doctor)
 
-    demo = sub.add_parser("demo", help="drive fixlore like an editor on the sample workspace")
+    demo = sub.add_parser(
+        "demo",
+        help="drive fixlore like an editor on the sample workspace",
+        **examples(
+            "fixlore demo",
+            "fixlore demo --no-ruff                          # standalone, no upstream server",
+        ),
+    )
     demo.add_argument("--workspace", metavar="DIR", help="use this workspace instead of the shipped sample")
     demo.add_argument("--no-ruff", action="store_true", help="do not use `ruff server` as upstream")
 
     knowledge_cli.register(sub)
     explain.register(sub)
     return parser
+
+
+def examples(*lines: str) -> dict[str, Any]:
+    """``add_parser``/``ArgumentParser`` keywords for a help text that ends with these example lines."""
+    return {
+        "epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
 
 
 def _add_server_flags(parser: argparse.ArgumentParser) -> None:

@@ -115,7 +115,16 @@ def format_explanation(result: dict[str, Any], label: str) -> str:
 
 def register(subparsers: Any) -> None:
     """Add ``fixlore explain FILE LINE[:COL]`` to the CLI."""
-    parser = subparsers.add_parser("explain", help="show why the actions of a diagnostic rank as they do")
+    from fixlore.lsp.cli import examples
+
+    parser = subparsers.add_parser(
+        "explain",
+        help="show why the actions of a diagnostic rank as they do",
+        **examples(
+            "fixlore explain app.py 12            # every diagnostic on line 12",
+            "fixlore explain app.py 12:5 --json   # the one at column 5, for scripts",
+        ),
+    )
     parser.add_argument("file", help="the source file")
     parser.add_argument("position", metavar="LINE[:COL]", help="1-based line, optional 1-based column")
     parser.add_argument(

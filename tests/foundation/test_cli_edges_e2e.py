@@ -146,3 +146,23 @@ def test_explain_past_the_end_of_a_line_is_a_usage_error(tmp_path: Path) -> None
 
     assert proc.returncode == 2
     assert proc.stderr == f"fixlore: column 40 is past the end of line 1 of {source} (6 columns)\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        [],
+        ["serve"],
+        ["doctor"],
+        ["demo"],
+        ["explain"],
+        ["knowledge"],
+        *(["knowledge", sub] for sub in ("list", "show", "stats", "prune", "export", "import", "forget", "reset")),
+    ],
+)
+def test_help_lists_examples(command: list[str]) -> None:
+    proc = run(*command, "--help")
+
+    assert proc.returncode == 0
+    examples = proc.stdout.split("examples:\n", 1)[1].splitlines()
+    assert examples and all(line.startswith(f"  fixlore {' '.join(command)}".rstrip()) for line in examples), examples
