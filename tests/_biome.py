@@ -24,7 +24,7 @@ CONFIG = {
     "linter": {
         "enabled": True,
         "rules": {
-            "recommended": False,
+            "preset": "none",
             "style": {"useConst": "error"},
             "suspicious": {"noDoubleEquals": "error"},
         },

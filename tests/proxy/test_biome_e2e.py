@@ -133,3 +133,28 @@ async def test_a_syntax_error_in_typescript_is_reported_once(editor: Editor, tmp
     uri = await open_sample(editor, tmp_path, "export function broken(: number {\n  return 1;\n}\n")
     diagnostics = await editor.wait_for(lambda: editor.diagnostics.get(uri))
     assert {d.get("source") for d in diagnostics} == {"biome"}
+
+
+async def test_typescript_tsx_and_javascript_each_fronted_by_their_own_proxy(tmp_path: Path, biome: Path) -> None:
+    # Three `biome lsp-proxy` children start at once and share Biome's daemon;
+    # each language's documents reach its own proxy, fixes resolve through it.
+    write_config(tmp_path)
+    languages = ("typescript", "typescriptreact", "javascript")
+    ed = Editor()
+    await ed.start(fixlore_cmd(*upstream_flags(biome, languages)), cwd=str(tmp_path))
+    try:
+        await ed.initialize(tmp_path)
+        files = {
+            "a.ts": "export function same(a: string, b: string): boolean {\n  return a == b;\n}\n",
+            "b.tsx": "export function Same(p: { a: string; b: string }) {\n  return <i>{p.a == p.b}</i>;\n}\n",
+            "c.js": "export function same(a, b) {\n  return a == b;\n}\n",
+        }
+        for name, text in files.items():
+            (tmp_path / name).write_text(text)
+            uri = ed.open(tmp_path / name)
+            diag = await ed.diagnostic(uri, NO_DOUBLE_EQUALS)
+            [fix] = [a for a in await actions_for(ed, uri, diag) if a["title"] == "Apply unsafe fix for noDoubleEquals"]
+            resolved = await ed.request("codeAction/resolve", fix)
+            assert "===" in apply_lsp_edits(text, edits_for(resolved["edit"], uri), ed.encoding)
+    finally:
+        await ed.close()
