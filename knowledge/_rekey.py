@@ -69,9 +69,9 @@ def rekey_first_lines(c: sqlite3.Connection) -> None:
     moves: list[tuple[str, Pattern]] = []
     for fp, body in rows:
         pattern = Pattern.from_json(body)
-        new = first_line_pattern(pattern)
-        if new != pattern:
-            moves.append((str(fp), new))
+        cut = first_line_pattern(pattern)
+        if cut != pattern:
+            moves.append((str(fp), cut))
     if not moves:
         return
     c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'rev'")

@@ -22,7 +22,11 @@ ROWS = [
     ("python", "`print(3.5e10)` and print 42abc", "`print($N)` and print $N"),
     ("python", "frobnicate and `frobnicate` share one name", "$1 and `$1` $2 one name"),
     ("python", "`None`, None, `True` and True; `If` If", "`None`, None, `True` and True; `$1` If"),
-    ("python", "Already templated: `$1` and $2, hole $H1, literals $S $N", "Already $1: `$2` and $3, $4 $5, literals $6 $7"),
+    (
+        "python",
+        "Already templated: `$1` and $2, hole $H1, literals $S $N",
+        "Already $1: `$2` and $3, $4 $5, literals $6 $7",
+    ),
     (
         "python",
         "Placeholder-ish: $HOME, $Status, $1abc, $CODE, $CODEX, $_x, $H, $",
@@ -46,7 +50,11 @@ ROWS = [
         "Property 'widgetCount' does not exist on type 'Props'.",
         "Property '$1' does not $2 on type '$3'.",
     ),
-    ("go", "`fmt.Println` call has possible formatting directive %d", "`fmt.Println` call has possible $1 directive %$2"),
+    (
+        "go",
+        "`fmt.Println` call has possible formatting directive %d",
+        "`fmt.Println` call has possible $1 directive %$2",
+    ),
     (
         "shellscript",
         'Double quote to prevent globbing and word splitting. Use "$var" not $var, see $1.',
