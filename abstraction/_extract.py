@@ -241,9 +241,12 @@ def _locate(
         node, u0, u1 = comment_line
         header = False
     else:
-        cst = python_unit(a_src, a0, a1) if a_src.language == "python" else None
+        string = _within_one_string(b_src, a_src, span)
+        cst = python_unit(a_src, a0, a1) if a_src.language == "python" and string is None else None
         ts_node = ts_node_for(a_src, cst.start, cst.end) if cst is not None else None
-        if cst is not None and ts_node is not None:
+        if string is not None:
+            node, u0, u1, header = string, string.start_byte, string.end_byte, False
+        elif cst is not None and ts_node is not None:
             node, u0, u1, header = ts_node, cst.start, cst.end, cst.header
         else:
             covering = _covering(a_src, a0, a1)
@@ -362,6 +365,33 @@ def _comment_change(
     if stmt is None or stmt.start_byte < line_start:
         return None
     return stmt, stmt.start_byte, max(line_end, stmt.end_byte)
+
+
+def _within_one_string(b_src: Source, a_src: Source, span: tuple[int, int, int, int]) -> tree_sitter.Node | None:
+    """For a change inside one Python string literal (its prefix, an escape): that string, after the fix.
+
+    The string is the unit, not the statement around it, so the fix applies to
+    a string wherever it stands.
+    """
+    if a_src.language != "python":
+        return None
+    b0, b1, a0, a1 = span
+    before = _string_around(b_src, b0, b1)
+    after = _string_around(a_src, a0, a1)
+    if before is None or after is None or before.start_byte != after.start_byte:
+        return None
+    return after
+
+
+def _string_around(src: Source, start: int, end: int) -> tree_sitter.Node | None:
+    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(start, max(start, end))
+    while node is not None and node.type != "string":
+        if node.type in ("module", "expression_statement", "block"):
+            return None
+        node = node.parent
+    if node is None or not (node.start_byte <= start and end <= node.end_byte):
+        return None
+    return node
 
 
 def _covering(src: Source, a0: int, a1: int) -> tree_sitter.Node | None:

@@ -21,11 +21,12 @@ from fixlore.abstraction._pattern import Anchor, FixCategory, Pattern
 from fixlore.abstraction._placeholders import (
     CODE,
     NUMBER,
-    STRING,
     is_hole,
     is_literal,
     is_numbered,
+    is_string,
     looks_like_placeholder,
+    string_prefix,
 )
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
 from fixlore.abstraction._shape import (
@@ -139,7 +140,7 @@ class _Ctx:
             return self.binding[tok]
         if "\u2423" in tok or tok == CODE:
             return render_suppression(tok, self.code)
-        if looks_like_placeholder(tok):
+        if looks_like_placeholder(tok) or is_string(tok):
             raise _NoMatch(tok)
         return tok
 
@@ -272,7 +273,7 @@ def _candidates(src: Source, d0: int, d1: int) -> list[tree_sitter.Node]:
 
 def _match(ctx: _Ctx, pattern_toks: list[str], toks: list[Tok]) -> None:
     for p, tok in zip(pattern_toks, toks, strict=True):
-        if is_literal(p):
+        if is_literal(p) or is_string(p):
             if tok.abstract != p:
                 raise _NoMatch(p)
             continue
@@ -309,14 +310,16 @@ def _diff_edits(
         if tag == "equal":
             continue
         olds = toks[i1:i2]
-        literals = {
-            STRING: [t.text for t in olds if t.abstract == STRING],
-            NUMBER: [t.text for t in olds if t.abstract == NUMBER],
-        }
+        strings = [t for t in olds if is_string(t.abstract)]
+        numbers = [t.text for t in olds if t.abstract == NUMBER]
         pieces = []
         for tok, _line in a_flat[j1:j2]:
-            if tok in literals and literals[tok]:
-                pieces.append(literals[tok].pop(0))
+            if is_string(tok) and strings:
+                # The user's string, under the prefix the fix gives it (``u"…"`` -> ``"…"``).
+                old = strings.pop(0)
+                pieces.append(string_prefix(tok) + old.text[len(string_prefix(old.abstract)) :])
+            elif tok == NUMBER and numbers:
+                pieces.append(numbers.pop(0))
             else:
                 pieces.append(ctx.concrete(tok))
         new_text = _render_lines(ctx, pieces, [ln for _, ln in a_flat[j1:j2]], after, base)

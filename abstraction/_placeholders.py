@@ -57,6 +57,23 @@ def is_hole(token: str) -> bool:
     return _HOLE.match(token) is not None
 
 
+_PREFIXED_STRING = re.compile(r"[A-Za-z]{1,2}\$S\Z")
+
+
+def is_string(token: str) -> bool:
+    """Whether ``token`` stands for a string literal: ``$S``, or ``$S`` after its prefix (``u$S``, ``rb$S``).
+
+    A prefix is syntax, not user text: keeping it lets ``u"…"`` -> ``"…"`` and
+    an invalid escape fixed by a raw prefix be learned (the string itself stays ``$S``).
+    """
+    return token == STRING or _PREFIXED_STRING.match(token) is not None
+
+
+def string_prefix(token: str) -> str:
+    """The prefix of a string token (``"u"`` for ``u$S``, ``""`` for ``$S``)."""
+    return token[: -len(STRING)]
+
+
 def is_literal(token: str) -> bool:
     """Whether ``token`` stands for a literal (``$S`` or ``$N``)."""
     return token in (STRING, NUMBER)

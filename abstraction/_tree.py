@@ -188,7 +188,7 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
                 continue
             abstract = sup
         elif kind in STRING_KINDS or kind == "string_content":
-            abstract = _import_path(lang, node, text) or STRING
+            abstract = _import_path(lang, node, text) or (_string_prefix(text) if python else "") + STRING
         elif kind in NUMBER_KINDS or _NUMBER.match(text):
             abstract = NUMBER
         elif is_allowed_name(lang, text) or (text in kws and not _IDENT_KIND.search(kind)):
@@ -200,6 +200,15 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
         row, col = node.start_point
         out.append(Tok(text, abstract, node.start_byte, node.end_byte, row, col))
     return out
+
+
+_PREFIX = re.compile(r"([rRbBuUfFtT]{1,2})['\"]")
+
+
+def _string_prefix(text: str) -> str:
+    """A Python string's prefix (``u``, ``r``, ``rb``, ``f``), or ``""``."""
+    m = _PREFIX.match(text)
+    return m.group(1) if m else ""
 
 
 _IMPORT_PARENTS = frozenset(

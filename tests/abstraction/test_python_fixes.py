@@ -15,7 +15,7 @@ from fixlore.abstraction import (
 )
 from fixlore.abstraction._text import DiagnosticInfo
 
-from ._helpers import code, diag_at, learn
+from ._helpers import apply, code, diag_at, learn
 
 F821 = ("Ruff", "F821")
 
@@ -195,3 +195,25 @@ def test_garbage_input_never_raises() -> None:
     for before, after in [("\x00\x01", "x"), ("(" * 500, ")" * 500), ("", "import os\n")]:
         result = extract_pattern("python", before, after, d)
         assert not isinstance(result, Extracted) or result.pattern.shape is not None
+
+
+def test_a_string_prefix_removed_is_learned_and_keeps_the_users_string() -> None:
+    before = 'def f():\n    return u"first text"\n'
+    after = 'def f():\n    return "first text"\n'
+    msg = "Remove unicode literals from strings"
+    p = learn("python", before, after, diag_at(before, 'u"first text"', "Ruff", "UP025", msg))
+    assert p.shape is not None and (p.shape.before, p.shape.after) == ("u$S", "$S")
+    other = "label = u'other words'\n"
+    assert (
+        apply(p, "python", other, diag_at(other, "u'other words'", "Ruff", "UP025", msg)) == "label = 'other words'\n"
+    )
+
+
+def test_a_raw_prefix_added_for_an_escape_is_learned() -> None:
+    before = 'import re\n\nPAT = re.compile("\\d+")\n'
+    after = 'import re\n\nPAT = re.compile(r"\\d+")\n'
+    msg = "Invalid escape sequence: `\\d`"
+    p = learn("python", before, after, diag_at(before, "\\d", "Ruff", "W605", msg))
+    other = 'import re\n\nWORD = re.match("\\w+x", line)\n'
+    fixed = apply(p, "python", other, diag_at(other, "\\w", "Ruff", "W605", "Invalid escape sequence: `\\w`"))
+    assert fixed == 'import re\n\nWORD = re.match(r"\\w+x", line)\n'
