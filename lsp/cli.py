@@ -117,7 +117,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fixlore`` console script."""
     try:
         code = _main(argv)
-        sys.stdout.flush()  # here, not at interpreter exit, where a closed pipe could not be handled
+        if not sys.stdout.closed:  # `serve` closes it on `exit`
+            sys.stdout.flush()  # here, not at interpreter exit, where a closed pipe could not be handled
     except BrokenPipeError:
         # The reader of our output has gone (`fixlore knowledge list | head -2`): stop
         # quietly, as Unix tools do. Later flushes go nowhere instead of failing.

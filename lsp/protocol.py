@@ -109,6 +109,7 @@ class FixloreProtocol(LanguageServerProtocol):
         """Notifications to see before anything else is done with them: method -> a hook
         called with the raw params and the message's bytes if known (the proxy passes a
         didChange on at once)."""
+        self._initialize_seen = False
         self.current_body: bytes | None = None
         """The bytes of the message being read (stdio pipe mode), for the early hooks."""
         self.raw_params: dict[str, Callable[[Any], str | None]] = {types.TEXT_DOCUMENT_DID_CHANGE: check_did_change}
@@ -206,8 +207,7 @@ class FixloreProtocol(LanguageServerProtocol):
             logger.warning("message with an unknown jsonrpc version ignored")
             return
         method = getattr(message, "method", None)
-        if self._shutdown and method != types.EXIT:
-            logger.warning("server shutting down: no more requests")
+        if method is not None and not self._accepts(message, method):
             return
         ctx = contextvars.copy_context()
         has_id = hasattr(message, "id")
@@ -224,6 +224,31 @@ class FixloreProtocol(LanguageServerProtocol):
             ctx.run(self._handle_response, message.id, message.result)
         else:
             ctx.run(self._handle_response, message.id, None, message.error)
+
+    def _accepts(self, message: Any, method: str) -> bool:
+        """Whether the lifecycle lets ``method`` in now; a request kept out is answered with an error.
+
+        LSP: before ``initialize`` a request gets ServerNotInitialized (-32002) and a
+        notification is dropped; after ``shutdown`` a request gets InvalidRequest
+        (-32600) and a notification is dropped. ``exit`` always goes through.
+        """
+        if method == types.EXIT:
+            return True
+        if self._shutdown:
+            code, why = -32600, "the server is shutting down"
+        elif not self._initialize_seen and method != types.INITIALIZE:
+            code, why = -32002, "the server is not initialized yet"
+        else:
+            self._initialize_seen = True
+            return True
+        if hasattr(message, "id"):
+            logger.warning("a %s request refused: %s", method, why)
+            self._send_data(
+                {"jsonrpc": "2.0", "id": message.id, "error": {"code": code, "message": f"{method}: {why}"}}
+            )
+        else:
+            logger.info("a %s notification dropped: %s", method, why)
+        return False
 
     def _get_handler(self, feature_name: str) -> Any:
         try:

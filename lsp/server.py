@@ -98,9 +98,9 @@ class FixloreServer(LanguageServer):
             asyncio.run(self._serve_pipe(stdin))
         except BrokenPipeError:
             logger.error("connection to the editor lost; shutting down")
-        except (KeyboardInterrupt, SystemExit):
+        except KeyboardInterrupt:
             pass
-        finally:
+        finally:  # an `exit` notification's SystemExit goes on: its code is the process's (1 without shutdown)
             self.shutdown()
 
     def start_tcp(self, host: str, port: int) -> None:

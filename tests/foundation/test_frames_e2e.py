@@ -6,97 +6,22 @@ read back from its stdout frame by frame.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import os
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, read_body
-from tests.conftest import fixlore_command
+from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES
+from tests.foundation.raw_editor import URI, RawEditor, start_raw
 
 pytestmark = pytest.mark.e2e
-
-URI = "file:///w/good.py"
-
-
-class RawEditor:
-    """Writes bytes to the server and collects what it answers, by id."""
-
-    def __init__(self, process: asyncio.subprocess.Process) -> None:
-        self.process = process
-        self.answers: dict[Any, dict[str, Any]] = {}
-        self.arrived = asyncio.Event()
-        self._reader = asyncio.ensure_future(self._read())
-
-    async def _read(self) -> None:
-        assert self.process.stdout is not None
-        while (body := await read_body(self.process.stdout)) is not None:
-            message = json.loads(body)
-            if "method" not in message:
-                self.answers[message.get("id")] = message
-                self.arrived.set()
-
-    def write(self, data: bytes) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(data)
-
-    def send(self, message: dict[str, Any]) -> None:
-        body = json.dumps({"jsonrpc": "2.0", **message}).encode()
-        self.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
-
-    async def answer(self, msg_id: Any, timeout: float = 20.0) -> dict[str, Any]:
-        async def wait() -> dict[str, Any]:
-            while msg_id not in self.answers:
-                self.arrived.clear()
-                await self.arrived.wait()
-            return self.answers[msg_id]
-
-        return await asyncio.wait_for(wait(), timeout)
-
-    async def five_requests_answered(self) -> None:
-        """Five code-action requests after the bad frame all get their result."""
-        ids = [f"after-{n}" for n in range(5)]
-        for msg_id in ids:
-            self.send(
-                {
-                    "id": msg_id,
-                    "method": "textDocument/codeAction",
-                    "params": {
-                        "textDocument": {"uri": URI},
-                        "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 1}},
-                        "context": {"diagnostics": []},
-                    },
-                }
-            )
-        answers = [await self.answer(msg_id) for msg_id in ids]
-        assert [("result" in a, "error" in a) for a in answers] == [(True, False)] * 5, answers
-        assert self.process.returncode is None
 
 
 @pytest.fixture
 async def editor(tmp_path: Path) -> AsyncIterator[RawEditor]:
-    process = await asyncio.create_subprocess_exec(
-        *fixlore_command("serve"),
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.DEVNULL,
-        env=dict(os.environ),
-        limit=MAX_MESSAGE_BYTES,
-    )
-    ed = RawEditor(process)
-    ed.send(
-        {
-            "id": 0,
-            "method": "initialize",
-            "params": {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}},
-        }
-    )
-    assert "result" in await ed.answer(0, timeout=30)
-    ed.send({"method": "initialized", "params": {}})
+    ed = await start_raw()
+    assert "result" in await ed.initialize(tmp_path.as_uri())
     ed.send(
         {
             "method": "textDocument/didOpen",
@@ -104,10 +29,7 @@ async def editor(tmp_path: Path) -> AsyncIterator[RawEditor]:
         }
     )
     yield ed
-    if process.returncode is None:
-        process.kill()
-    await process.wait()
-    ed._reader.cancel()
+    await ed.stop()
 
 
 async def test_content_length_counted_in_characters_costs_only_that_message(editor: RawEditor) -> None:
