@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 import functools
 import logging
+from collections import Counter
 
 import tree_sitter
 
@@ -43,6 +44,8 @@ from fixlore.abstraction._soundness import (
     dropped,
     edit_unsound,
     pattern_unsound,
+    python_roles,
+    roles_unsound,
     subject_of_diagnostic,
 )
 from fixlore.abstraction._templates import Namer, bind_template
@@ -50,7 +53,6 @@ from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRa
 from fixlore.abstraction._tree import Source, Tok, error_count, render, render_suppression, tokens
 from fixlore.abstraction._vocab import class_members, keywords
 from fixlore.abstraction.languages import get_parser
-from fixlore.abstraction.syntax import python_parses
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +114,28 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
     new_edits = tuple(_to_edit(src, s, e, t) for s, e, t in edits)
     if not _result_parses(src, edits):
         return Skipped(SkipReason.DOES_NOT_PARSE, "the edited file would not parse")
+    if language == "python" and ctx.unit is not None:
+        unsound = roles_unsound(text, _edited(src, edits), _may_go(ctx))
+        if unsound is not None:
+            return Skipped(SkipReason.UNSOUND, unsound)
     return Instantiated(new_edits, _title(ctx, edits))
+
+
+def _may_go(ctx: _Ctx) -> frozenset[str]:
+    """What the pattern deletes, in the user's words: names of placeholders and tokens it has fewer of after."""
+    shape = ctx.pattern.shape
+    if shape is None:
+        return frozenset()
+    before, after = Counter(shape.before.split()), Counter(shape.after.split())
+    out: set[str] = set()
+    for tok, n in before.items():
+        if after[tok] >= n:
+            continue
+        if tok == NUMBER:
+            out.update(t.text for p, t in ctx.matched if p == NUMBER)
+        else:
+            out.add(ctx.binding.get(tok) or tok)
+    return frozenset(out)
 
 
 @functools.lru_cache(maxsize=4)
@@ -458,12 +481,16 @@ def _render_block(ctx: _Ctx, lines: list[tuple[int, list[str]]], indent: str) ->
     return "\n".join(rendered)
 
 
-def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
+def _edited(src: Source, edits: list[tuple[int, int, str]]) -> str:
     data = src.data
     for start, end, new in sorted(edits, reverse=True):
         data = data[:start] + new.encode("utf-8", errors="surrogatepass") + data[end:]
-    new_text = data.decode("utf-8", errors="surrogatepass")
-    if src.language == "python" and python_parses(new_text):
+    return data.decode("utf-8", errors="surrogatepass")
+
+
+def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
+    new_text = _edited(src, edits)
+    if src.language == "python" and python_roles(new_text) is not None:
         return True
     new_src = Source(src.language, new_text)
     errors = error_count(new_src.root)

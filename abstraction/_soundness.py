@@ -18,7 +18,9 @@ Both return a reason (no user text) or ``None``.
 
 from __future__ import annotations
 
+import ast
 import difflib
+import functools
 import re
 from collections import Counter
 
@@ -28,6 +30,7 @@ from fixlore.abstraction._placeholders import NUMBER, PLACEHOLDER, STRING, is_nu
 _PLACEHOLDERS = tokenizer(r"\S+")
 _IN_TEXT = re.compile(PLACEHOLDER)
 _NAME = re.compile(r"[^\W\d]\w*")
+_DEFINING = frozenset({"import", "from", "def", "class", "async", "@"})
 
 
 def _counts(text: str) -> Counter[str]:
@@ -112,8 +115,14 @@ def _deletes_subject(pattern: Pattern) -> bool:
     shape = pattern.shape
     if shape is None or shape.after.strip():
         return False
-    first = next((t for t in _counts_order(shape.before) if is_numbered(t)), None)
-    return first is not None and first in deletable(pattern)
+    toks = _counts_order(shape.before)
+    if not toks:
+        return False
+    allowed = deletable(pattern)
+    if toks[0] in _DEFINING:  # ``import $1``, ``def $1 (``, ``class $1``
+        return any(t in allowed for t in toks)
+    # ``$1 = ...``, ``$1 : T = ...``, ``$1 += ...``: an assignment to the subject
+    return len(toks) > 1 and toks[0] in allowed and (toks[1] in (":", "=") or toks[1].endswith("="))
 
 
 def _counts_order(text: str) -> list[str]:
@@ -163,4 +172,39 @@ def edit_unsound(binding: dict[str, str], allowed: frozenset[str], old: str, new
             continue
         if new_words[name] < old_words[name]:
             return f"drops a name ({placeholder})"
+    return None
+
+
+@functools.lru_cache(maxsize=8)
+def python_roles(text: str) -> Counter[str] | None:
+    """Names (``N:``), attribute names (``A:``) and numbers (``C:``) of a Python text; ``None`` if it does not parse.
+
+    Cached: the text before a fix is the same for every pattern tried on it.
+    """
+    try:
+        tree = compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    out: Counter[str] = Counter()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            out["N:" + node.id] += 1
+        elif isinstance(node, ast.Attribute):
+            out["A:" + node.attr] += 1
+        elif isinstance(node, ast.Constant) and isinstance(node.value, int | float | complex):
+            out["C:" + repr(node.value)] += 1
+    return out
+
+
+def roles_unsound(old: str, new: str, may_go: frozenset[str]) -> str | None:
+    """Why a Python fix loses a name, attribute or number in its role (``x`` -> ``self.x``), or ``None``.
+
+    ``may_go`` holds what the pattern itself deletes (in the user's words).
+    """
+    before, after = python_roles(old), python_roles(new)
+    if before is None or after is None:
+        return None
+    for key, n in before.items():
+        if after[key] < n and key[2:] not in may_go:
+            return "a kept name changes its role"
     return None
