@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import fcntl
 import json
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -40,19 +41,30 @@ class NpmMissing(Exception):
     """npm is not on PATH: the Biome tests cannot install Biome."""
 
 
-def _installed(binary: Path) -> bool:
-    package = PREFIX / "node_modules" / "@biomejs" / "biome" / "package.json"
-    try:
-        version = json.loads(package.read_text()).get("version")
-    except (OSError, ValueError):
-        return False
-    if version != BIOME_VERSION or not binary.exists():
-        return False
+def _runs(binary: Path) -> bool:
     try:
         out = subprocess.run([str(binary), "--version"], capture_output=True, text=True, timeout=60)
     except OSError:
         return False
     return out.returncode == 0 and BIOME_VERSION in out.stdout
+
+
+def _installed() -> Path | None:
+    """The pinned Biome's executable in :data:`PREFIX`, if it is there and runs.
+
+    The platform package's own binary (``@biomejs/cli-linux-x64/biome``, …)
+    comes first: ``.bin/biome`` is a node script that only finds and starts
+    it, one more process in front of the language server.
+    """
+    modules = PREFIX / "node_modules" / "@biomejs"
+    try:
+        version = json.loads((modules / "biome" / "package.json").read_text()).get("version")
+    except (OSError, ValueError):
+        return None
+    if version != BIOME_VERSION:
+        return None
+    native = sorted(p for p in modules.glob("cli-*/biome*") if p.is_file() and p.suffix in ("", ".exe"))
+    return next((b for b in [*native, PREFIX / "node_modules" / ".bin" / "biome"] if b.exists() and _runs(b)), None)
 
 
 def ensure_biome() -> Path:
@@ -61,11 +73,11 @@ def ensure_biome() -> Path:
     Raises :class:`NpmMissing` without npm, and ``RuntimeError`` (npm's output
     in the message) when the install does not give a working Biome.
     """
-    binary = PREFIX / "node_modules" / ".bin" / "biome"
     PREFIX.mkdir(exist_ok=True)
     with (PREFIX / ".lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # two test runs at once install once
-        if _installed(binary):
+        binary = _installed()
+        if binary is not None:
             return binary
         npm = shutil.which("npm")
         if npm is None:
@@ -82,7 +94,8 @@ def ensure_biome() -> Path:
             f"@biomejs/biome@{BIOME_VERSION}",
         ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=600)
-        if done.returncode != 0 or not _installed(binary):
+        binary = _installed()
+        if done.returncode != 0 or binary is None:
             raise RuntimeError(
                 f"installing @biomejs/biome@{BIOME_VERSION} with npm failed (exit {done.returncode}):\n"
                 f"{done.stdout}\n{done.stderr}"
@@ -97,4 +110,4 @@ def write_config(root: Path) -> None:
 
 def upstream_flags(biome: Path, languages: tuple[str, ...] = ("typescript",)) -> tuple[str, ...]:
     """``--upstream`` values giving ``languages`` to ``biome lsp-proxy`` (one proxy process each)."""
-    return tuple(f"{language}={biome} lsp-proxy" for language in languages)
+    return tuple(f"{language}={shlex.quote(str(biome))} lsp-proxy" for language in languages)

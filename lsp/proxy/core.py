@@ -59,6 +59,12 @@ def _uri_of(params: Any) -> str | None:
     return uri if isinstance(uri, str) else None
 
 
+async def _one_by_one(upstreams: list[Upstream]) -> None:
+    """Start ``upstreams`` in turn, each once the one before has answered ``initialize`` (or failed)."""
+    for upstream in upstreams:
+        await upstream.start()
+
+
 def upstream_ids(upstreams: dict[str, tuple[UpstreamConfig, ...]]) -> list[tuple[UpstreamId, str, UpstreamConfig]]:
     """Stable ids for configured upstreams, in configuration order."""
     out: list[tuple[UpstreamId, str, UpstreamConfig]] = []
@@ -105,7 +111,13 @@ class Proxy(Relays, DocumentSync):
     async def _launch(self, upstreams: list[Upstream]) -> None:
         for upstream in upstreams:
             self._apply_timeouts(upstream)
-        await asyncio.gather(*(u.start() for u in upstreams))
+        # Upstreams with the same command start one after the other. Several
+        # `biome lsp-proxy` started at once (TypeScript, JavaScript, …) each
+        # find no daemon and start one; the extra daemons never stop.
+        by_command: dict[tuple[str, ...], list[Upstream]] = {}
+        for upstream in upstreams:
+            by_command.setdefault(tuple(upstream.config.command), []).append(upstream)
+        await asyncio.gather(*(_one_by_one(same) for same in by_command.values()))
 
     async def _start_all(self, upstreams: list[Upstream]) -> None:
         await self._launch(upstreams)

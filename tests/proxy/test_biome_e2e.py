@@ -16,7 +16,7 @@ import pytest
 
 from fixlore.lsp.editor_session import apply_lsp_edits
 from tests._biome import NO_DOUBLE_EQUALS, USE_CONST, upstream_flags, write_config
-from tests.proxy.editor import Editor, edits_for, fixlore_cmd
+from tests.proxy.editor import Editor, edits_for, fixlore_cmd, server_flag
 
 pytestmark = pytest.mark.e2e
 
@@ -156,5 +156,24 @@ async def test_typescript_tsx_and_javascript_each_fronted_by_their_own_proxy(tmp
             [fix] = [a for a in await actions_for(ed, uri, diag) if a["title"] == "Apply unsafe fix for noDoubleEquals"]
             resolved = await ed.request("codeAction/resolve", fix)
             assert "===" in apply_lsp_edits(text, edits_for(resolved["edit"], uri), ed.encoding)
+    finally:
+        await ed.close()
+
+
+async def test_upstreams_with_one_command_start_one_after_the_other(tmp_path: Path) -> None:
+    # What the test above needs of fixlore, without Biome: two `biome lsp-proxy`
+    # started at once each start a daemon, and the extra ones never stop. The
+    # stand-in notes any start that overlaps another of its command.
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    flags = [f"{language}={server_flag('shared_daemon.py', str(shared))}" for language in ("typescript", "javascript")]
+    other = tmp_path / "other"
+    other.mkdir()
+    ed = Editor()
+    await ed.start(fixlore_cmd(*flags, f"typescriptreact={server_flag('shared_daemon.py', str(other))}"))
+    try:
+        await ed.initialize(tmp_path)
+        assert (shared / "log").read_text().split() == ["started", "started"]
+        assert (other / "log").read_text().split() == ["started"]
     finally:
         await ed.close()
