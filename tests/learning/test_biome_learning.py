@@ -295,6 +295,7 @@ async def test_nothing_planted_in_typescript_reaches_disk_logs_or_exports(
         assert result["count"] >= 3
         patterns = await editor.execute("fixlore.patterns", [])
         assert patterns and not any(p in str(patterns) for p in PLANTED)
+        assert scan([fixlore_home]) == []  # while the session runs: the store's WAL and journal files too
         logs = [p["message"] for m, p in editor.notifications if m == "window/logMessage"]
         assert not [(m, p) for m in logs for p in PLANTED if p in m]
 
