@@ -26,15 +26,16 @@ CONFIG = {
         "enabled": True,
         "rules": {
             "preset": "none",
-            "style": {"useConst": "error"},
+            "style": {"useConst": "error", "useTemplate": "error"},
             "suspicious": {"noDoubleEquals": "error"},
         },
     },
 }
-"""The ``biome.json`` of the tests' workspaces: the two rules they use, nothing else."""
+"""The ``biome.json`` of the tests' workspaces: the rules they use, nothing else."""
 
 USE_CONST = "lint/style/useConst"
 NO_DOUBLE_EQUALS = "lint/suspicious/noDoubleEquals"
+USE_TEMPLATE = "lint/style/useTemplate"
 
 
 class NpmMissing(Exception):

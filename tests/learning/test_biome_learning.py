@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from fixlore.lsp.jsonrpc import spawn
-from tests._biome import NO_DOUBLE_EQUALS, USE_CONST, upstream_flags, write_config
+from tests._biome import NO_DOUBLE_EQUALS, USE_CONST, USE_TEMPLATE, upstream_flags, write_config
 from tests.learning._editor import BIN, Editor
 
 pytestmark = pytest.mark.e2e
@@ -50,8 +50,13 @@ async def settles(editor: Editor) -> int:
     return int((await editor.stats())["session"]["settles"])
 
 
-async def fix_by_hand(editor: Editor, name: str, text: str, code: str, old: str, new: str) -> str:
-    """Open ``text``, let it settle with ``code`` shown, replace ``old`` by ``new`` as typed, wait until learned."""
+async def fix_by_hand(
+    editor: Editor, name: str, text: str, code: str, old: str, new: str, *, learned: bool = True
+) -> str:
+    """Open ``text``, let it settle with ``code`` shown, replace ``old`` by ``new`` as typed, wait until learned.
+
+    With ``learned=False``, wait only until fixlore has looked at the fixed text.
+    """
     uri = editor.open(name, text)
     await editor.diagnostic(uri, code)
     # The opening state, diagnostic shown, is the baseline: a save settles it at once (the
@@ -59,11 +64,14 @@ async def fix_by_hand(editor: Editor, name: str, text: str, code: str, old: str,
     start = await settles(editor)
     editor.save(uri)
     await editor.until_stats(lambda s: s["session"]["settles"] > start)
-    before = (await editor.stats())["session"]["manualFixes"]
+    before = (await editor.stats())["session"]
     editor.replace(uri, old, new)
     await editor.gone(uri, code)
     editor.save(uri)
-    await editor.until_stats(lambda s: s["session"]["manualFixes"] > before)
+    if learned:
+        await editor.until_stats(lambda s: s["session"]["manualFixes"] > before["manualFixes"])
+    else:
+        await editor.until_stats(lambda s: s["session"]["settles"] > before["settles"])
     return uri
 
 
@@ -134,6 +142,8 @@ async def test_three_choices_make_the_habit_first(tmp_path: Path, biome: Path, h
             if habit == "fix":
                 assert actions[0].get("isPreferred") is True
                 assert [a for a in actions if a.get("isPreferred")] == [actions[0]]
+            else:  # first by habit, but never applied without asking (auto-fix, fix-on-save)
+                assert not any(a.get("isPreferred") for a in actions if not a["title"].startswith("Apply "))
         stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 6)
         assert stats["counts"]["rejected"] >= 6
 
@@ -185,6 +195,33 @@ async def test_double_equals_made_strict_by_hand_is_offered_back_with_new_names(
         await editor.apply(action)
         await editor.gone(uri, NO_DOUBLE_EQUALS)
         assert editor.texts[uri] == fresh.replace("given == stored", "given === stored")
+
+
+def concatenation(fn: str, label: str, operand: str) -> str:
+    return f'export function {fn}({operand}: number): string {{\n  return "{label}: " + {operand};\n}}\n'
+
+
+async def test_a_concatenation_made_a_template_by_hand_keeps_every_operand_or_is_not_offered(
+    tmp_path: Path, biome: Path
+) -> None:
+    # The TypeScript twin of a `%`-format turned f-string: a pattern that saw the
+    # template literal as one opaque string would drop the operand on new code.
+    async with biome_editor(tmp_path, biome) as editor:
+        for k, (fn, label, operand) in enumerate([("describe", "total", "amount"), ("caption", "count", "size")]):
+            text = concatenation(fn, label, operand)
+            fixed = f"`{label}: ${{{operand}}}`"
+            await fix_by_hand(editor, f"t{k}.ts", text, USE_TEMPLATE, f'"{label}: " + {operand}', fixed, learned=False)
+
+        fresh = concatenation("headline", "width", "span")
+        uri = editor.open("fresh.ts", fresh)
+        diag = await editor.diagnostic(uri, USE_TEMPLATE)
+        for _ in range(20):
+            offered = learned(await editor.code_actions(uri, diag))
+            if offered:
+                await editor.apply(offered[0])
+                assert editor.texts[uri] == fresh.replace('"width: " + span', "`width: ${span}`")
+                break
+            await editor.until_stats(lambda s: True)  # one round trip before asking again
 
 
 # -- privacy ---------------------------------------------------------------------------------------
