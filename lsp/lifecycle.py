@@ -7,11 +7,12 @@ flags. Each change re-merges them and tells listeners; problems are shown to
 the user once and logged.
 
 Serves: ``initialize``, ``initialized``, ``workspace/didChangeConfiguration``,
-``shutdown``.
+``shutdown``, ``exit``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -50,6 +51,7 @@ class Lifecycle:
         self.layers: dict[str, dict[str, Any]] = {"pyproject": {}, "workspace": {}, "init": {}, "cli": {}}
         self.listeners: list[ConfigListener] = []
         self.shutdown_hooks: list[ShutdownHook] = []
+        self._farewell: asyncio.Future[None] | None = None
         self.initialize_hooks: list[InitializeHook] = []
         """Awaited before the initialize result is built (the proxy starts upstreams here)."""
         self.initialized_hooks: list[Callable[[], None]] = []
@@ -61,6 +63,25 @@ class Lifecycle:
         """The editor's initializationOptions without fixlore's section (for upstreams)."""
         self._reported: set[str] = set()
         self._settled = False
+
+    async def farewell(self) -> None:
+        """Run the shutdown hooks (flush the store, stop the upstreams), once, however the session ends.
+
+        Called by ``shutdown``, by ``exit`` without it, and by the server when the
+        editor's stream ends or on SIGTERM.
+        """
+        if self._farewell is None:  # a second caller (exit, then the stream's end) waits for the first
+            self._farewell = asyncio.ensure_future(self._run_shutdown_hooks())
+        await asyncio.shield(self._farewell)
+
+    async def _run_shutdown_hooks(self) -> None:
+        for hook in self.shutdown_hooks:
+            try:
+                result = hook()
+                if hasattr(result, "__await__"):
+                    await result
+            except Exception:
+                logger.exception("shutdown hook failed")
 
     def set_workspace_layer(self, settings: dict[str, Any]) -> FixloreConfig:
         """Install the editor's ``workspace/configuration`` answer and re-apply.
@@ -164,13 +185,11 @@ def register(server: FixloreServer) -> None:
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(params: None) -> None:
-        for hook in life.shutdown_hooks:
-            try:
-                result = hook()
-                if hasattr(result, "__await__"):
-                    await result
-            except Exception:
-                logger.exception("shutdown hook failed")
+        await life.farewell()
+
+    @server.feature(types.EXIT)
+    async def exit_(params: None) -> None:
+        await life.farewell()  # an editor that sends `exit` without `shutdown` loses nothing either
 
 
 async def pull_workspace_configuration(server: FixloreServer, life: Lifecycle) -> None:

@@ -10,9 +10,11 @@ loop that keeps the editor's message order (:meth:`FixloreServer._serve_reader`)
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import os
+import signal
 import stat
 import sys
 import traceback
@@ -143,7 +145,7 @@ class FixloreServer(LanguageServer):
                 other.close()
             logger.info("editor connected from %s", peer)
             self.protocol.set_writer(writer)
-            await self._serve_reader(reader, first)
+            await self._serve_session(reader, first)
             self.shutdown()
 
         async def serve() -> None:
@@ -165,7 +167,45 @@ class FixloreServer(LanguageServer):
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
         await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdin)
-        await self._serve_reader(reader)
+        await self._serve_session(reader)
+
+    async def _serve_session(self, reader: asyncio.StreamReader, first: bytes | None = None) -> None:
+        """Serve the editor until it leaves, then say goodbye (flush), however it left.
+
+        ``shutdown`` says it in time; this covers the editor closing the stream and
+        SIGTERM (an editor stopping its servers, a system going down).
+        """
+        loop = asyncio.get_running_loop()
+        task = asyncio.current_task()
+        terminated = False
+
+        def on_sigterm() -> None:
+            nonlocal terminated
+            terminated = True
+            if task is not None:
+                task.cancel()
+
+        try:
+            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
+        except (NotImplementedError, RuntimeError):  # Windows; a loop outside the main thread
+            pass
+        try:
+            await self._serve_reader(reader, first)
+        except asyncio.CancelledError:
+            if not terminated:
+                raise
+            if task is not None:
+                task.uncancel()
+            logger.info("SIGTERM: saving what was learned, then stopping")
+        finally:
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.remove_signal_handler(signal.SIGTERM)
+        await self._farewell()
+
+    async def _farewell(self) -> None:
+        life = self.features.get("lifecycle")
+        if life is not None:
+            await life.farewell()
 
     async def _serve_reader(self, reader: asyncio.StreamReader, first: bytes | None = None) -> None:
         """Read the editor's messages and take each in, in order, until EOF or ``exit``.
