@@ -128,8 +128,7 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
     if language == "python" and category is FixCategory.ADD_IMPORT and change.anchor is Anchor.IMPORT_BLOCK:
         pattern = lift_import(pattern, namer.concrete)
     gone = dropped(pattern)
-    in_range = [(t.abstract, t.start, t.end) for t in tokens(b_src, d0, max(d1, d0 + 1), Namer(), code)]
-    if gone and subject_of_diagnostic([(t.abstract, t.start, t.end) for t in change.before], gone, in_range, d0, d1):
+    if gone and subject_of_diagnostic([(t.abstract, t.start, t.end) for t in change.before], gone, b_src.data, d0, d1):
         pattern = dataclasses.replace(pattern, extra=tuple(sorted((*pattern.extra, AT_DIAGNOSTIC))))
     unsound = pattern_unsound(pattern)
     if unsound is not None:

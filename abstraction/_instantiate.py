@@ -22,6 +22,7 @@ from fixlore.abstraction._pattern import Anchor, FixCategory, Pattern
 from fixlore.abstraction._placeholders import (
     CODE,
     NUMBER,
+    STRING_QUOTE,
     is_hole,
     is_literal,
     is_numbered,
@@ -50,7 +51,18 @@ from fixlore.abstraction._soundness import (
 )
 from fixlore.abstraction._templates import Namer, bind_template
 from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, offset_at, position_at
-from fixlore.abstraction._tree import Source, Tok, error_count, render, render_suppression, tokens
+from fixlore.abstraction._tree import (
+    OUTSIDE,
+    Source,
+    StringState,
+    Tok,
+    error_count,
+    glued,
+    render,
+    render_suppression,
+    string_states,
+    tokens,
+)
 from fixlore.abstraction._vocab import class_members, keywords
 from fixlore.abstraction.languages import get_parser
 
@@ -104,8 +116,7 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.NO_MATCH)
     if ctx.unit is not None:
         gone = dropped(pattern)
-        in_range = [(t.abstract, t.start, t.end) for t in tokens(src, d0, max(d1, d0 + 1), Namer(), code)]
-        if gone and not subject_of_diagnostic([(p, t.start, t.end) for p, t in ctx.matched], gone, in_range, d0, d1):
+        if gone and not subject_of_diagnostic([(p, t.start, t.end) for p, t in ctx.matched], gone, src.data, d0, d1):
             return Skipped(SkipReason.UNSOUND, "deletes a name the diagnostic is not about")
         old, new = _unit_texts(ctx, edits)
         unsound = edit_unsound(ctx.binding, deletable(pattern) | gone, old, new)
@@ -145,7 +156,7 @@ def _source(language: str, text: str) -> Source:
 
 
 class _Ctx:
-    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched")
+    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched", "quote")
 
     def __init__(self, src: Source, pattern: Pattern, binding: dict[str, str], code: str) -> None:
         self.src = src
@@ -155,12 +166,16 @@ class _Ctx:
         self.kws = keywords(src.language)
         self.holes = {h.name: h.klass for h in pattern.holes}
         self.unit: tuple[int, int] | None = None
+        self.quote = ""
+        """The user's quote character, where the pattern's strings are structured (``'`` for ``"``)."""
         self.matched: list[tuple[str, Tok]] = []
         """The pattern's before-tokens and the tokens they matched, of the chosen candidate."""
 
     def concrete(self, tok: str) -> str:
         if tok in self.binding:
             return self.binding[tok]
+        if self.quote and STRING_QUOTE.match(tok):
+            return _with_quote(tok, self.quote)
         if "\u2423" in tok or tok == CODE:
             return render_suppression(tok, self.code)
         if looks_like_placeholder(tok) or is_string(tok):
@@ -212,6 +227,8 @@ def _edits_in_window(
         window = toks[s : s + n]
         if not (window[0].start <= d1 and d0 <= window[-1].end + 1):
             continue
+        if _splits_a_node(src, window[0].start, window[-1].end):
+            continue
         edits = _edits_if_match(ctx, b_flat, window, after, src.root)
         if edits is None:
             continue
@@ -223,6 +240,50 @@ def _edits_in_window(
         return None
     _, edits, ctx.binding, ctx.unit, ctx.matched = best
     return edits
+
+
+_SEQUENCES = frozenset(
+    {
+        "command",
+        "argument_list",
+        "arguments",
+        "list",
+        "tuple",
+        "set",
+        "dictionary",
+        "array",
+        "object",
+        "expression_list",
+        "pattern_list",
+        "literal_value",
+        "composite_literal",
+        "block",
+        "statement_block",
+        "module",
+        "program",
+        "source_file",
+    }
+)
+"""Nodes that are lists of items: a window may take some of their items (``, bar`` of ``[foo, bar]``)."""
+
+
+def _splits_a_node(src: Source, start: int, end: int) -> bool:
+    """Whether a window cuts a syntax node in two (``"%s" % entry`` out of ``"%s" % entry.name``).
+
+    Editing such a window would change what the code means (``("%s" % entry).name``).
+    Nodes with errors do not count: windows exist for code that does not parse.
+    """
+    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(max(end - 1, start), max(end - 1, start))
+    while node is not None and node.parent is not None and node.start_byte >= start:
+        if node.end_byte > end and not node.has_error and node.type not in _SEQUENCES:
+            return True  # starts inside, ends outside
+        node = node.parent
+    node = src.root.descendant_for_byte_range(start, start)
+    while node is not None and node.parent is not None and node.end_byte <= end:
+        if node.start_byte < start and not node.has_error and node.type not in _SEQUENCES:
+            return True  # ends inside, starts outside
+        node = node.parent
+    return False
 
 
 def _window_rank(window: list[Tok], edits: list[tuple[int, int, str]], d0: int, d1: int) -> tuple[int, ...]:
@@ -307,12 +368,33 @@ def _match(ctx: _Ctx, pattern_toks: list[str], toks: list[Tok]) -> None:
             # Only a user name fits: not grammar punctuation such as Bash's ``$``.
             if not is_numbered(tok.abstract):
                 raise _NoMatch(p)
+        elif STRING_QUOTE.match(p) and STRING_QUOTE.match(tok.abstract):
+            # A quote fits the user's other quote (``"`` and ``'``): same prefix, same kind (triple or not).
+            if _with_quote(p, _quote_of(tok.abstract)) != tok.abstract:
+                raise _NoMatch(p)
+            if ctx.quote and ctx.quote != _quote_of(tok.abstract):
+                raise _NoMatch(p)
+            ctx.quote = _quote_of(tok.abstract)
+            continue
         else:
             if p != tok.abstract:
                 raise _NoMatch(p)
             continue
         if ctx.binding.setdefault(p, tok.text) != tok.text:
             raise _NoMatch(p)
+
+
+def _quote_of(token: str) -> str:
+    """The quote of a quote token: ``'`` of ``rb'``, ``\"\"\"`` of ``f\"\"\"``."""
+    return token.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+
+
+def _with_quote(token: str, quote: str) -> str:
+    """A quote token with its quote character changed, prefix and length kept."""
+    own = _quote_of(token)
+    if len(own) != len(quote):
+        return token
+    return token[: len(token) - len(own)] + quote
 
 
 def _diff_edits(
@@ -328,24 +410,26 @@ def _diff_edits(
         return [_delete_span(src, toks[0].start, toks[-1].end)]
     base = src.line_indent(toks[0].start)
     edits: list[tuple[int, int, str]] = []
-    ops = difflib.SequenceMatcher(None, b_flat, [t for t, _ in a_flat], False).get_opcodes()
+    a_toks = [t for t, _ in a_flat]
+    states = string_states(a_toks) + [string_states(a_toks + [""])[-1]]
+    ops = difflib.SequenceMatcher(None, b_flat, a_toks, False).get_opcodes()
+    literals = _literals(toks, a_toks)
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             continue
         olds = toks[i1:i2]
-        strings = [t for t in olds if is_string(t.abstract)]
-        numbers = [t.text for t in olds if t.abstract == NUMBER]
         pieces = []
-        for tok, _line in a_flat[j1:j2]:
-            if is_string(tok) and strings:
+        for j in range(j1, j2):
+            tok = a_toks[j]
+            old = literals.get(j)
+            if old is not None and is_string(tok):
                 # The user's string, under the prefix the fix gives it (``u"…"`` -> ``"…"``).
-                old = strings.pop(0)
                 pieces.append(string_prefix(tok) + old.text[len(string_prefix(old.abstract)) :])
-            elif tok == NUMBER and numbers:
-                pieces.append(numbers.pop(0))
+            elif old is not None:
+                pieces.append(old.text)
             else:
                 pieces.append(ctx.concrete(tok))
-        new_text = _render_lines(ctx, pieces, [ln for _, ln in a_flat[j1:j2]], after, base)
+        new_text = _render_lines(ctx, pieces, [ln for _, ln in a_flat[j1:j2]], after, base, states[j1:j2])
         if i1 < i2:
             start, end = olds[0].start, olds[-1].end
             if not new_text:
@@ -353,10 +437,10 @@ def _diff_edits(
             else:
                 prev = toks[i1 - 1] if i1 > 0 else None
                 nxt = toks[i2] if i2 < len(toks) else None
-                if prev is not None and not _space(ctx, prev.text, pieces[0]):
+                if prev is not None and not _space(ctx, prev.text, pieces[0], states[j1]):
                     if not src.data[prev.end : start].strip():
                         start = prev.end
-                if nxt is not None and not _space(ctx, pieces[-1], nxt.text):
+                if nxt is not None and not _space(ctx, pieces[-1], nxt.text, states[j2]):
                     if not src.data[end : nxt.start].strip():
                         end = nxt.start
             edits.append((start, end, new_text))
@@ -365,30 +449,64 @@ def _diff_edits(
             nxt = toks[i1] if i1 < len(toks) else None
             at = prev.end if prev is not None else (nxt.start if nxt is not None else node.start_byte)
             gap = src.data[prev.end : nxt.start] if prev is not None and nxt is not None else b""
-            lead = " " if prev is not None and pieces and _space(ctx, prev.text, pieces[0]) else ""
+            lead = " " if prev is not None and pieces and _space(ctx, prev.text, pieces[0], states[j1]) else ""
             trail = ""
-            if nxt is not None and pieces and _space(ctx, pieces[-1], nxt.text) and (prev is None or not gap):
+            if (
+                nxt is not None
+                and pieces
+                and _space(ctx, pieces[-1], nxt.text, states[j2])
+                and (prev is None or not gap)
+            ):
                 trail = " "
             edits.append((at, at, lead + new_text + trail))
     return edits
 
 
-def _space(ctx: _Ctx, prev: str, tok: str) -> bool:
+def _literals(toks: list[Tok], after: list[str]) -> dict[int, Tok]:
+    """Which of the user's literals each literal of the after-shape is: the k-th string the k-th string.
+
+    By order over the whole unit, not per diff block: a fix that moves text
+    into an f-string keeps its pieces in order while the quotes around them move.
+    """
+    out: dict[int, Tok] = {}
+    strings = iter([t for t in toks if is_string(t.abstract)])
+    numbers = iter([t for t in toks if t.abstract == NUMBER])
+    for j, tok in enumerate(after):
+        source = strings if is_string(tok) else numbers if tok == NUMBER else None
+        if source is not None:
+            old = next(source, None)
+            if old is not None:
+                out[j] = old
+    return out
+
+
+def _space(ctx: _Ctx, prev: str, tok: str, state: StringState = OUTSIDE) -> bool:
+    if glued(state, prev, tok):
+        return False
     return render([prev, tok], ctx.kws) != prev + tok
 
 
-def _render_lines(ctx: _Ctx, pieces: list[str], lines: list[int], after: list[tuple[int, list[str]]], base: str) -> str:
+def _render_lines(
+    ctx: _Ctx,
+    pieces: list[str],
+    lines: list[int],
+    after: list[tuple[int, list[str]]],
+    base: str,
+    states: list[StringState],
+) -> str:
     out: list[str] = []
     current: list[str] = []
+    current_states: list[StringState] = []
     line = lines[0] if lines else 0
-    for piece, ln in zip(pieces, lines, strict=True):
+    for piece, ln, state in zip(pieces, lines, states, strict=True):
         if ln != line:
-            out.append(render(current, ctx.kws))
+            out.append(render(current, ctx.kws, current_states))
             out.append("\n" + base + " " * after[ln][0])
-            current = []
+            current, current_states = [], []
             line = ln
         current.append(piece)
-    out.append(render(current, ctx.kws))
+        current_states.append(state)
+    out.append(render(current, ctx.kws, current_states))
     return "".join(out)
 
 

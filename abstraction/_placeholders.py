@@ -69,6 +69,20 @@ def is_string(token: str) -> bool:
     return token == STRING or _PREFIXED_STRING.match(token) is not None
 
 
+STRING_QUOTE = re.compile(r"[A-Za-z]{0,2}(?:\"\"\"|'''|\"|')\Z")
+"""A string's opening or closing quote token, prefix included (``f"``, ``'``): syntax, kept."""
+FORMAT_FIELD = re.compile(
+    r"%[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?[diouxXeEfFgGcrsa]"
+    r"|\{\d*(?:![rsa])?(?::[<>=^+\- #0-9.,_]*[bcdeEfFgGnosxX%]?)?\}"
+)
+"""A replacement field of a ``%`` or ``str.format`` string (``%s``, ``%-5d``, ``{}``, ``{0!r}``): syntax, kept."""
+
+
+def is_string_syntax(token: str) -> bool:
+    """Whether ``token`` is a quote or a replacement field of a structured string (kept as it is)."""
+    return STRING_QUOTE.match(token) is not None or FORMAT_FIELD.fullmatch(token) is not None
+
+
 def string_prefix(token: str) -> str:
     """The prefix of a string token (``"u"`` for ``u$S``, ``""`` for ``$S``)."""
     return token[: -len(STRING)]

@@ -14,7 +14,14 @@ from functools import lru_cache
 from typing import Any
 
 from fixlore.abstraction._pattern import Pattern
-from fixlore.abstraction._placeholders import PLACEHOLDER_LIKE, is_hole, is_placeholder, is_string, tokenizer
+from fixlore.abstraction._placeholders import (
+    PLACEHOLDER_LIKE,
+    is_hole,
+    is_placeholder,
+    is_string,
+    is_string_syntax,
+    tokenizer,
+)
 from fixlore.abstraction._results import PrivacyVerdict
 from fixlore.abstraction._soundness import AT_DIAGNOSTIC
 from fixlore.abstraction._templates import STRICT
@@ -105,7 +112,7 @@ def _text_field_memo(language: str, text: str, prose: bool, code: str) -> str:
     vocab = prose_words() if prose else frozenset()
     words: list[str] = []
     for chunk in text.split():
-        if chunk in kws or is_placeholder(chunk) or is_string(chunk):
+        if chunk in kws or is_placeholder(chunk) or is_string(chunk) or is_string_syntax(chunk):
             continue
         words.extend(_WORDS.findall(chunk))
     for word in words:

@@ -135,44 +135,24 @@ def within(spans: list[tuple[int, int]], d0: int, d1: int) -> bool:
 
 
 def subject_of_diagnostic(
-    matched: list[tuple[str, int, int]], gone: frozenset[str], in_range: list[tuple[str, int, int]], d0: int, d1: int
+    matched: list[tuple[str, int, int]], gone: frozenset[str], data: bytes, d0: int, d1: int
 ) -> bool:
-    """Whether the deleted names were all the user code inside the diagnostic's range.
+    """Whether the deleted names were all the diagnostic's range held, punctuation aside.
 
     ``matched`` holds each pattern token with the span of the code it matched;
-    ``in_range`` the abstract tokens of the code inside the range. A range over
-    ``, bar`` whose ``bar`` goes: yes. A range over ``"{}".format(value)``
-    that keeps the string and the call: no.
+    ``data`` is the text's bytes. A range over ``, bar`` whose ``bar`` goes:
+    yes. A range over ``"{}".format(value)`` that keeps the call: no.
     """
-    deleted = {(s, e) for p, s, e in matched if p in gone}
-    if not deleted or not within(sorted(deleted), d0, d1):
+    deleted = sorted({(s, e) for p, s, e in matched if p in gone})
+    if not deleted or not within(deleted, d0, d1):
         return False
-    for abstract, s, e in in_range:
-        user = is_numbered(abstract) or abstract in (STRING, NUMBER) or abstract.endswith(STRING)
-        if user and (s, e) not in deleted:
-            return False
-    return True
+    left = bytearray(data[d0:d1])
+    for s, e in deleted:
+        left[s - d0 : e - d0] = b" " * (e - s)
+    return not _WORD_BYTES.search(bytes(left))
 
 
-_WORD = re.compile(r"[^\W\d]\w*")
-
-
-def edit_unsound(binding: dict[str, str], allowed: frozenset[str], old: str, new: str) -> str | None:
-    """Why replacing ``old`` by ``new`` drops a bound user name, or ``None``.
-
-    ``binding`` maps placeholders to the user's names; ``allowed`` are the
-    placeholders the pattern may delete. Words are counted in the whole text
-    of the region, strings included: a name moved into an f-string is kept.
-    """
-    if not new.strip():
-        return None
-    old_words, new_words = Counter(_WORD.findall(old)), Counter(_WORD.findall(new))
-    for placeholder, name in binding.items():
-        if not is_numbered(placeholder) or placeholder in allowed:
-            continue
-        if new_words[name] < old_words[name]:
-            return f"drops a name ({placeholder})"
-    return None
+_WORD_BYTES = re.compile(rb"\w")
 
 
 @functools.lru_cache(maxsize=8)
@@ -207,4 +187,25 @@ def roles_unsound(old: str, new: str, may_go: frozenset[str]) -> str | None:
     for key, n in before.items():
         if after[key] < n and key[2:] not in may_go:
             return "a kept name changes its role"
+    return None
+
+
+_WORD = re.compile(r"[^\W\d]\w*")
+
+
+def edit_unsound(binding: dict[str, str], allowed: frozenset[str], old: str, new: str) -> str | None:
+    """Why replacing ``old`` by ``new`` drops a bound user name, or ``None``.
+
+    ``binding`` maps placeholders to the user's names; ``allowed`` are the
+    placeholders the pattern may delete. Words are counted in the whole text
+    of the region, strings included: a name moved into an f-string is kept.
+    """
+    if not new.strip():
+        return None
+    old_words, new_words = Counter(_WORD.findall(old)), Counter(_WORD.findall(new))
+    for placeholder, name in binding.items():
+        if not is_numbered(placeholder) or placeholder in allowed:
+            continue
+        if new_words[name] < old_words[name]:
+            return f"drops a name ({placeholder})"
     return None

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from fixlore.abstraction._placeholders import CODE, NUMBER, STRING
+from fixlore.abstraction._placeholders import CODE, FORMAT_FIELD, NUMBER, STRING, STRING_QUOTE
 from fixlore.abstraction._templates import Namer
 from fixlore.abstraction._vocab import SUPPRESSION_WORDS, is_allowed_name, keywords
 from fixlore.abstraction.languages import get_parser
@@ -171,7 +171,14 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
             if not (node.start_byte == node.end_byte == start):
                 continue
         kind = node.type
-        atomic = kind in STRING_KINDS and not (bash and kind == "string")
+        if python and kind == "string" and start <= node.start_byte and node.end_byte <= end:
+            parts = _python_string(src, node, namer, code)
+            if parts is not None:
+                out.extend(parts)
+                continue
+        atomic = kind in STRING_KINDS and not (bash and kind == "string") or (python and kind == "format_specifier")
+        if python and atomic and _structured(src, node):
+            atomic = False  # partly in range: its pieces, one by one
         if node.child_count and not atomic:
             if python and is_docstring(node):
                 continue
@@ -180,8 +187,10 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
         if node.is_missing or node.start_byte < start or node.end_byte > end:
             continue
         text = src.slice(node.start_byte, node.end_byte)
-        if not node.is_named:
+        if not node.is_named or (python and kind in _STRING_SYNTAX):
             abstract = text
+        elif python and kind == "format_specifier":
+            abstract = STRING
         elif "comment" in kind:
             sup = suppression_token(text, code)
             if sup is None:
@@ -199,6 +208,70 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
             abstract = namer(text)
         row, col = node.start_point
         out.append(Tok(text, abstract, node.start_byte, node.end_byte, row, col))
+    return out
+
+
+_STRING_SYNTAX = frozenset({"string_start", "string_end", "type_conversion"})
+
+
+def _structured(src: Source, node: tree_sitter.Node) -> bool:
+    """A Python f-string, or a string with ``%`` / ``str.format`` replacement fields."""
+    if node.type != "string":
+        return False
+    for child in node.children:
+        if child.type == "interpolation":
+            return True
+        if child.type == "string_content" and FORMAT_FIELD.search(src.slice(child.start_byte, child.end_byte)):
+            return True
+    return False
+
+
+def _python_string(src: Source, node: tree_sitter.Node, namer: Namer, code: str) -> list[Tok] | None:
+    """A structured Python string as tokens: quotes and fields kept, literal pieces ``$S``, interpolations as code.
+
+    ``"record %s"`` -> ``" $S %s "``; ``f"record {name}"`` -> ``f" $S { $1 } "``. So a
+    fix moving an operand into an f-string is seen moving, and instantiation
+    carries every piece and every operand over. ``None`` for a plain string.
+    """
+    if not _structured(src, node):
+        return None
+    f_string = any(c.type == "interpolation" for c in node.children)
+    out: list[Tok] = []
+    for child in node.children:
+        kind = child.type
+        text = src.slice(child.start_byte, child.end_byte)
+        row, col = child.start_point
+        if kind in ("string_start", "string_end"):
+            out.append(Tok(text, text, child.start_byte, child.end_byte, row, col))
+        elif kind == "string_content" and f_string:
+            out.append(Tok(text, STRING, child.start_byte, child.end_byte, row, col))
+        elif kind == "string_content":
+            out.extend(_content_pieces(text, child.start_byte, row, col))
+        elif kind == "interpolation":
+            out.extend(tokens(src, child.start_byte, child.end_byte, namer, code))
+    return out
+
+
+def _content_pieces(text: str, at: int, row: int, col: int) -> list[Tok]:
+    """A string's content split at its replacement fields: ``$S`` pieces and the fields themselves."""
+    out: list[Tok] = []
+    pos = 0
+
+    def add(i: int, j: int, abstract: str) -> None:
+        start = at + len(text[:i].encode("utf-8", "surrogatepass"))
+        end = start + len(text[i:j].encode("utf-8", "surrogatepass"))
+        lines_before = text.count("\n", 0, i)
+        r = row + lines_before
+        c = (col + i) if not lines_before else i - text.rfind("\n", 0, i) - 1
+        out.append(Tok(text[i:j], abstract, start, end, r, c))
+
+    for m in FORMAT_FIELD.finditer(text):
+        if m.start() > pos:
+            add(pos, m.start(), STRING)
+        add(m.start(), m.end(), m.group())
+        pos = m.end()
+    if pos < len(text):
+        add(pos, len(text), STRING)
     return out
 
 
@@ -272,12 +345,46 @@ def needs_space(prev: str, tok: str, kws: frozenset[str]) -> bool:
     return True
 
 
-def render(tokens_: list[str], kws: frozenset[str]) -> str:
-    """Join concrete tokens with canonical spacing."""
+StringState = tuple[str | None, int]
+"""Where a token stands in a structured string: the open quote (``None`` outside) and the brace depth."""
+OUTSIDE: StringState = (None, 0)
+
+
+def string_states(abstract: list[str]) -> list[StringState]:
+    """The state *before* each abstract token (a structured string's pieces are glued, its code is not)."""
+    quote, depth = OUTSIDE
+    out: list[StringState] = []
+    for tok in abstract:
+        out.append((quote, depth))
+        if quote is None:
+            if STRING_QUOTE.match(tok):
+                quote = tok.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        elif depth == 0:
+            if tok == quote:
+                quote = None
+            elif tok == "{":
+                depth = 1
+        elif tok == "{":
+            depth += 1
+        elif tok == "}":
+            depth -= 1
+    return out
+
+
+def glued(state: StringState, prev: str, tok: str) -> bool:
+    """Whether ``tok`` joins ``prev`` with no space because of where it stands in a string."""
+    quote, depth = state
+    if quote is None:
+        return False
+    return depth == 0 or (depth == 1 and (prev == "{" or tok == "}"))
+
+
+def render(tokens_: list[str], kws: frozenset[str], states: list[StringState] | None = None) -> str:
+    """Join concrete tokens with canonical spacing (none inside a string's text, ``states`` say where)."""
     out: list[str] = []
     prev = ""
-    for tok in tokens_:
-        if out and needs_space(prev, tok, kws):
+    for i, tok in enumerate(tokens_):
+        if out and not (states is not None and glued(states[i], prev, tok)) and needs_space(prev, tok, kws):
             out.append(" ")
         out.append(tok)
         prev = tok

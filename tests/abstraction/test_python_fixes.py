@@ -8,9 +8,11 @@ from fixlore.abstraction import (
     Anchor,
     Extracted,
     FixCategory,
+    Instantiated,
     Skipped,
     SkipReason,
     extract_pattern,
+    instantiate,
     syntax_problems,
 )
 from fixlore.abstraction._text import DiagnosticInfo
@@ -217,3 +219,39 @@ def test_a_raw_prefix_added_for_an_escape_is_learned() -> None:
     other = 'import re\n\nWORD = re.match("\\w+x", line)\n'
     fixed = apply(p, "python", other, diag_at(other, "\\w", "Ruff", "W605", "Invalid escape sequence: `\\w`"))
     assert fixed == 'import re\n\nWORD = re.match(r"\\w+x", line)\n'
+
+
+UP031 = "Use format specifiers instead of percent format"
+UP032 = "Use f-string instead of `format` call"
+
+
+def test_percent_format_to_f_string_keeps_every_operand() -> None:
+    before = 'def show(record):\n    return "record %s" % record\n'
+    after = 'def show(record):\n    return f"record {record}"\n'
+    p = learn("python", before, after, diag_at(before, '"record %s" % record', "Ruff", "UP031", UP031))
+    assert p.shape is not None and (p.shape.before, p.shape.after) == ('" $S %s " % $1', 'f" $S { $1 } "')
+    other = "def log_it(entry):\n    log('entry: %s' % entry)\n"
+    fixed = apply(p, "python", other, diag_at(other, "'entry: %s' % entry", "Ruff", "UP031", UP031))
+    assert fixed == "def log_it(entry):\n    log(f'entry: {entry}')\n"
+    # An operand that is more than a name is not cut in two (never `f"entry: {entry}".name`).
+    dotted = 'def log_it(entry):\n    log("entry: %s" % entry.name)\n'
+    result = instantiate(p, "python", dotted, diag_at(dotted, '"entry: %s" % entry.name', "Ruff", "UP031", UP031))
+    assert not isinstance(result, Instantiated)
+
+
+def test_percent_format_with_other_operands_is_not_offered_a_one_operand_fix() -> None:
+    before = 'def show(record):\n    return "record %s" % record\n'
+    after = 'def show(record):\n    return f"record {record}"\n'
+    p = learn("python", before, after, diag_at(before, '"record %s" % record', "Ruff", "UP031", UP031))
+    other = 'def pair(a, b):\n    return "%s, %d" % (a, b)\n'
+    result = instantiate(p, "python", other, diag_at(other, '"%s, %d" % (a, b)', "Ruff", "UP031", UP031))
+    assert not isinstance(result, Instantiated)
+
+
+def test_format_call_to_f_string_moves_the_argument_into_its_field() -> None:
+    before = 'x = "{} items".format(count)\n'
+    after = 'x = f"{count} items"\n'
+    p = learn("python", before, after, diag_at(before, '"{} items".format(count)', "Ruff", "UP032", UP032))
+    other = "def f(n):\n    return '{} rows'.format(total)\n"
+    fixed = apply(p, "python", other, diag_at(other, "'{} rows'.format(total)", "Ruff", "UP032", UP032))
+    assert fixed == "def f(n):\n    return f'{total} rows'\n"
