@@ -80,7 +80,10 @@ FORMAT_FIELD = re.compile(
 
 def is_string_syntax(token: str) -> bool:
     """Whether ``token`` is a quote or a replacement field of a structured string (kept as it is)."""
-    return STRING_QUOTE.match(token) is not None or FORMAT_FIELD.fullmatch(token) is not None
+    return STRING_QUOTE.match(token) is not None or FORMAT_FIELD.fullmatch(token) is not None or token in _CONVERSIONS
+
+
+_CONVERSIONS = frozenset({"!r", "!s", "!a"})
 
 
 def string_prefix(token: str) -> str:

@@ -10,6 +10,7 @@ must have a strict short form. Anything else is refused. Never raises.
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from typing import Any
 
@@ -36,6 +37,8 @@ from fixlore.abstraction._vocab import (
 
 _WORDS = tokenizer(rf"{PLACEHOLDER_LIKE}|[^\W\d][\w\-]*|\d\w*")
 _MAX_FIELD = 4000
+_SYMBOL = re.compile("[^\x00-\x7f\u2423]")
+"""Outside ASCII only the suppression-comment space ``␣`` is fixlore's own; anything else came from user text."""
 
 
 def verify_privacy(pattern: object) -> PrivacyVerdict:
@@ -108,6 +111,8 @@ def _text_field(language: str, text: str, *, prose: bool, code: str) -> str:
 def _text_field_memo(language: str, text: str, prose: bool, code: str) -> str:
     if len(text) > _MAX_FIELD:
         return "too long"
+    if _SYMBOL.search(text):
+        return "a character that is neither syntax nor a placeholder"
     kws = keywords(language)
     vocab = prose_words() if prose else frozenset()
     words: list[str] = []

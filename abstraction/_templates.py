@@ -35,7 +35,7 @@ STRICT = re.compile(r"[A-Za-z0-9_.\-/]{1,64}\Z")
 """The form of ``language``, ``source``, ``code`` and action ``kind`` fields."""
 
 _SPAN = re.compile(r"`[^`\n]+`|(?<!\w)'[^'\n]+'(?!\w)|\"[^\"\n]+\"")
-_WORD = tokenizer(rf"{PLACEHOLDER_LIKE}|[^\W\d]\w*(?:-[^\W\d]\w*)*|\d[\w.]*")
+_WORD = tokenizer(rf"{PLACEHOLDER_LIKE}|[^\W\d]\w*(?:-[^\W\d]\w*)*|\d[\w.]*|[^\x00-\x7f\w\s]+")
 _BACKTICKS = re.compile(r"`[^`\n]+`")
 _MATCH_TOKEN = tokenizer(r"[^\W\d]\w*|\d[\w.]*|\s+|.", re.S)
 
@@ -81,6 +81,8 @@ def template_text(language: str, text: str, namer: Namer) -> str:
 
 def _template_words(language: str, text: str, namer: Namer, *, code: bool) -> str:
     """Template one span: numbers become ``$N``, words not kept become ``$k``.
+
+    A run of symbols outside ASCII (an emoji key, ``∑∆``) is user text too: ``$k``.
 
     A code span keeps the language's keywords (case-sensitive); prose keeps
     common diagnostic vocabulary (case-insensitive), a hyphenated word
