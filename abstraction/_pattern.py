@@ -98,6 +98,7 @@ class Scope(enum.StrEnum):
 
     WORKSPACE = "workspace"
     USER = "user"
+    TEAM = "team"  # team knowledge pulled from PostgreSQL (knowledge/_team.py)
     BASE = "base"
 
 

@@ -336,8 +336,12 @@ class AdminMixin:
         except OSError as exc:
             raise InvalidImport(f"cannot read the file: {exc.strerror}") from None
         entries = parse_entries(data, self.verifier, max_bytes=max_bytes)
+        db = self._rw()
+        with self._db_lock:
+            seen = db.imported_digests([e.digest for e in entries])
+        fresh = [e for e in entries if e.digest not in seen]
         batch = Batch()
-        for e in entries:
+        for e in fresh:
             r = e.record
             p = r.pattern
             batch.patterns[e.fingerprint] = PatternDelta(
@@ -352,11 +356,18 @@ class AdminMixin:
                 last_seen=r.last_seen,
                 set_workspaces=r.workspaces,
             )
-        db = self._rw()
         with self._db_lock:
             with db.write_tx():
+                # Checked again inside the transaction: another process may have imported it meanwhile.
+                again = db.imported_digests([e.digest for e in fresh])
+                if again:
+                    for e in fresh:
+                        if e.digest in again:
+                            batch.patterns.pop(e.fingerprint, None)
+                    fresh = [e for e in fresh if e.digest not in again]
                 existing = db.count_existing(batch.patterns)
                 db.apply_in_tx(batch)
+                db.mark_imported([(e.digest, e.fingerprint) for e in fresh])
             from ._loading import add_pending
 
             # Still under _db_lock: a cold rule key being loaded sees this import
@@ -364,8 +375,9 @@ class AdminMixin:
             with self._cond:
                 for fp, d in batch.patterns.items():
                     add_pending(self._index, fp, d)
-        logger.info("imported %d patterns (%d merged)", len(entries) - existing, existing)
-        return ImportReport(imported=len(entries) - existing, merged=existing)
+        unchanged = len(entries) - len(fresh)
+        logger.info("imported %d patterns (%d merged, %d imported before)", len(fresh) - existing, existing, unchanged)
+        return ImportReport(imported=len(fresh) - existing, merged=existing, unchanged=unchanged)
 
     def forget(self, ident: str) -> bool:
         """Delete a pattern (full id or unique prefix) from the user and workspace scopes."""

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import hashlib
 import json
 import math
 import time
@@ -100,6 +101,18 @@ class Entry:
     record: Record
     fingerprint: str
     body: str
+
+    @property
+    def digest(self) -> str:
+        """What makes an import idempotent: a hash of the whole record (pattern, counts, times).
+
+        A store remembers the digests it imported and skips them the next time, so
+        the same file imported twice adds its counts once; a record whose counts
+        have grown since (a later export) has another digest and is added.
+        """
+        r = self.record
+        line = record_line(self.fingerprint, self.body, r.counts.as_tuple(), r.first_seen, r.last_seen, r.workspaces)
+        return hashlib.sha256(line.encode("utf-8")).hexdigest()[:32]
 
 
 def parse_document(

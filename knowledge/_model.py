@@ -15,7 +15,7 @@ from fixlore.abstraction._pattern import Pattern, Scope
 RuleKey = tuple[str, str, str]
 """``(language, source, code)``, see :attr:`Signature.rule_key`."""
 
-SCOPE_ORDER: tuple[Scope, ...] = (Scope.WORKSPACE, Scope.USER, Scope.BASE)
+SCOPE_ORDER: tuple[Scope, ...] = (Scope.WORKSPACE, Scope.USER, Scope.TEAM, Scope.BASE)
 """Precedence of scopes: a record in an earlier scope overrides later ones."""
 
 
@@ -138,6 +138,7 @@ class RankingConfig:
     scope_weights: tuple[tuple[Scope, float], ...] = (
         (Scope.WORKSPACE, 1.5),
         (Scope.USER, 1.0),
+        (Scope.TEAM, 0.75),
         (Scope.BASE, 0.5),
     )
     """How much one observation of each scope counts."""
@@ -196,6 +197,8 @@ class ImportReport:
     """Patterns new to the store."""
     merged: int = 0
     """Patterns whose counts were added to an existing record."""
+    unchanged: int = 0
+    """Records this store had imported before (the same file again): nothing added."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -136,6 +136,27 @@ MIGRATIONS: tuple[Migration, ...] = (
         "",
         seed=_rekey_first_lines,
     ),
+    Migration(
+        5,
+        # Team knowledge (knowledge/_team.py): batches of pattern deltas waiting to be sent
+        # to the team's PostgreSQL, each with the id that makes a resend count once; and
+        # the digests of imported records, so importing the same file again adds nothing.
+        # Only new tables: no learned data is touched.
+        """
+        CREATE TABLE IF NOT EXISTS team_outbox (
+            batch_id TEXT PRIMARY KEY,
+            created_at REAL NOT NULL,
+            events INTEGER NOT NULL,
+            payload TEXT NOT NULL,
+            attempts INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE IF NOT EXISTS imported (
+            digest TEXT PRIMARY KEY,
+            fingerprint TEXT NOT NULL,
+            at REAL NOT NULL
+        ) WITHOUT ROWID;
+        """,
+    ),
 )
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import sqlite3
+import time
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -155,12 +156,32 @@ class Store:
             )
         return n
 
+    def imported_digests(self, digests: Iterable[str]) -> set[str]:
+        """Those of ``digests`` this store has imported before (see ``Entry.digest``)."""
+        ds = list(digests)
+        found: set[str] = set()
+        for i in range(0, len(ds), _IN_CHUNK):
+            chunk = ds[i : i + _IN_CHUNK]
+            rows = self.conn.execute(
+                f"SELECT digest FROM imported WHERE digest IN ({', '.join('?' * len(chunk))})", chunk
+            ).fetchall()
+            found.update(str(r[0]) for r in rows)
+        return found
+
+    def mark_imported(self, digests: Iterable[tuple[str, str]]) -> None:
+        """Remember imported records' ``(digest, fingerprint)`` (inside the caller's transaction)."""
+        now = time.time()
+        self.conn.executemany(
+            "INSERT OR IGNORE INTO imported (digest, fingerprint, at) VALUES (?, ?, ?)",
+            ((d, fp, now) for d, fp in digests),
+        )
+
     def forget(self, fingerprint: str) -> bool:
         """Delete a pattern, its trend and its events. True if it existed."""
         c = self.conn
         with self.write_tx():
             n = c.execute("DELETE FROM patterns WHERE fingerprint = ?", (fingerprint,)).rowcount
-            for table in ("pattern_workspaces", "trend", "events"):
+            for table in ("pattern_workspaces", "trend", "events", "imported"):
                 c.execute(f"DELETE FROM {table} WHERE fingerprint = ?", (fingerprint,))
             if n:
                 rev = self._bump_rev()
@@ -174,7 +195,7 @@ class Store:
         """Delete all learned data (keeps the salt and the schema)."""
         c = self.conn
         with self.write_tx():
-            for table in ("patterns", "pattern_workspaces", "trend", "events", "forgotten"):
+            for table in ("patterns", "pattern_workspaces", "trend", "events", "forgotten", "imported"):
                 c.execute(f"DELETE FROM {table}")
             c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'epoch'")
             c.execute("UPDATE meta SET value = '0' WHERE key = 'refused'")

@@ -351,9 +351,13 @@ def _export(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
 def _import(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
     r = k.import_file(args.file)
     if args.json:
-        print(json.dumps({"imported": r.imported, "merged": r.merged}), file=out)
+        print(json.dumps({"imported": r.imported, "merged": r.merged, "unchanged": r.unchanged}), file=out)
     else:
-        print(f"imported {r.imported} new patterns, merged {r.merged} into existing ones", file=out)
+        print(
+            f"imported {r.imported} new patterns, merged {r.merged} into existing ones"
+            + (f", {r.unchanged} imported before (unchanged)" if r.unchanged else ""),
+            file=out,
+        )
     return EXIT_OK
 
 

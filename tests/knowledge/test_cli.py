@@ -77,7 +77,7 @@ def test_prune_dry_run_then_export_import_forget_reset(
     assert code == 2
     other = tmp_path / "other"
     code, out, _ = cli("knowledge", "import", str(out_file), "--home", str(other), "--json", capsys=capsys)
-    assert code == 0 and json.loads(out) == {"imported": 1, "merged": 0}
+    assert code == 0 and json.loads(out) == {"imported": 1, "merged": 0, "unchanged": 0}
     bad = tmp_path / "bad.json"
     bad.write_text('{"format": "fixlore-knowledge", "version": 1, "patterns": [{}]}')
     code, _, err = cli("knowledge", "import", str(bad), "--home", str(other), capsys=capsys)

@@ -19,7 +19,7 @@ from fixlore.knowledge._paths import workspace_hash
 from ._patterns import FIX
 
 OLD = Path(__file__).parent / "old_stores"
-VERSIONS = (1, 2, 3, 4)
+VERSIONS = (1, 2, 3, 4, 5)
 SALT = "ab" * 32
 COUNTS = "offered, accepted, rejected, succeeded, failed, manual, undone"
 
