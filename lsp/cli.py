@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fixlore.knowledge import cli as knowledge_cli
+from fixlore.knowledge import dashboard_cli
 from fixlore.lsp import __version__, explain
 from fixlore.lsp.config import parse_upstream_flag
 
@@ -30,6 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
             "fixlore demo                                    # watch a session on a sample workspace",
             "fixlore explain app.py 12:5                     # why the fixes there rank as they do",
             "fixlore knowledge list                          # what fixlore has learned",
+            "fixlore dashboard                               # the same, as pictures in the browser",
         ),
     )
     parser.add_argument("--version", action="version", version=f"fixlore {__version__}")
@@ -71,6 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--no-ruff", action="store_true", help="do not use `ruff server` as upstream")
 
     knowledge_cli.register(sub)
+    dashboard_cli.register(sub)
     explain.register(sub)
     return parser
 

@@ -1,0 +1,436 @@
+"""The dashboard: what the knowledge store holds, aggregated for pictures, as one HTML page.
+
+:func:`dashboard_data` reads the store (read-only SQL on the user store, the
+in-memory workspace and base scopes of a :class:`Knowledge`) and returns plain
+JSON-ready data; :func:`render_html` puts that data, the page's script and the
+vendored chart library (Chart.js, MIT, ``static/``) into one self-contained
+HTML file that loads nothing from elsewhere.
+
+Everything shown comes from the store: fingerprints, rule keys, message and
+title templates, abstract shapes (placeholders only), counts and times. The
+store's privacy verifier has already vetted every one of them; no path and no
+workspace hash reaches the page.
+
+The effect of learning (the share of code-action lists where the user's choice
+was already first) is worked out by replaying the user store's event log
+through :func:`rank_actions`: each ``accepted`` event with the ``rejected``
+events of its siblings that follow it is one list, ranked with the evidence the
+log had gathered up to that moment (upstream order from the preceding
+``offered`` events breaks ties, as in the server).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import secrets
+import sqlite3
+import time
+from collections.abc import Iterable, Sequence
+from importlib import resources
+from typing import Any
+
+from fixlore.abstraction._pattern import Scope
+
+from ._delta import WEEK
+from ._knowledge import Knowledge
+from ._model import COUNT_KINDS, Candidate, Counts, PatternStats, PruneConfig
+from ._ranking import rank_actions
+from ._schema import connect, read_tx
+
+__all__ = ["DATA_VERSION", "dashboard_data", "render_html", "store_revision"]
+
+DATA_VERSION = 1
+"""Bumped when the shape of :func:`dashboard_data`'s output changes."""
+DECISION_WINDOW_S = 5.0
+"""Rejected siblings are recorded right after the accepted action; later ones belong elsewhere."""
+ANTI_MIN_BAD = 2
+"""A learned fix is an anti-pattern once it failed (or was undone) this often, and more than it succeeded."""
+
+_N = len(COUNT_KINDS)
+_I_OFFERED, _I_ACCEPTED, _I_REJECTED = 0, 1, 2
+_KIND_INDEX = {k.value: i for i, k in enumerate(COUNT_KINDS)}
+_SCOPES = [s.value for s in Scope]
+_UNSAFE = re.compile(r"<(?=/script|!--)", re.IGNORECASE)
+
+_USER_SQL = (
+    "SELECT fingerprint, language, source, code, category, has_shape, "
+    + ", ".join(k.value for k in COUNT_KINDS)
+    + ", first_seen, last_seen, workspaces, archived_at, archive_reason,"
+    " json_extract(body, '$.signature.message'), json_extract(body, '$.action.title'),"
+    " json_extract(body, '$.shape.unit'), json_extract(body, '$.shape.anchor'),"
+    " json_extract(body, '$.shape.before'), json_extract(body, '$.shape.after')"
+    " FROM patterns"
+)
+_TREND_SQL = (
+    "SELECT p.language, p.source, p.code, p.has_shape, t.week, total(t.accepted), total(t.rejected),"
+    " total(t.succeeded), total(t.failed), total(t.manual)"
+    " FROM trend t JOIN patterns p ON p.fingerprint = t.fingerprint"
+    " GROUP BY p.language, p.source, p.code, p.has_shape, t.week"
+)
+
+
+class _Interned:
+    """Each distinct string once; rows refer to it by index (-1 for none)."""
+
+    def __init__(self) -> None:
+        self.items: list[str] = []
+        self._index: dict[str, int] = {}
+
+    def __call__(self, value: object) -> int:
+        if value is None:
+            return -1
+        s = str(value)
+        i = self._index.get(s)
+        if i is None:
+            i = self._index[s] = len(self.items)
+            self.items.append(s)
+        return i
+
+
+class _Builder:
+    """Columnar pattern rows plus the lookup tables they refer to."""
+
+    def __init__(self) -> None:
+        self.strings = _Interned()
+        self.rules: list[list[str]] = []
+        self.rule_index: dict[tuple[str, str, str], int] = {}
+        self.cols: dict[str, list[Any]] = {
+            name: []
+            for name in (
+                "id",
+                "scope",
+                "rule",
+                "cat",
+                "fix",
+                "counts",
+                "first",
+                "last",
+                "ws",
+                "archived",
+                "msg",
+                "title",
+                "unit",
+                "anchor",
+                "before",
+                "after",
+            )
+        }
+        self.fp_row: dict[str, int] = {}
+        """User-store fingerprint -> row (for the event replay)."""
+
+    def rule(self, key: tuple[str, str, str]) -> int:
+        i = self.rule_index.get(key)
+        if i is None:
+            i = self.rule_index[key] = len(self.rules)
+            self.rules.append(list(key))
+        return i
+
+    def add(
+        self,
+        fp: str,
+        scope: int,
+        rule: int,
+        category: str,
+        fix: bool,
+        counts: Sequence[int],
+        first: float,
+        last: float,
+        workspaces: int,
+        archived: str | None,
+        texts: Sequence[object],
+    ) -> int:
+        c = self.cols
+        row = len(c["id"])
+        c["id"].append(fp[:12])
+        c["scope"].append(scope)
+        c["rule"].append(rule)
+        c["cat"].append(self.strings(category))
+        c["fix"].append(1 if fix else 0)
+        c["counts"].extend(int(n) for n in counts)
+        c["first"].append(int(first))
+        c["last"].append(int(last))
+        c["ws"].append(int(workspaces))
+        c["archived"].append(self.strings(archived))
+        for name, value in zip(("msg", "title", "unit", "anchor", "before", "after"), texts, strict=True):
+            c[name].append(self.strings(value))
+        return row
+
+
+def dashboard_data(k: Knowledge, *, now: float | None = None, prune: PruneConfig | None = None) -> dict[str, Any]:
+    """Everything the dashboard shows, as JSON-ready plain data (see docs/dashboard.md)."""
+    now = time.time() if now is None else now
+    prune = prune or k.prune_config
+    b = _Builder()
+    # Every scope but the user store's lives in memory (workspace file, team, base).
+    for scope in (s for s in Scope if s is not Scope.USER and s in k._index.scopes):
+        for s in k._scope_stats(scope, None):
+            _add_stats(b, s)
+    trend: list[int] = []
+    effect: list[int] = []
+    store = {"patterns": 0, "archived": 0, "events": 0, "lists": 0}
+    if k.db_path.exists():
+        conn = connect(k.db_path, readonly=True)
+        try:
+            with read_tx(conn):
+                _read_user(conn, b, store)
+                trend = _read_trend(conn, b)
+                effect, store["lists"] = _replay(conn, b, now)
+                store["events"] = int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+        except sqlite3.OperationalError as exc:
+            if "no such table" not in str(exc):  # a store created but never migrated holds nothing yet
+                raise
+        finally:
+            conn.close()
+    cols = b.cols
+    return {
+        "version": DATA_VERSION,
+        "generated": int(now),
+        "learning": k.learning,
+        "store": store,
+        "scopes": _SCOPES,
+        "countKinds": [kd.value for kd in COUNT_KINDS],
+        "rules": b.rules,
+        "strings": b.strings.items,
+        "patterns": cols,
+        "trend": trend,
+        "trendColumns": ["rule", "fix", "week", "accepted", "rejected", "succeeded", "failed", "manual"],
+        "effect": effect,
+        "effectColumns": ["rule", "week", "lists", "first"],
+        "pruning": _pruning(b, prune, now),
+        "antiPatterns": _anti_patterns(b),
+        "prune": {"minSuccess": prune.min_success, "minUses": prune.min_uses, "maxIdleDays": prune.max_idle_days},
+    }
+
+
+def _add_stats(b: _Builder, s: PatternStats) -> None:
+    p = s.pattern
+    if p is None:
+        return
+    shape, action = p.shape, p.action
+    b.add(
+        s.fingerprint,
+        _SCOPES.index(s.scope.value),
+        b.rule(p.signature.rule_key),
+        p.category.value,
+        shape is not None,
+        s.counts.as_tuple(),
+        s.first_seen,
+        s.last_seen,
+        s.workspaces,
+        None,
+        (
+            p.signature.message,
+            action.title if action else None,
+            shape.unit if shape else None,
+            shape.anchor.value if shape else None,
+            shape.before if shape else None,
+            shape.after if shape else None,
+        ),
+    )
+
+
+def _read_user(conn: sqlite3.Connection, b: _Builder, store: dict[str, int]) -> None:
+    user = _SCOPES.index(Scope.USER.value)
+    for r in conn.execute(_USER_SQL):
+        archived_at, reason = r[9 + _N], r[10 + _N]
+        row = b.add(
+            r[0],
+            user,
+            b.rule((r[1], r[2], r[3])),
+            r[4],
+            bool(r[5]),
+            r[6 : 6 + _N],
+            r[6 + _N],
+            r[7 + _N],
+            r[8 + _N],
+            None if archived_at is None else (reason or "archived"),
+            r[11 + _N :],
+        )
+        b.fp_row[r[0]] = row
+        store["archived" if archived_at is not None else "patterns"] += 1
+
+
+def _read_trend(conn: sqlite3.Connection, b: _Builder) -> list[int]:
+    """Per rule key, kind and week: accepted, rejected, succeeded, failed, manual (flat)."""
+    out: list[int] = []
+    for lang, source, code, fix, week, *counts in conn.execute(_TREND_SQL):
+        out += [b.rule((lang, source, code)), int(fix), int(week), *(int(n) for n in counts)]
+    return out
+
+
+def _replay(conn: sqlite3.Connection, b: _Builder, now: float) -> tuple[list[int], int]:
+    """Per rule key and week: code-action lists decided, and how many had the choice already first."""
+    cols = b.cols
+    counts = cols["counts"]
+    # Evidence older than the log (pruned events, imports) is there from the start.
+    state: dict[int, list[int]] = {}
+    logged: dict[int, list[int]] = {}
+    events = conn.execute("SELECT at, kind, fingerprint, workspace FROM events ORDER BY id").fetchall()
+    for _at, kind, fp, _ws in events:
+        row = b.fp_row.get(fp)
+        i = _KIND_INDEX.get(kind)
+        if row is not None and i is not None:
+            logged.setdefault(row, [0] * _N)[i] += 1
+    for row in b.fp_row.values():
+        lg = logged.get(row)
+        base = counts[row * _N : row * _N + _N]
+        state[row] = [max(0, n - (lg[j] if lg else 0)) for j, n in enumerate(base)]
+    last_seen: dict[int, float] = {row: float(cols["first"][row]) for row in b.fp_row.values()}
+    offered_at: dict[tuple[str, int], int] = {}
+    open_lists: dict[str, tuple[float, int, list[int], int]] = {}
+    tally: dict[tuple[int, int], list[int]] = {}
+
+    def apply(row: int, i: int, at: float) -> None:
+        state[row][i] += 1
+        last_seen[row] = max(last_seen[row], at)
+
+    def close(ws: str) -> None:
+        at, chosen, rejected, _ = open_lists.pop(ws)
+        if rejected:
+            rows = [chosen, *rejected]
+            order = sorted(rows, key=lambda r: offered_at.get((ws, r), -1))
+            cands = [Candidate(key=str(r), pattern=None, upstream_index=n) for n, r in enumerate(order)]
+            evidence = {
+                str(r): PatternStats(str(r), Scope.USER, Counts(*state[r]), last_seen[r], last_seen[r])
+                for r in rows
+                if any(state[r])
+            }
+            ranked = rank_actions(cands, evidence, now=at)
+            t = tally.setdefault((int(cols["rule"][chosen]), int(at // WEEK)), [0, 0])
+            t[0] += 1
+            t[1] += ranked[0].candidate.key == str(chosen)
+        apply(chosen, _I_ACCEPTED, at)
+        for r in rejected:
+            apply(r, _I_REJECTED, at)
+
+    for n, (at, kind, fp, ws) in enumerate(events):
+        row = b.fp_row.get(fp)
+        i = _KIND_INDEX.get(kind)
+        if row is None or i is None:
+            continue
+        pending = open_lists.get(ws)
+        if pending is not None and not (i == _I_REJECTED and at - pending[0] <= DECISION_WINDOW_S):
+            close(ws)
+            pending = None
+        if i == _I_ACCEPTED:
+            open_lists[ws] = (at, row, [], n)
+        elif i == _I_REJECTED and pending is not None:
+            pending[2].append(row)
+        else:
+            if i == _I_OFFERED:
+                offered_at[(ws, row)] = n
+            apply(row, i, at)
+    for ws in list(open_lists):
+        close(ws)
+    flat: list[int] = []
+    lists = 0
+    for (rule, week), (total, first) in sorted(tally.items(), key=lambda kv: kv[0][1]):
+        flat += [rule, week, total, first]
+        lists += total
+    return flat, lists
+
+
+def _pruning(b: _Builder, cfg: PruneConfig, now: float) -> list[list[int]]:
+    """User patterns the next prune would archive: ``[row, reason string]`` (as ``Store.prune`` decides)."""
+    cols = b.cols
+    counts = cols["counts"]
+    idle_cut = now - cfg.max_idle_days * 86400.0
+    out: list[list[int]] = []
+    for row in b.fp_row.values():
+        if cols["archived"][row] != -1:
+            continue
+        ok, bad = counts[row * _N + 3], counts[row * _N + 4]
+        if ok + bad >= cfg.min_uses and ok < cfg.min_success * (ok + bad):
+            why = f"success {ok}/{ok + bad} below {cfg.min_success:g}"
+        elif cols["last"][row] < idle_cut:
+            why = f"unused for {(now - cols['last'][row]) / 86400.0:.0f} days"
+        else:
+            continue
+        out.append([row, b.strings(why)])
+    return out
+
+
+def _anti_patterns(b: _Builder) -> list[int]:
+    """Learned fixes that keep failing: failed or undone at least twice, and more often than they worked."""
+    cols = b.cols
+    counts = cols["counts"]
+    out: list[int] = []
+    for row, fix in enumerate(cols["fix"]):
+        if not fix or cols["archived"][row] != -1:
+            continue
+        c = counts[row * _N : row * _N + _N]
+        bad = c[4] + c[6]
+        if bad >= ANTI_MIN_BAD and bad > c[3]:
+            out.append(row)
+    return out
+
+
+def store_revision(k: Knowledge) -> str:
+    """A token that changes whenever the user store does (for the live refresh of ``--serve``)."""
+    if not k.db_path.exists():
+        return "none"
+    parts: list[str] = []
+    for suffix in ("", "-wal"):
+        p = k.db_path.with_name(k.db_path.name + suffix)
+        try:
+            st = p.stat()
+        except OSError:
+            continue
+        parts.append(f"{st.st_mtime_ns}:{st.st_size}")
+    return "/".join(parts)
+
+
+def _asset(name: str) -> str:
+    return resources.files("fixlore.knowledge").joinpath("static", name).read_text(encoding="utf-8")
+
+
+def _script_safe(text: str) -> str:
+    """Text that cannot end the ``<script>`` element it sits in."""
+    return _UNSAFE.sub(r"\\u003c", text)
+
+
+def _library() -> str:
+    lines = _asset("chart.umd.min.js").splitlines()
+    # The source map is not shipped; without the line no tool goes looking for it.
+    return "\n".join(line for line in lines if not line.startswith("//# sourceMappingURL="))
+
+
+def render_html(
+    data: dict[str, Any],
+    *,
+    nonce: str | None = None,
+    csp_source: str | None = None,
+    live: str | None = None,
+    extra_connect: Iterable[str] = (),
+) -> str:
+    """The self-contained page for ``data``.
+
+    Scripts and styles are inline and carry a nonce that the page's Content
+    Security Policy requires, so the same page works in a VS Code webview.
+    ``csp_source`` is the webview's ``cspSource`` (allowed for images only);
+    ``live`` is a URL path the page polls for a changed revision (``--serve``).
+    """
+    nonce = nonce or secrets.token_urlsafe(18)
+    connect_src = " ".join(["'self'", *extra_connect]) if live else "'none'"
+    img_src = "data:" + (f" {csp_source}" if csp_source else "")
+    csp = (
+        f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
+        f"img-src {img_src}; connect-src {connect_src}; base-uri 'none'; form-action 'none'"
+    )
+    payload = _script_safe(json.dumps(data, separators=(",", ":"), ensure_ascii=True))
+    page = _asset("dashboard.html")
+    replacements = {
+        "{{CSP}}": html.escape(csp, quote=True),
+        "{{NONCE}}": nonce,
+        "{{STYLE}}": _asset("dashboard.css"),
+        "{{LIVE}}": html.escape(live or "", quote=True),
+    }
+    for key, value in replacements.items():
+        page = page.replace(key, value)
+    # Last, and by position: the script texts may contain anything, including "{{".
+    head, _, rest = page.partition("{{DATA}}")
+    mid, _, tail = rest.partition("{{LIBRARY}}")
+    mid2, _, tail2 = tail.partition("{{APP}}")
+    return head + payload + mid + _script_safe(_library()) + mid2 + _script_safe(_asset("dashboard.js")) + tail2
