@@ -37,7 +37,7 @@ from fixlore.abstraction._shape import (
     layout,
     statement_at,
 )
-from fixlore.abstraction._soundness import AT_DIAGNOSTIC, dropped, pattern_unsound, subject_of_diagnostic
+from fixlore.abstraction._soundness import AT_DIAGNOSTIC, dropped, never_sound, subject_of_diagnostic
 from fixlore.abstraction._templates import Namer, signature_with
 from fixlore.abstraction._text import DiagnosticInfo, offset_at
 from fixlore.abstraction._tree import Source, Tok, tokens
@@ -130,7 +130,7 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
     gone = dropped(pattern)
     if gone and subject_of_diagnostic([(t.abstract, t.start, t.end) for t in change.before], gone, b_src.data, d0, d1):
         pattern = dataclasses.replace(pattern, extra=tuple(sorted((*pattern.extra, AT_DIAGNOSTIC))))
-    unsound = pattern_unsound(pattern)
+    unsound = never_sound(pattern)
     if unsound is not None:
         return Skipped(SkipReason.UNSOUND, unsound)
     verdict = verify_privacy(pattern)

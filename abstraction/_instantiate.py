@@ -41,6 +41,7 @@ from fixlore.abstraction._shape import (
     statement_at,
 )
 from fixlore.abstraction._soundness import (
+    EVIDENCE,
     deletable,
     dropped,
     edit_unsound,
@@ -75,22 +76,28 @@ class _NoMatch(Exception):
     """Internal: this candidate does not fit the pattern."""
 
 
-def instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo) -> Instantiated | Skipped | Failed:
-    """Concrete edits applying ``pattern`` to ``text`` at ``diag``; never raises on user code."""
+def instantiate(
+    pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, *, seen: int = 1
+) -> Instantiated | Skipped | Failed:
+    """Concrete edits applying ``pattern`` to ``text`` at ``diag``; never raises on user code.
+
+    ``seen``: how often the user made this fix (the soundness guard asks more of
+    a fix seen once; see :func:`~fixlore.abstraction._soundness.pattern_unsound`).
+    """
     try:
-        return _instantiate(pattern, language, text, diag)
+        return _instantiate(pattern, language, text, diag, seen)
     except Exception as exc:  # noqa: BLE001 - the contract: a result, never a raise
         logger.warning("instantiation failed for a %s pattern", language)
         return Failed.from_exception(exc)
 
 
-def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo) -> Instantiated | Skipped:
+def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, seen: int) -> Instantiated | Skipped:
     shape = pattern.shape
     if shape is None:
         return Skipped(SkipReason.NO_MATCH, "pattern has no shape")
     if get_parser(language) is None:
         return Skipped(SkipReason.UNSUPPORTED_LANGUAGE, language[:32])
-    unsound = pattern_unsound(pattern)
+    unsound = pattern_unsound(pattern, seen)
     if unsound is not None:
         return Skipped(SkipReason.UNSOUND, unsound)
     sig = pattern.signature
@@ -116,7 +123,11 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.NO_MATCH)
     if ctx.unit is not None:
         gone = dropped(pattern)
-        if gone and not subject_of_diagnostic([(p, t.start, t.end) for p, t in ctx.matched], gone, src.data, d0, d1):
+        if (
+            gone
+            and seen < EVIDENCE
+            and not subject_of_diagnostic([(p, t.start, t.end) for p, t in ctx.matched], gone, src.data, d0, d1)
+        ):
             return Skipped(SkipReason.UNSOUND, "deletes a name the diagnostic is not about")
         old, new = _unit_texts(ctx, edits)
         unsound = edit_unsound(ctx.binding, deletable(pattern) | gone, old, new)

@@ -85,24 +85,43 @@ def _renames_subject(pattern: Pattern) -> bool:
     return False
 
 
-def pattern_unsound(pattern: Pattern) -> str | None:
-    """Why ``pattern`` would drop user code it does not account for, or ``None``."""
+EVIDENCE = 2
+"""Times a fix must have been made (by hand or accepted) before a deletion it makes counts as its habit."""
+
+
+def pattern_unsound(pattern: Pattern, seen: int = 1) -> str | None:
+    """Why ``pattern`` would drop user code it does not account for, or ``None``.
+
+    ``seen`` is how often the user made this very fix. Once is an example, not
+    a habit: a fix that deletes names the diagnostic does not name (the
+    arguments of ``super($1, self)``) or literals is offered only after
+    :data:`EVIDENCE` times, unless the names were exactly what the diagnostic
+    pointed at (:data:`AT_DIAGNOSTIC`, checked again where it applies). A fix
+    that puts a fixed name where the diagnostic's name was is never sound.
+    """
     shape = pattern.shape
     if shape is None or not shape.before.strip():
         return None  # a pure insertion
     if _renames_subject(pattern):
         return "replaces the diagnostic's name with a fixed one"
+    if seen >= EVIDENCE:
+        return None
     gone = dropped(pattern)
     if gone and AT_DIAGNOSTIC not in pattern.extra:
-        return f"drops a name ({min(gone)})"
+        return f"drops a name ({min(gone)}) on one example's word"
     before, after = _counts(shape.before), _counts(shape.after)
     named_gone = any(is_numbered(t) and after[t] < n for t, n in before.items())
     literal_gone = any(t in (STRING, NUMBER) and after[t] < n for t, n in before.items())
     # A literal may go only with the unit that holds what the diagnostic is about
     # (``$1 = $S`` for "`$1` is assigned to but never used").
     if literal_gone and not (named_gone and not shape.after.strip()):
-        return "drops a literal"
+        return "drops a literal on one example's word"
     return None
+
+
+def never_sound(pattern: Pattern) -> str | None:
+    """Why no amount of evidence makes ``pattern`` sound (extraction refuses it), or ``None``."""
+    return pattern_unsound(pattern, seen=EVIDENCE)
 
 
 def _deletes_subject(pattern: Pattern) -> bool:

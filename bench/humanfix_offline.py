@@ -119,7 +119,7 @@ def main() -> None:
             for entry in pool:
                 pattern: Pattern = entry[0]
                 t0 = time.perf_counter()
-                result = instantiate(pattern, "python", e["before"], diag)
+                result = instantiate(pattern, "python", e["before"], diag, seen=entry[1])
                 inst_s += time.perf_counter() - t0
                 n_inst += 1
                 if not isinstance(result, Instantiated) or not result.edits:

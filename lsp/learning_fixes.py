@@ -184,7 +184,8 @@ def _instantiate_all(found: list[PatternStats], language: str, text: str, info: 
         pattern = stats.pattern
         if pattern is None or pattern.shape is None:
             continue
-        result = instantiate(pattern, language, text, info)
+        counts = stats.counts
+        result = instantiate(pattern, language, text, info, seen=counts.manual + counts.accepted)
         if not isinstance(result, Instantiated) or not result.edits:
             continue
         if result.edits in seen:
