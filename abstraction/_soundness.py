@@ -80,7 +80,7 @@ def _renames_subject(pattern: Pattern) -> bool:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "replace":
             continue
-        if any(t in allowed for t in before[i1:i2]) and any(_NAME.fullmatch(t) for t in after[j1:j2]):
+        if any(t in allowed for t in before[i1:i2]) and any(_NAME.fullmatch(t) and t != "_" for t in after[j1:j2]):
             return True
     return False
 
