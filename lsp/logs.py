@@ -1,4 +1,4 @@
-"""Logging: to stderr and the editor's log, never with the user's code in it.
+"""Logging: to the editor's log (window/logMessage), never with the user's code in it.
 
 pygls logs whole message bodies at INFO/DEBUG ("Sending data: {...}") and the
 params of failed requests; those carry source text. fixlore therefore keeps
@@ -9,10 +9,16 @@ ids, counts and node kinds only (STYLE.md).
 
 from __future__ import annotations
 
+import asyncio
+import atexit
 import logging
 import sys
+import threading
 import time
 from collections.abc import Callable
+from typing import Any
+
+from lsprotocol import types
 
 _LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
 
@@ -39,13 +45,53 @@ class _PyglsBodyFilter(logging.Filter):
         return True
 
 
-class LspLogHandler(logging.Handler):
-    """Forwards records to ``window/logMessage`` through ``send``."""
+_MESSAGE_TYPES = ((logging.ERROR, 1), (logging.WARNING, 2), (logging.INFO, 3))
+"""``window/logMessage`` types by level: Error, Warning, Info; below INFO it is Log (4)."""
 
-    def __init__(self, send: Callable[[int, str], None]) -> None:
+
+def message_type(levelno: int) -> int:
+    """The LSP ``MessageType`` of a log level (ERROR and above 1, WARNING 2, INFO 3, lower 4)."""
+    for level, kind in _MESSAGE_TYPES:
+        if levelno >= level:
+            return kind
+    return 4
+
+
+class NotReady(Exception):
+    """Raised by a ``send`` whose connection is not up yet: the record waits."""
+
+
+class LspLogHandler(logging.Handler):
+    """Forwards records to ``window/logMessage`` through ``send``.
+
+    Editors show a server's stderr as errors (VS Code's Output channel says
+    ``[error]`` for every line, Neovim's ``lsp.log`` ``[ERROR]``), so once an
+    editor is connected fixlore's records go to it with their real type and
+    stderr stays silent but for crashes. Until ``send`` is bound (the editor
+    not yet connected) records wait in a small buffer; a send that fails (the
+    editor gone) falls back to ``fallback`` (stderr).
+    """
+
+    _BUFFER = 200
+
+    def __init__(self, send: Callable[[int, str], None] | None = None, fallback: logging.Handler | None = None) -> None:
         super().__init__()
         self._send = send
+        self._fallback = fallback
         self._busy = False
+        self._pending: list[logging.LogRecord] = []
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: int | None = None
+        self.setFormatter(logging.Formatter("%(name)s: %(message)s"))
+
+    def bind(self, send: Callable[[int, str], None] | None) -> None:
+        """Send through ``send`` from now on (``None``: buffer again)."""
+        self._send = send
+
+    @property
+    def connected(self) -> bool:
+        """True once records go to the editor."""
+        return self._send is not None
 
     def emit(self, record: logging.LogRecord) -> None:
         """Send one record to the editor (never raising, never recursing)."""
@@ -53,25 +99,124 @@ class LspLogHandler(logging.Handler):
             return
         self._busy = True
         try:
-            self._send(record.levelno, self.format(record))
-        except Exception:  # noqa: BLE001 - logging must never take the server down
-            pass
+            self._deliver(record)
         finally:
             self._busy = False
 
+    def _deliver(self, record: logging.LogRecord) -> None:
+        if self._send is None:
+            if len(self._pending) < self._BUFFER:
+                self._pending.append(record)
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        if loop is not None:
+            self._loop, self._thread = loop, threading.get_ident()
+        elif self._loop is not None and not self._loop.is_closed() and threading.get_ident() != self._thread:
+            # A record from a worker thread: the transport belongs to the event loop.
+            try:
+                self._loop.call_soon_threadsafe(self.handle, record)
+                return
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+        pending, self._pending = self._pending, []
+        for index, item in enumerate([*pending, record]):
+            try:
+                self._send(message_type(item.levelno), self.format(item))
+            except NotReady:  # no transport yet: keep this and the rest, in order
+                self._pending = [*pending, record][index:][: self._BUFFER]
+                return
+            except Exception:  # noqa: BLE001 - logging must never take the server down
+                if self._fallback is not None:
+                    self._fallback.handle(item)
+
+    def flush_to_fallback(self, level: int = logging.WARNING) -> None:
+        """Write what still waits, from ``level`` up, to the fallback (the editor never came)."""
+        pending, self._pending = self._pending, []
+        if self._fallback is not None:
+            for item in pending:
+                if item.levelno >= level:
+                    self._fallback.handle(item)
+
+
+_STDERR_QUIET = logging.CRITICAL
+"""The stderr handler's level: only crashes (editors show every stderr line as an error)."""
+
+
+class _StderrHandler(logging.StreamHandler):  # type: ignore[type-arg]
+    """stderr: crashes, and what the editor could not receive."""
+
+    _fixlore = True
+
+
+_editor_handler: LspLogHandler | None = None
+_stderr_handler: logging.Handler | None = None
+
 
 def configure(level: str = "info", stream: object = None) -> None:
-    """Set up fixlore's logging for a server process (idempotent)."""
+    """Set up fixlore's logging for a server process (idempotent).
+
+    Records go to the editor as ``window/logMessage`` once :func:`connect`
+    has given them one (those logged before wait for it); stderr carries only
+    CRITICAL records (crashes), a record the editor could not take (it left),
+    and at exit the warnings and errors no editor ever received. Python's own
+    report of an uncaught exception goes to stderr too.
+    """
+    global _editor_handler, _stderr_handler
     root = logging.getLogger()
     for handler in list(root.handlers):
         if getattr(handler, "_fixlore", False):
             root.removeHandler(handler)
-    handler = logging.StreamHandler(stream or sys.stderr)  # type: ignore[arg-type]
-    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
-    handler.addFilter(_PyglsBodyFilter())
-    handler._fixlore = True  # type: ignore[attr-defined]
-    root.addHandler(handler)
+    stderr = _StderrHandler(stream or sys.stderr)  # type: ignore[arg-type]
+    stderr.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    stderr.addFilter(_PyglsBodyFilter())
+    editor = LspLogHandler(fallback=stderr)
+    editor.addFilter(_PyglsBodyFilter())
+    editor._fixlore = True  # type: ignore[attr-defined]
+    stderr.setLevel(_STDERR_QUIET)
+    if _editor_handler is None:
+        atexit.register(_flush_unsent)
+    _editor_handler, _stderr_handler = editor, stderr
+    root.addHandler(stderr)
+    root.addHandler(editor)
     set_level(level)
+
+
+def to_stderr() -> None:
+    """Log to stderr at the configured level instead of to the editor (``serve --tcp``: a terminal's)."""
+    editor, stderr = _editor_handler, _stderr_handler
+    if editor is None or stderr is None:
+        return
+    logging.getLogger().removeHandler(editor)
+    stderr.setLevel(logging.NOTSET)
+    editor.flush_to_fallback(logging.NOTSET)
+
+
+def _flush_unsent() -> None:
+    if _editor_handler is not None:
+        _editor_handler.flush_to_fallback()
+
+
+def connect(server: Any) -> None:
+    """Send the log records of a process set up by :func:`configure` to ``server``'s editor.
+
+    A no-op where :func:`configure` did not run (a server inside a test
+    process keeps that process's logging as it is). Records are sent once the
+    server has a transport; those logged before wait and go first.
+    """
+    editor, stderr = _editor_handler, _stderr_handler
+    if editor is None or stderr is None:
+        return
+
+    def send(kind: int, message: str) -> None:
+        protocol = server.protocol
+        if getattr(protocol, "writer", None) is None:
+            raise NotReady
+        protocol.notify(types.WINDOW_LOG_MESSAGE, types.LogMessageParams(type=types.MessageType(kind), message=message))
+
+    editor.bind(send)
 
 
 def set_level(level: str) -> None:

@@ -34,7 +34,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import default_converter
 from pygls.workspace import TextDocument
 
-from fixlore.lsp import __version__
+from fixlore.lsp import __version__, logs
 from fixlore.lsp.config import FixloreConfig
 from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, MessageTooLarge, loads, read_body
 from fixlore.lsp.logs import RateLimiter
@@ -113,6 +113,7 @@ class FixloreServer(LanguageServer):
         (and logged). A connection that leaves or says something else first is
         ignored and the server keeps listening. Raises :class:`CannotListen`.
         """
+        logs.to_stderr()  # a TCP server's stderr is the terminal that started it, not an editor's log
         self._stop_event = Event()
         editor: list[asyncio.StreamWriter] = []
         waiting: set[asyncio.StreamWriter] = set()
@@ -335,6 +336,7 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     server = FixloreServer(options or ServerOptions())
     for feature in (lifecycle, documents, proxy, code_actions, commands, learning):
         feature.register(server)
+    logs.connect(server)  # a `fixlore serve` process logs to the editor (window/logMessage), not stderr
     return server
 
 
