@@ -103,7 +103,7 @@ async def server(tmp_path: Path) -> AsyncIterator[TcpServer]:
     )
     srv = TcpServer(process, port)
     drain = asyncio.ensure_future(srv.drain())
-    await srv.wait_log(f"serving on 127.0.0.1:{port}")
+    await srv.wait_log(f"serving on 127.0.0.1:{port}", timeout=60)  # start-up, on a busy machine
     yield srv
     if process.returncode is None:
         process.kill()

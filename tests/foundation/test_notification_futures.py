@@ -1,0 +1,37 @@
+"""Notifications leave nothing behind: pygls kept a future per didOpen/didClose, ~3.7 KB a cycle (issue 15)."""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from fixlore.lsp.server import create_server
+
+
+def body(message: dict[str, Any]) -> bytes:
+    return json.dumps({"jsonrpc": "2.0", **message}).encode()
+
+
+async def test_open_close_cycles_keep_no_futures(tmp_path: Path) -> None:
+    server = create_server()
+    out = io.BytesIO()
+    server.protocol.set_writer(out)
+    protocol = server.protocol
+    protocol.receive(body({"id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}}))
+    while b'"id":1' not in out.getvalue():
+        await asyncio.sleep(0)  # let the initialize task run; no timing involved
+    protocol.receive(body({"method": "initialized", "params": {}}))
+
+    for n in range(200):
+        uri = (tmp_path / f"f{n}.py").as_uri()
+        doc = {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"}
+        protocol.receive(body({"method": "textDocument/didOpen", "params": {"textDocument": doc}}))
+        protocol.receive(body({"method": "textDocument/didClose", "params": {"textDocument": {"uri": uri}}}))
+    for _ in range(50):  # let the handlers' tasks finish
+        await asyncio.sleep(0)
+
+    assert len(protocol._request_futures) < 5  # noqa: SLF001 - the leak was here: 400 after 200 cycles
+    await server.features["lifecycle"].farewell()
