@@ -160,7 +160,8 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         for a key in neither reads that key's rows through an index.
         """
         return cls(
-            home if home is not None else knowledge_home(),
+            # Absolute: the store is opened read-only by a file: URI, which a relative path cannot be.
+            Path(home if home is not None else knowledge_home()).expanduser().absolute(),
             workspace_root=workspace_root,
             learning=learning,
             workspace_scope=workspace_scope,

@@ -166,3 +166,16 @@ def test_help_lists_examples(command: list[str]) -> None:
     assert proc.returncode == 0
     examples = proc.stdout.split("examples:\n", 1)[1].splitlines()
     assert examples and all(line.startswith(f"  fixlore {' '.join(command)}".rstrip()) for line in examples), examples
+
+
+@pytest.mark.parametrize("how", ["--home", "FIXLORE_HOME"])
+def test_a_relative_knowledge_home_works(tmp_path: Path, how: str) -> None:
+    flags = ["--home", "rel/home"] if how == "--home" else []
+    env = dict(os.environ, FIXLORE_HOME="rel/home") if how == "FIXLORE_HOME" else dict(os.environ)
+
+    created = run("knowledge", "prune", *flags, cwd=tmp_path, env=env)  # creates the store
+    listed = run("knowledge", "list", *flags, cwd=tmp_path, env=env)  # reads it back
+
+    assert (created.returncode, listed.returncode) == (0, 0), created.stderr + listed.stderr
+    assert (tmp_path / "rel" / "home" / "knowledge.sqlite3").is_file()
+    assert listed.stderr == ""

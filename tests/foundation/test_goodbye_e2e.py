@@ -57,3 +57,18 @@ async def test_every_acknowledged_event_is_stored(tmp_path: Path, leave: str, co
         env=dict(os.environ),
     )
     assert json.loads(stats.stdout)["events"] == acknowledged
+
+
+async def test_no_learning_with_a_relative_home_still_opens_the_store(tmp_path: Path) -> None:
+    made = subprocess.run(
+        fixlore_command("knowledge", "prune"),
+        cwd=tmp_path,
+        env=dict(os.environ, FIXLORE_HOME="rel"),
+        capture_output=True,
+        timeout=60,
+    )
+    assert made.returncode == 0
+
+    # Editor waits for fixlore/status, which follows the store's opening.
+    async with Editor(tmp_path, ruff=False, flags=("--no-learning",), env={"FIXLORE_HOME": "rel"}) as editor:
+        assert (await editor.stats())["learning"] is False
