@@ -21,20 +21,22 @@
     :diagnosticsDebounceMs 250
     :manualFixPauseMs 2000
     :upstreamTimeoutMs 3000
-    :upstreams (:python [(:command ["ruff" "server"] :name "ruff")]
-                :rust [(:command ["rust-analyzer"])]
-                :go [(:command ["gopls"])]))
+    ;; Only Python (with ruff) by default.  Front other languages' servers
+    ;; by adding them here once they are installed (a server that is not
+    ;; installed is reported at every start), e.g.:
+    ;;   :rust [(:command ["rust-analyzer"])]
+    ;;   :go [(:command ["gopls"])]
+    ;;   :typescript [(:command ["typescript-language-server" "--stdio"])]
+    :upstreams (:python [(:command ["ruff" "server"] :name "ruff")]))
   "fixlore's settings, as Eglot sends them (see docs/editors.md).")
 
 (with-eval-after-load 'eglot
   (add-to-list 'eglot-server-programs
-               `((python-mode python-ts-mode
-                  rust-mode rust-ts-mode
-                  go-mode go-ts-mode
-                  js-mode js-ts-mode typescript-ts-mode tsx-ts-mode
-                  sh-mode bash-ts-mode
-                  java-mode java-ts-mode
-                  c-mode c-ts-mode)
+               ;; Python only by default.  fixlore also serves (syntax diagnostics,
+               ;; learned fixes) rust-mode rust-ts-mode go-mode go-ts-mode js-mode
+               ;; js-ts-mode typescript-ts-mode tsx-ts-mode sh-mode bash-ts-mode
+               ;; java-mode java-ts-mode c-mode c-ts-mode: add them to this list.
+               `((python-mode python-ts-mode)
                  . ("fixlore" "serve" "--stdio"
                     :initializationOptions (:fixlore ,fixlore-eglot-settings))))
   (setq-default eglot-workspace-configuration

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -63,6 +64,29 @@ EMACS_PROBE = r"""
           :false-object :json-false :null-object nil)))
 """
 
+EGLOT_SESSION = r"""
+(require 'package)
+(setq package-directory-list (list "/usr/share/emacs/site-lisp/elpa")
+      package-user-dir (expand-file-name "elpa" (getenv "HOME")))
+(package-initialize)
+(require 'eglot)
+(load (getenv "FIXLORE_EL") nil t)
+(setq eglot-sync-connect 60)
+(find-file (expand-file-name "a.py" (getenv "WORKSPACE")))
+(python-mode)
+(call-interactively #'eglot)
+(with-timeout (90 (princ "no diagnostics within 90 s") (kill-emacs 3))
+  (while (not (flymake-diagnostics))
+    (accept-process-output nil 0.1)))
+(let ((stderr (seq-find (lambda (b) (string-match-p "stderr" (buffer-name b))) (buffer-list))))
+  (princ (json-serialize
+          (list :server (plist-get (eglot--server-info (eglot-current-server)) :name)
+                :stderr (if stderr (with-current-buffer stderr (buffer-string)) :null)
+                :diagnostics (vconcat (mapcar #'flymake-diagnostic-text (flymake-diagnostics))))
+          :null-object :null)))
+(kill-emacs 0)
+"""
+
 NEOVIM_PROBE = """
 local cfg = dofile(arg[1])
 io.stdout:write(vim.json.encode({cmd = cfg.cmd, filetypes = cfg.filetypes,
@@ -94,6 +118,8 @@ def run_emacs(file: Path, tmp_path: Path) -> dict[str, Any]:
     """Load an Eglot snippet in a real Emacs with Eglot stubbed; what it configured, as JSON."""
     emacs = shutil.which("emacs")
     if emacs is None:
+        # CI installs it (.ci/run): there a missing Emacs is a failure, not a skip.
+        assert not os.environ.get("CI"), "emacs is not installed (apt-get install emacs-nox elpa-eglot)"
         pytest.skip("emacs is not installed here (apt-get install emacs-nox); the elisp reader tests still ran")
     probe = tmp_path / "probe.el"
     probe.write_text(EMACS_PROBE)
@@ -121,13 +147,32 @@ def test_helix_config_starts_fixlore_serve_with_settings_the_server_accepts() ->
     assert config.upstreams["python"][0].command == ("ruff", "server")
 
 
-def test_helix_config_gives_fixlore_every_language_it_serves() -> None:
+def uncommented(toml: str) -> str:
+    """The Helix example with its commented-out TOML lines (``# key = ...``, ``# [[language]]``) switched on."""
+    lines = []
+    for line in toml.splitlines():
+        body = line.removeprefix("# ")
+        if line.startswith("# ") and re.match(r"(\[\[language\]\]|[a-z-]+ = )", body):
+            line = body
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def test_helix_config_configures_only_python_with_ruff_by_default() -> None:
     data = tomllib.loads(HELIX.read_text())
+    assert [lang["name"] for lang in data["language"]] == ["python"]
+    assert data["language"][0]["language-servers"] == ["fixlore"]
+    assert set(data["language-server"]["fixlore"]["config"]["fixlore"]["upstreams"]) == {"python"}
+
+
+def test_helix_config_uncommented_gives_fixlore_every_language_it_serves() -> None:
+    data = tomllib.loads(uncommented(HELIX.read_text()))
     languages = {lang["name"]: lang["language-servers"] for lang in data["language"]}
     assert all("fixlore" in servers for servers in languages.values())
     assert {HELIX_LANGUAGE_IDS[name] for name in languages} == set(supported_languages())
     # A language fixlore fronts an upstream for must not also start that upstream directly.
     upstreams = data["language-server"]["fixlore"]["config"]["fixlore"]["upstreams"]
+    assert_server_accepts(data["language-server"]["fixlore"]["config"]["fixlore"])
     for name, servers in languages.items():
         if HELIX_LANGUAGE_IDS[name] in upstreams:
             assert servers == ["fixlore"], f"{name} would show its upstream's diagnostics twice"
@@ -158,12 +203,47 @@ def test_elisp_reader_rejects_what_emacs_would_reject() -> None:
 def test_eglot_snippet_configures_eglot_in_emacs(tmp_path: Path) -> None:
     seen = run_emacs(EMACS, tmp_path)
     assert seen["program"] == ["fixlore", "serve", "--stdio"]
-    assert {"python-mode", "python-ts-mode"} <= set(seen["modes"])
+    # Python with ruff only by default: a Python user is told of no missing gopls.
+    assert set(seen["modes"]) == {"python-mode", "python-ts-mode"}
     settings = seen["initializationOptions"]["fixlore"]
     assert seen["workspaceConfiguration"]["fixlore"] == settings
     config = assert_server_accepts(settings)
     assert config.workspace_knowledge is False
+    assert set(config.upstreams) == {"python"}
     assert config.upstreams["python"][0].command == ("ruff", "server")
+
+
+@pytest.mark.e2e
+def test_eglot_in_emacs_shows_ruff_diagnostics_through_fixlore(tmp_path: Path) -> None:
+    """A real Eglot (Debian's elpa-eglot) with the shipped snippet, as a Python user starts it."""
+    emacs = shutil.which("emacs")
+    if emacs is None or not Path("/usr/share/emacs/site-lisp/elpa").is_dir():
+        assert not os.environ.get("CI"), "emacs or eglot is missing (apt-get install emacs-nox elpa-eglot)"
+        pytest.skip("emacs with eglot is not installed here (apt-get install emacs-nox elpa-eglot)")
+    (tmp_path / "a.py").write_text("import os\n")
+    probe = tmp_path / "session.el"
+    probe.write_text(EGLOT_SESSION)
+    bin_dir = Path(sys.executable).parent  # fixlore and ruff, as a user's PATH has them
+    done = subprocess.run(
+        [emacs, "-Q", "--batch", "-l", str(probe)],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        env={
+            "FIXLORE_EL": str(EMACS),
+            "WORKSPACE": str(tmp_path),
+            "PATH": f"{bin_dir}:/usr/bin:/bin",
+            "HOME": str(tmp_path),
+            "FIXLORE_HOME": str(tmp_path / "fixlore-home"),
+        },
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    seen = json.loads(done.stdout)
+    assert seen["server"] == "fixlore"
+    assert any("F401" in d for d in seen["diagnostics"]), seen
+    # Eglot keeps the server's stderr in a buffer of its own: nothing there at the default log level.
+    assert seen["stderr"] == "", seen["stderr"]
 
 
 # --- Neovim --------------------------------------------------------------------------------
