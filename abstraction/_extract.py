@@ -24,7 +24,7 @@ import tree_sitter
 from fixlore.abstraction._cst import python_context, python_unit, ts_node_for
 from fixlore.abstraction._imports import lift_import
 from fixlore.abstraction._pattern import Anchor, EditShape, FixCategory, Pattern
-from fixlore.abstraction._placeholders import is_numbered
+from fixlore.abstraction._placeholders import NUMBER, is_numbered
 from fixlore.abstraction._privacy import verify_privacy
 from fixlore.abstraction._results import Extracted, Failed, Skipped, SkipReason
 from fixlore.abstraction._shape import (
@@ -40,7 +40,7 @@ from fixlore.abstraction._shape import (
 from fixlore.abstraction._soundness import AT_DIAGNOSTIC, dropped, never_sound, subject_of_diagnostic
 from fixlore.abstraction._templates import Namer, signature_with
 from fixlore.abstraction._text import DiagnosticInfo, offset_at
-from fixlore.abstraction._tree import Source, Tok, tokens
+from fixlore.abstraction._tree import BLOCK_KINDS, Source, Tok, tokens
 from fixlore.abstraction.languages import get_parser
 from fixlore.abstraction.syntax import python_parses
 
@@ -112,6 +112,7 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
         if len(hunks) == 2 and change.reason is SkipReason.TOO_LARGE:
             return Skipped(SkipReason.TOO_MANY_PLACES, "two edits in different units")
         return change
+    _keep_new_digits(change)
     before_shape = layout(b_src, change.before)
     after_shape = layout(a_src, change.after)
     if before_shape == after_shape:
@@ -138,6 +139,18 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
         logger.warning("pattern refused by the privacy verifier: field %s", verdict.field)
         return Skipped(SkipReason.PRIVACY, verdict.field)
     return Extracted(pattern)
+
+
+def _keep_new_digits(change: _Change) -> None:
+    """A one-digit number the fix brings in is kept as it is (``stacklevel=2``).
+
+    A number the user had is ``$N`` and carried over; one the fix adds has no
+    user number to come from, and a single digit says no more than a keyword.
+    """
+    had = {t.text for t in change.before if t.abstract == NUMBER}
+    for tok in change.after:
+        if tok.abstract == NUMBER and len(tok.text) == 1 and tok.text.isdigit() and tok.text not in had:
+            tok.abstract = tok.text
 
 
 def _context(language: str, change: _Change) -> tuple[str, ...]:
@@ -225,7 +238,11 @@ def _locate(
     if b0 == b1:
         nodes = _whole_nodes(a_src, a0, a1)
         if nodes:
-            return _insertion(b_src, a_src, nodes, (b0, a0, a1), diag_span, diag, namer, code)
+            inserted = _insertion(b_src, a_src, nodes, (b0, a0, a1), diag_span, diag, namer, code)
+            if not (isinstance(inserted, Skipped) and inserted.reason is SkipReason.NOT_A_FIX):
+                return inserted
+            # Not a statement of its own (``, stacklevel=2`` in a call, ``Exception`` after
+            # ``except``): an edit of the unit around it, placed like any other edit below.
     if a0 == a1:
         nodes = _whole_nodes(b_src, b0, b1)
         if nodes:
@@ -241,10 +258,13 @@ def _locate(
         header = False
     else:
         string = _within_one_string(b_src, a_src, span)
-        cst = python_unit(a_src, a0, a1) if a_src.language == "python" and string is None else None
+        clause = _clause_header(a_src, a0, a1) if string is None else None
+        cst = python_unit(a_src, a0, a1) if a_src.language == "python" and string is clause is None else None
         ts_node = ts_node_for(a_src, cst.start, cst.end) if cst is not None else None
         if string is not None:
             node, u0, u1, header = string, string.start_byte, string.end_byte, False
+        elif clause is not None:
+            node, u0, u1, header = clause, clause.start_byte, header_end(clause, a1), True
         elif cst is not None and ts_node is not None:
             node, u0, u1, header = ts_node, cst.start, cst.end, cst.header
         else:
@@ -364,6 +384,21 @@ def _comment_change(
     if stmt is None or stmt.start_byte < line_start:
         return None
     return stmt, stmt.start_byte, max(line_end, stmt.end_byte)
+
+
+_CLAUSES = frozenset({"except_clause", "except_group_clause", "elif_clause", "case_clause", "catch_clause"})
+
+
+def _clause_header(src: Source, a0: int, a1: int) -> tree_sitter.Node | None:
+    """The clause whose header holds a change (``except:`` -> ``except Exception:``), not the whole statement."""
+    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(a0, max(a0, a1))
+    while node is not None and node.parent is not None:
+        if node.type in _CLAUSES:
+            return node if header_end(node, a1) != node.end_byte else None
+        if node.type in BLOCK_KINDS or node.type == "block":
+            return None
+        node = node.parent
+    return None
 
 
 def _within_one_string(b_src: Source, a_src: Source, span: tuple[int, int, int, int]) -> tree_sitter.Node | None:

@@ -126,7 +126,7 @@ def _text_field_memo(language: str, text: str, prose: bool, code: str) -> str:
                 continue
             return "malformed placeholder"
         if word[0].isdigit():
-            if word in kws:
+            if word in kws or (len(word) == 1 and not prose):
                 continue
             return "a literal number"
         if word in kws or is_allowed_name(language, word) or word.lower() in vocab:
