@@ -22,6 +22,7 @@ log had gathered up to that moment (upstream order from the preceding
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import re
 import secrets
@@ -52,23 +53,20 @@ _N = len(COUNT_KINDS)
 _I_OFFERED, _I_ACCEPTED, _I_REJECTED = 0, 1, 2
 _KIND_INDEX = {k.value: i for i, k in enumerate(COUNT_KINDS)}
 _SCOPES = [s.value for s in Scope]
+_NO_TEXTS: tuple[None, ...] = (None,) * 5
 _UNSAFE = re.compile(r"<(?=/script|!--)", re.IGNORECASE)
 
 _USER_SQL = (
     "SELECT fingerprint, language, source, code, category, has_shape, "
     + ", ".join(k.value for k in COUNT_KINDS)
     + ", first_seen, last_seen, workspaces, archived_at, archive_reason,"
-    " json_extract(body, '$.signature.message'), json_extract(body, '$.action.title'),"
-    " json_extract(body, '$.shape.unit'), json_extract(body, '$.shape.anchor'),"
-    " json_extract(body, '$.shape.before'), json_extract(body, '$.shape.after')"
+    # Only a learned fix's texts are shown (an action is shown by its rule): one JSON
+    # read per learned fix instead of six per row.
+    " CASE WHEN has_shape THEN json_extract(body, '$.signature.message', '$.shape.unit', '$.shape.anchor',"
+    " '$.shape.before', '$.shape.after') END"
     " FROM patterns"
 )
-_TREND_SQL = (
-    "SELECT p.language, p.source, p.code, p.has_shape, t.week, total(t.accepted), total(t.rejected),"
-    " total(t.succeeded), total(t.failed), total(t.manual)"
-    " FROM trend t JOIN patterns p ON p.fingerprint = t.fingerprint"
-    " GROUP BY p.language, p.source, p.code, p.has_shape, t.week"
-)
+_TREND_SQL = "SELECT fingerprint, week, accepted, rejected, succeeded, failed, manual FROM trend"
 
 
 class _Interned:
@@ -76,17 +74,22 @@ class _Interned:
 
     def __init__(self) -> None:
         self.items: list[str] = []
-        self._index: dict[str, int] = {}
+        self._index: dict[object, int] = {None: -1}
 
     def __call__(self, value: object) -> int:
-        if value is None:
-            return -1
-        s = str(value)
-        i = self._index.get(s)
+        i = self._index.get(value)
         if i is None:
+            if value is None:
+                return -1
+            s = str(value)
             i = self._index[s] = len(self.items)
             self.items.append(s)
         return i
+
+    def many(self, values: Sequence[object]) -> list[int]:
+        """Indexes of ``values`` (the common case, a string seen before, without a call)."""
+        index = self._index
+        return [index[v] if v in index else self(v) for v in values]
 
 
 class _Builder:
@@ -232,101 +235,143 @@ def _add_stats(b: _Builder, s: PatternStats) -> None:
 
 
 def _read_user(conn: sqlite3.Connection, b: _Builder, store: dict[str, int]) -> None:
-    user = _SCOPES.index(Scope.USER.value)
-    for r in conn.execute(_USER_SQL):
-        archived_at, reason = r[9 + _N], r[10 + _N]
-        row = b.add(
-            r[0],
-            user,
-            b.rule((r[1], r[2], r[3])),
-            r[4],
-            bool(r[5]),
-            r[6 : 6 + _N],
-            r[6 + _N],
-            r[7 + _N],
-            r[8 + _N],
-            None if archived_at is None else (reason or "archived"),
-            r[11 + _N :],
-        )
-        b.fp_row[r[0]] = row
-        store["archived" if archived_at is not None else "patterns"] += 1
+    """The user store's rows, column by column (a 100k-row store is read in well under a second)."""
+    rows = conn.execute(_USER_SQL).fetchall()
+    if not rows:
+        return
+    start = len(b.cols["id"])
+    cols = list(zip(*rows, strict=True))
+    c, intern = b.cols, b.strings
+    c["id"].extend(fp[:12] for fp in cols[0])
+    c["scope"].extend([_SCOPES.index(Scope.USER.value)] * len(rows))
+    c["rule"].extend(b.rule(key) for key in zip(cols[1], cols[2], cols[3], strict=True))
+    c["cat"].extend(intern.many(cols[4]))
+    c["fix"].extend(cols[5])
+    c["counts"].extend(itertools.chain.from_iterable(r[6 : 6 + _N] for r in rows))
+    c["first"].extend(map(int, cols[6 + _N]))
+    c["last"].extend(map(int, cols[7 + _N]))
+    c["ws"].extend(cols[8 + _N])
+    c["archived"].extend(
+        -1 if at is None else intern(why or "archived") for at, why in zip(cols[9 + _N], cols[10 + _N], strict=True)
+    )
+    c["title"].extend([-1] * len(rows))
+    texts = [json.loads(t) if t is not None else _NO_TEXTS for t in cols[11 + _N]]
+    for offset, name in enumerate(("msg", "unit", "anchor", "before", "after")):
+        c[name].extend(intern.many([t[offset] for t in texts]))
+    b.fp_row.update((fp, start + i) for i, fp in enumerate(cols[0]))
+    n_archived = sum(1 for at in cols[9 + _N] if at is not None)
+    store["archived"] += n_archived
+    store["patterns"] += len(rows) - n_archived
 
 
 def _read_trend(conn: sqlite3.Connection, b: _Builder) -> list[int]:
     """Per rule key, kind and week: accepted, rejected, succeeded, failed, manual (flat)."""
+    rule, fix = b.cols["rule"], b.cols["fix"]
+    sums: dict[tuple[int, int, int], list[int]] = {}
+    for fp, week, acc, rej, ok, bad, man in conn.execute(_TREND_SQL):
+        row = b.fp_row.get(fp)
+        if row is None:
+            continue
+        key = (rule[row], fix[row], int(week))
+        t = sums.get(key)
+        if t is None:
+            sums[key] = [acc, rej, ok, bad, man]
+        else:
+            t[0] += acc
+            t[1] += rej
+            t[2] += ok
+            t[3] += bad
+            t[4] += man
     out: list[int] = []
-    for lang, source, code, fix, week, *counts in conn.execute(_TREND_SQL):
-        out += [b.rule((lang, source, code)), int(fix), int(week), *(int(n) for n in counts)]
+    for key in sorted(sums, key=lambda k: k[2]):
+        out += [*key, *sums[key]]
     return out
+
+
+class _Replay:
+    """The user store's evidence as the event log builds it up, one code-action list at a time."""
+
+    def __init__(self, b: _Builder, logged: dict[int, list[int]]) -> None:
+        self.b = b
+        self.logged = logged
+        self.state: dict[int, list[int]] = {}
+        self.last_seen: dict[int, float] = {}
+        self.offered_at: dict[tuple[str, int], int] = {}
+        self.tally: dict[tuple[int, int], list[int]] = {}
+
+    def counts(self, row: int) -> list[int]:
+        """Counts of ``row`` so far: what the store holds beyond the log (pruned events, imports), then the log."""
+        st = self.state.get(row)
+        if st is None:
+            base = self.b.cols["counts"][row * _N : row * _N + _N]
+            lg = self.logged.get(row) or [0] * _N
+            st = self.state[row] = [max(0, n - m) for n, m in zip(base, lg, strict=True)]
+            self.last_seen[row] = float(self.b.cols["first"][row])
+        return st
+
+    def apply(self, row: int, i: int, at: float) -> None:
+        self.counts(row)[i] += 1
+        if at > self.last_seen[row]:
+            self.last_seen[row] = at
+
+    def decide(self, ws: str, at: float, chosen: int, rejected: list[int]) -> None:
+        """One list: was ``chosen`` already first, ranked on the evidence before this choice?"""
+        if rejected:
+            rows = [chosen, *rejected]
+            order = sorted(rows, key=lambda r: self.offered_at.get((ws, r), -1))
+            evidence: dict[str, PatternStats] = {}
+            for r in rows:
+                c = self.counts(r)
+                if any(c):
+                    seen = self.last_seen[r]
+                    evidence[str(r)] = PatternStats(str(r), Scope.USER, Counts(*c), seen, seen)
+            if evidence:
+                cands = [Candidate(key=str(r), pattern=None, upstream_index=n) for n, r in enumerate(order)]
+                top = rank_actions(cands, evidence, now=at)[0].candidate.key == str(chosen)
+            else:  # no evidence at all: the upstream order stands
+                top = order[0] == chosen
+            t = self.tally.setdefault((int(self.b.cols["rule"][chosen]), int(at // WEEK)), [0, 0])
+            t[0] += 1
+            t[1] += top
+        self.apply(chosen, _I_ACCEPTED, at)
+        for r in rejected:
+            self.apply(r, _I_REJECTED, at)
 
 
 def _replay(conn: sqlite3.Connection, b: _Builder, now: float) -> tuple[list[int], int]:
     """Per rule key and week: code-action lists decided, and how many had the choice already first."""
-    cols = b.cols
-    counts = cols["counts"]
-    # Evidence older than the log (pruned events, imports) is there from the start.
-    state: dict[int, list[int]] = {}
+    events: list[tuple[float, int, int, str]] = []
     logged: dict[int, list[int]] = {}
-    events = conn.execute("SELECT at, kind, fingerprint, workspace FROM events ORDER BY id").fetchall()
-    for _at, kind, fp, _ws in events:
+    for at, kind, fp, ws in conn.execute("SELECT at, kind, fingerprint, workspace FROM events ORDER BY id"):
         row = b.fp_row.get(fp)
         i = _KIND_INDEX.get(kind)
         if row is not None and i is not None:
-            logged.setdefault(row, [0] * _N)[i] += 1
-    for row in b.fp_row.values():
-        lg = logged.get(row)
-        base = counts[row * _N : row * _N + _N]
-        state[row] = [max(0, n - (lg[j] if lg else 0)) for j, n in enumerate(base)]
-    last_seen: dict[int, float] = {row: float(cols["first"][row]) for row in b.fp_row.values()}
-    offered_at: dict[tuple[str, int], int] = {}
-    open_lists: dict[str, tuple[float, int, list[int], int]] = {}
-    tally: dict[tuple[int, int], list[int]] = {}
-
-    def apply(row: int, i: int, at: float) -> None:
-        state[row][i] += 1
-        last_seen[row] = max(last_seen[row], at)
-
-    def close(ws: str) -> None:
-        at, chosen, rejected, _ = open_lists.pop(ws)
-        if rejected:
-            rows = [chosen, *rejected]
-            order = sorted(rows, key=lambda r: offered_at.get((ws, r), -1))
-            cands = [Candidate(key=str(r), pattern=None, upstream_index=n) for n, r in enumerate(order)]
-            evidence = {
-                str(r): PatternStats(str(r), Scope.USER, Counts(*state[r]), last_seen[r], last_seen[r])
-                for r in rows
-                if any(state[r])
-            }
-            ranked = rank_actions(cands, evidence, now=at)
-            t = tally.setdefault((int(cols["rule"][chosen]), int(at // WEEK)), [0, 0])
-            t[0] += 1
-            t[1] += ranked[0].candidate.key == str(chosen)
-        apply(chosen, _I_ACCEPTED, at)
-        for r in rejected:
-            apply(r, _I_REJECTED, at)
-
-    for n, (at, kind, fp, ws) in enumerate(events):
-        row = b.fp_row.get(fp)
-        i = _KIND_INDEX.get(kind)
-        if row is None or i is None:
-            continue
+            events.append((at, i, row, ws))
+            lg = logged.get(row)
+            if lg is None:
+                lg = logged[row] = [0] * _N
+            lg[i] += 1
+    r = _Replay(b, logged)
+    open_lists: dict[str, tuple[float, int, list[int]]] = {}
+    for n, (at, i, row, ws) in enumerate(events):
         pending = open_lists.get(ws)
         if pending is not None and not (i == _I_REJECTED and at - pending[0] <= DECISION_WINDOW_S):
-            close(ws)
+            del open_lists[ws]
+            r.decide(ws, *pending)
             pending = None
         if i == _I_ACCEPTED:
-            open_lists[ws] = (at, row, [], n)
+            open_lists[ws] = (at, row, [])
         elif i == _I_REJECTED and pending is not None:
             pending[2].append(row)
         else:
             if i == _I_OFFERED:
-                offered_at[(ws, row)] = n
-            apply(row, i, at)
-    for ws in list(open_lists):
-        close(ws)
+                r.offered_at[(ws, row)] = n
+            r.apply(row, i, at)
+    for ws, pending in open_lists.items():
+        r.decide(ws, *pending)
     flat: list[int] = []
     lists = 0
-    for (rule, week), (total, first) in sorted(tally.items(), key=lambda kv: kv[0][1]):
+    for (rule, week), (total, first) in sorted(r.tally.items(), key=lambda kv: kv[0][1]):
         flat += [rule, week, total, first]
         lists += total
     return flat, lists

@@ -78,6 +78,10 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             learning=False,
             base=not args.no_base,
             auto_prune=False,
+            # The dashboard reads the user store with its own queries: load none of it for ranking.
+            eager_max=0,
+            cache_rows=0,
+            packed_rows=0,
         )
     except KnowledgeError as exc:
         print(f"fixlore: {exc}", file=sys.stderr)
