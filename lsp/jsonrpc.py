@@ -41,7 +41,7 @@ def loads(body: bytes | str) -> Any:
 
 
 def dumps(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
-    """Compact UTF-8 JSON (orjson); values orjson refuses (ints past 64 bits) go to the stdlib.
+    """Compact UTF-8 JSON (orjson); values orjson refuses (ints past 64 bits, lone surrogates) go to the stdlib.
 
     Non-string keys are allowed, but only asked for when present: orjson's
     option for them costs half as much again on every dict.
@@ -53,7 +53,16 @@ def dumps(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
     try:
         return orjson.dumps(value, default=default, option=orjson.OPT_NON_STR_KEYS)
     except TypeError:
-        return json.dumps(value, default=default, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        text = json.dumps(value, default=default, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        # A lone surrogate (an upstream's diagnostic can hold one; JSON allows it,
+        # UTF-8 does not): repaired to U+FFFD, so the rest of the message still goes.
+        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
+
+
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _RESULT_PREFIX = re.compile(rb'\{(?:"jsonrpc":"2\.0",)?"id":(\d+),(?:"jsonrpc":"2\.0",)?"result":')

@@ -229,3 +229,15 @@ async def test_a_dynamic_registration_routes_its_method_until_unregistered_or_re
     assert await symbols() is None
     await command("flaky.register")
     assert [s["name"] for s in await symbols()] == ["flaky symbol"]
+
+
+async def test_a_lone_surrogate_in_an_upstream_diagnostic_costs_nothing_else(editors: Any, tmp_path: Path) -> None:
+    ed = await editors(f"python={server_flag('flaky.py')}")
+    uri = ed.open(tmp_path / "a.py", "x = 1  # SURROGATE\n")
+
+    published = await ed.wait_for(lambda: len(flaky_diagnostics(ed, uri)) == 2 and flaky_diagnostics(ed, uri))
+
+    messages = {d["code"]: d["message"] for d in published}
+    assert messages == {"FLK1": "flaky says hi", "FLK2": "half a pair: \ufffd."}
+    assert not shown(ed)  # no "internal error" popup
+    assert await hover(ed, uri, 0) is not None  # and the session goes on

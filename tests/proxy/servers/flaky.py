@@ -6,7 +6,8 @@ Behaviour, triggered by the word on the hovered line:
   GARBAGE -> junk frames first (no header, bad JSON, a JSON array), then the answer
 Otherwise hover answers "flaky hover" with an unknown field kept for the
 lossless check. Every open/change publishes one diagnostic with rich `data`
-and an unknown field. Code actions come without an edit and are resolved
+and an unknown field (and a second, whose message holds a lone surrogate,
+when the text holds SURROGATE). Code actions come without an edit and are resolved
 only if their `data` comes back exactly as sent. The command `flaky.ask`
 sends server-to-client requests (configuration, applyEdit, showMessageRequest,
 workDoneProgress/create, registerCapability) and returns what the editor said.
@@ -100,10 +101,13 @@ def request(method: str, params: Any) -> Any:
 def publish(uri: str, version: int | None) -> None:
     if PULL:
         return
+    diagnostics = [diag()]
+    if "SURROGATE" in docs.get(uri, ""):  # a second diagnostic whose message holds a lone surrogate
+        diagnostics.append({**diag(), "code": "FLK2", "message": "half a pair: \ud83d."})
     send(
         {
             "method": "textDocument/publishDiagnostics",
-            "params": {"uri": uri, "version": version, "diagnostics": [diag()]},
+            "params": {"uri": uri, "version": version, "diagnostics": diagnostics},
         }
     )
 
