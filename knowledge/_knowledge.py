@@ -26,14 +26,14 @@ import logging
 import secrets
 import sqlite3
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 from fixlore.abstraction._pattern import Pattern, Scope, Signature
 
 from . import _admin
 from ._delta import Batch, PatternDelta, WorkspaceDelta
-from ._exchange import Verifier
+from ._exchange import Record, Verifier
 from ._index import R_BODY, R_FIRST, R_LAST, R_WS, Index, Row
 from ._loading import LoadingMixin
 from ._model import (
@@ -47,6 +47,7 @@ from ._model import (
 )
 from ._paths import STORE_FILE, knowledge_home, workspace_hash
 from ._store import Store
+from ._team import TeamSync, TrustConfig
 from ._verify import check_privacy
 from ._workspace import WorkspaceScope
 from ._writer import WriterMixin
@@ -83,6 +84,9 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         eager_max: int = EAGER_MAX,
         cache_rows: int = CACHE_ROWS,
         packed_rows: int = PACKED_ROWS,
+        team: str | None = None,
+        team_trust: TrustConfig | None = None,
+        team_interval: float = 60.0,
     ) -> None:
         self.home = home
         self.db_path = home / STORE_FILE
@@ -132,6 +136,12 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
             self._load(base)
         except sqlite3.Error as exc:
             raise KnowledgeError(f"cannot read the knowledge store {self.db_path}: {exc}") from exc
+        self.team: TeamSync | None = None
+        if team:
+            trust = team_trust if team_trust is not None else TrustConfig()
+            self.team = TeamSync(self, team, trust=trust, interval=team_interval)
+            if team_interval > 0:  # 0: no thread, the caller syncs (``fixlore team sync``)
+                self.team.start()
 
     @classmethod
     def open(
@@ -150,6 +160,9 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         eager_max: int = EAGER_MAX,
         cache_rows: int = CACHE_ROWS,
         packed_rows: int = PACKED_ROWS,
+        team: str | None = None,
+        team_trust: TrustConfig | None = None,
+        team_interval: float = 60.0,
     ) -> Knowledge:
         """Open (creating if learning is on) the store under ``home`` and load every scope.
 
@@ -158,6 +171,11 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         about ``cache_rows`` rows stay loaded as lists, up to ``packed_rows`` more are
         held packed (read-only, ~63 bytes a row; a write unpacks the key), and a request
         for a key in neither reads that key's rows through an index.
+
+        ``team``: a team store's connection string (or ``service=NAME``); a background
+        thread then publishes this store's events there and pulls the team's trusted
+        evidence into the index every ``team_interval`` seconds (see ``._team``); with
+        ``team_interval=0`` nothing runs by itself and the caller uses ``k.team.sync()``.
         """
         return cls(
             # Absolute: the store is opened read-only by a file: URI, which a relative path cannot be.
@@ -174,6 +192,9 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
             eager_max=eager_max,
             cache_rows=cache_rows,
             packed_rows=packed_rows,
+            team=team,
+            team_trust=team_trust,
+            team_interval=team_interval,
         )
 
     # -- the request path ---------------------------------------------------------------
@@ -305,8 +326,21 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
             _bump(wrow, i, at)
             self._ws_pending.setdefault(fp, WorkspaceDelta(p)).add(i, at)
 
+    def replace_team(self, records: Iterable[Record]) -> None:
+        """Swap in the team scope: checked, trusted team records (from ``._team``), all at once."""
+        buckets: dict[RuleKey, dict[str, Row]] = {}
+        for r in records:
+            p = r.pattern
+            body = p.to_json() if p.shape is not None else None
+            row: Row = [*r.counts.as_tuple(), r.first_seen, r.last_seen, r.workspaces, p.context, body]
+            buckets.setdefault(p.signature.rule_key, {})[p.fingerprint] = row
+        with self._cond:
+            self._index.replace(Scope.TEAM, buckets)
+
     def close(self, timeout: float | None = 10.0) -> None:
         """Flush, stop the writer and close the store."""
+        if self.team is not None:
+            self.team.stop(timeout)
         with self._cond:
             self._closing = True
             self._cond.notify_all()

@@ -104,7 +104,12 @@ def _score(
         f"recency {decay:.3f}: base knowledge does not age"
         if stats.scope is Scope.BASE
         else f"recency {decay:.3f}: last seen {age_days:.1f} days ago, half-life {config.half_life_days:g} days",
-        f"scope {stats.scope.value} (weight {scope_w:g})",
+        f"scope {stats.scope.value} (weight {scope_w:g})"
+        + (
+            f"; team: {c.accepted + c.manual} accepted in {stats.workspaces} workspaces"
+            if stats.scope is Scope.TEAM
+            else ""
+        ),
         f"context {ctx:.2f}: {shared} of {total} node kinds shared",
         f"upstream position {cand.upstream_index}",
     )
