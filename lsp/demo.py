@@ -4,7 +4,10 @@ The shipped sample workspace is copied to a temporary folder (the original is
 never touched) and a private knowledge home is used, so the demo leaves
 nothing behind. It starts ``fixlore serve`` as a child process over stdio
 (with ``ruff server`` as the Python upstream when ruff is installed), opens
-each file, and prints the diagnostics it receives.
+each file, and prints the diagnostics it receives. Then it shows both kinds of
+learning: fixes accepted from ruff's quick fixes change their order (with ruff),
+and a fix made by hand twice is offered back, and applied, in a new file
+(standalone too).
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ import os
 import shutil
 import sys
 import tempfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -54,7 +58,8 @@ async def _demo(workspace: Path, use_ruff: bool, out: Callable[[str], None]) -> 
     session = EditorSession(workspace, timeout=_TIMEOUT)
     await session.start(command, cwd=str(workspace))
     try:
-        result = await session.initialize(init_options={})
+        # A short pause before a hand edit counts as finished, so the demo need not wait 2 s a fix.
+        result = await session.initialize(init_options={"fixlore": {"manualFixPauseMs": _PAUSE_MS}})
         info = result.get("serverInfo", {})
         out(f"Connected to {info.get('name', '?')} {info.get('version', '?')} in {workspace}")
         out(f"Upstream for Python: {'ruff server' if use_ruff and ruff else 'none (standalone)'}\n")
@@ -71,6 +76,7 @@ async def _demo(workspace: Path, use_ruff: bool, out: Callable[[str], None]) -> 
                 out(_describe(diag))
         if use_ruff and ruff:
             await _show_learning(session, workspace, out)
+        await _show_hand_learning(session, workspace, "invalid-syntax" if use_ruff and ruff else "python-syntax", out)
         for method, params in session.notifications:
             if method == "window/showMessage":
                 out(f"[editor message] {params.get('message', '')}")
@@ -122,6 +128,59 @@ async def _show_learning(session: EditorSession, workspace: Path, out: Callable[
         chosen = next(a for a in actions if _DISABLE in a["title"])
         out(f"  [{k + 1}] picks: {chosen['title']}")
         await session.apply(chosen)  # its edit, then its command (fixlore.accept)
+
+
+_PAUSE_MS = 300
+_HAND_FIXED = ("def total(rows, start)", "def average(amounts, weights)")
+_FRESH = "def shipping_cost(order, rate)"
+
+
+async def _stats_after(session: EditorSession, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
+    """``fixlore.stats`` once ``predicate`` holds (asked again on each server message, or every 0.2 s)."""
+    deadline = time.monotonic() + _TIMEOUT
+    while True:
+        stats: dict[str, Any] = await session.execute("fixlore.stats", [])
+        if predicate(stats) or time.monotonic() > deadline:
+            return stats
+        with contextlib.suppress(TimeoutError):
+            await session.next_message(timeout=0.2)
+
+
+def _more(key: str, than: int) -> Callable[[dict[str, Any]], bool]:
+    """A ``fixlore.stats`` predicate: the session's ``key`` count went past ``than``."""
+    return lambda stats: int(stats["session"][key]) > than
+
+
+async def _show_hand_learning(session: EditorSession, workspace: Path, code: str, out: Callable[[str], None]) -> None:
+    """Two syntax errors fixed by typing, then the same fix offered, and applied, in a new file."""
+    out("\nLearning from hand edits: a missing `:` typed in by hand, twice")
+    for k, header in enumerate(_HAND_FIXED):
+        path = workspace / f"by_hand_{k}.py"
+        path.write_text(f"{header}\n    return len({header.split()[1].split('(')[0]}.__name__)\n")
+        settles = (await _stats_after(session, lambda s: True))["session"]["settles"]
+        uri = session.open(path)
+        await session.diagnostic(uri, code)
+        await _stats_after(session, _more("settles", settles))  # the file as opened
+        fixes = (await _stats_after(session, lambda s: True))["session"]["manualFixes"]
+        session.insert(uri, len(header), ":")
+        await session.gone(uri, code)
+        await _stats_after(session, _more("manualFixes", fixes))
+        out(f"  [{k + 1}] types `:` after `{header}`")
+    path = workspace / "by_hand_new.py"
+    path.write_text(f"{_FRESH}\n    return order * rate\n")
+    uri = session.open(path)
+    for _ in range(50):  # the learned fix is instantiated for this file in the background
+        diag = await session.diagnostic(uri, code)
+        learned = [a for a in await session.code_actions(uri, diag) if a["title"].startswith("Apply learned fix")]
+        if learned:
+            break
+        await _stats_after(session, lambda s: True)
+    else:
+        out("  (no learned fix was offered in time)")
+        return
+    out(f"  Offered for a new file: {learned[0]['title']}")
+    await session.apply(learned[0])
+    out(f"  Applied: {session.texts[uri].splitlines()[0]}")
 
 
 def run_demo(workspace: str | None = None, use_ruff: bool = True, out: Callable[[str], None] = print) -> int:

@@ -179,3 +179,13 @@ def test_a_relative_knowledge_home_works(tmp_path: Path, how: str) -> None:
     assert (created.returncode, listed.returncode) == (0, 0), created.stderr + listed.stderr
     assert (tmp_path / "rel" / "home" / "knowledge.sqlite3").is_file()
     assert listed.stderr == ""
+
+
+@pytest.mark.parametrize("flags", [[], ["--no-ruff"]], ids=["ruff", "standalone"])
+def test_demo_shows_a_fix_learned_from_hand_edits(flags: list[str]) -> None:
+    proc = run("demo", *flags)
+
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    section = proc.stdout.split("Learning from hand edits", 1)[1]
+    assert "Offered for a new file: Apply learned fix: " in section
+    assert "def shipping_cost(order, rate):" in section  # applied: the colon typed in by fixlore
