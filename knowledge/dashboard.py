@@ -190,7 +190,6 @@ def dashboard_data(k: Knowledge, *, now: float | None = None, prune: PruneConfig
     return {
         "version": DATA_VERSION,
         "generated": int(now),
-        "learning": k.learning,
         "store": store,
         "scopes": _SCOPES,
         "countKinds": [kd.value for kd in COUNT_KINDS],

@@ -130,8 +130,8 @@
     chart("chart-effect", {
       type: "line",
       data: { labels: axis.labels, datasets: [
-        { label: "learned-fix success %", data: series(rate(ok, function (w) { return (ok[w] || 0) + (bad[w] || 0); })), borderColor: "#1f6feb", backgroundColor: "#1f6feb", spanGaps: true },
-        { label: "choice already first %", data: series(rate(first, function (w) { return lists[w] || 0; })), borderColor: "#bf8700", backgroundColor: "#bf8700", spanGaps: true }
+        { label: "learned-fix success %", data: series(rate(ok, function (w) { return (ok[w] || 0) + (bad[w] || 0); })), borderColor: "#1f6feb", backgroundColor: "#1f6feb", spanGaps: true, pointRadius: 4 },
+        { label: "choice already first %", data: series(rate(first, function (w) { return lists[w] || 0; })), borderColor: "#bf8700", backgroundColor: "#bf8700", spanGaps: true, pointRadius: 4 }
       ] },
       options: { scales: { y: { min: 0, max: 100 } } }
     });
@@ -267,7 +267,7 @@
   var st = D.store;
   $("generated").textContent = "Generated " + new Date(D.generated * 1000).toLocaleString() + " · " +
     st.patterns + " learned patterns in the user store (" + st.archived + " archived), " + st.events + " events, " +
-    st.lists + " code-action lists decided" + (D.learning ? "" : " · learning is off");
+    st.lists + " code-action lists decided";
   if (typeof Chart !== "undefined") {
     Chart.defaults.color = getComputedStyle(document.body).color;
   }

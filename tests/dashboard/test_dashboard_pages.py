@@ -14,7 +14,7 @@ import pytest
 
 from tests.conftest import fixlore_command
 
-from ._browser import ARTEFACTS, chromium_path, choose, series, shown, with_page
+from ._browser import ARTEFACTS, choose, chromium_path, series, shown, with_page
 from ._generate import populate
 
 pytestmark = pytest.mark.e2e
