@@ -28,6 +28,8 @@ from ._model import (
 )
 from ._paths import knowledge_home, workspace_file
 from ._ranking import prior_score, rank_actions
+from ._team import SyncReport, TeamPattern, TeamRead, TeamSync, TrustConfig, check_team
+from ._teamdb import TeamError, team_conninfo
 
 __all__ = [
     "FORMAT",
@@ -50,8 +52,16 @@ __all__ = [
     "RankingConfig",
     "Record",
     "RuleKey",
+    "SyncReport",
+    "TeamError",
+    "TeamPattern",
+    "TeamRead",
+    "TeamSync",
+    "TrustConfig",
     "knowledge_home",
     "prior_score",
+    "check_team",
     "rank_actions",
+    "team_conninfo",
     "workspace_file",
 ]

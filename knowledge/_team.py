@@ -437,3 +437,21 @@ def resolve(patterns: Sequence[TeamPattern], ident: str) -> str:
     if len(ids) != 1:
         raise LookupError(f"{ident!r} matches {len(ids)} team patterns" + ("; give more digits" if ids else ""))
     return ids[0]
+
+
+def check_team(conninfo: str) -> tuple[bool, str]:
+    """For ``fixlore doctor``: whether the team store answers, and what it says (team, patterns)."""
+    try:
+        with _teamdb.connect(_teamdb.team_conninfo(conninfo), timeout=3.0) as conn:
+            info = _teamdb.status(conn)
+    except (TeamError, ValueError) as exc:
+        return False, str(exc)
+    except Exception as exc:
+        import psycopg  # connected, so it is installed
+
+        if not isinstance(exc, psycopg.Error):
+            raise
+        return False, f"the team store refused: {_teamdb.short(exc)} (did `fixlore team init` run?)"
+    if info["team"] is None:
+        return False, "connected, but this role is in no team (fixlore team add-member)"
+    return True, f"team {info['team']}: {info['patterns']} patterns, {info['my_batches']} batches from this role"

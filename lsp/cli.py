@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from fixlore.knowledge import cli as knowledge_cli
-from fixlore.knowledge import dashboard_cli
+from fixlore.knowledge import dashboard_cli, team_cli
 from fixlore.lsp import __version__, explain
 from fixlore.lsp.config import parse_upstream_flag
 
@@ -74,6 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     knowledge_cli.register(sub)
     dashboard_cli.register(sub)
+    team_cli.register(sub)
     explain.register(sub)
     return parser
 

@@ -1,6 +1,7 @@
 """fixlore's configuration: one typed schema and one precedence order.
 
-Precedence, lowest first: defaults < ``pyproject.toml [tool.fixlore]`` <
+Precedence, lowest first: defaults < the environment (``FIXLORE_TEAM_KNOWLEDGE``,
+:func:`env_layer`) < ``pyproject.toml [tool.fixlore]`` <
 ``workspace/configuration`` (section ``fixlore``) < ``initializationOptions``
 (under the ``fixlore`` key) < CLI flags. :func:`merge_layers` implements it as
 a pure function. One refinement, in :mod:`fixlore.lsp.lifecycle`: a setting the
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import re
 import shlex
 import tomllib
@@ -24,6 +26,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from fixlore.knowledge import team_conninfo
 
 logger = logging.getLogger(__name__)
 
@@ -69,6 +73,10 @@ class FixloreConfig:
     """A vanished diagnostic counts as fixed by hand after this pause (or a save)."""
     upstream_timeout_ms: int = 3000
     """Per-request timeout for upstream servers; past it fixlore answers with what it has."""
+    team_knowledge: str = ""
+    """The team store: a PostgreSQL connection string, URI or libpq service name; empty: none.
+    Never with a password (libpq reads it from ``.pgpass``, ``PGPASSFILE`` or the environment).
+    Also ``FIXLORE_TEAM_KNOWLEDGE``, which every other layer overrides (:func:`env_layer`)."""
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -136,6 +144,10 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, str) or value.lower() not in LOG_LEVELS:
             raise ValueError(f"expected one of {', '.join(LOG_LEVELS)}")
         return value.lower()
+    if name == "team_knowledge":
+        if not isinstance(value, str):
+            raise ValueError(f"expected a connection string or a service name, got {type(value).__name__}")
+        return team_conninfo(value)
     if name.endswith("_ms"):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 600_000:
             raise ValueError("expected a whole number of milliseconds from 0 to 600000")
@@ -183,6 +195,16 @@ def parse_upstream_flag(flag: str) -> tuple[str, dict[str, Any]]:
     if not sep or not language.strip() or not command.strip():
         raise ValueError(f"--upstream expects LANGUAGE='COMMAND ...', got {flag!r}")
     return language.strip(), {"command": shlex.split(command)}
+
+
+TEAM_ENV = "FIXLORE_TEAM_KNOWLEDGE"
+
+
+def env_layer(environ: Mapping[str, str] | None = None) -> dict[str, Any]:
+    """Settings from the environment, the lowest layer above the defaults: ``FIXLORE_TEAM_KNOWLEDGE``."""
+    env = os.environ if environ is None else environ
+    value = env.get(TEAM_ENV, "")
+    return {"teamKnowledge": value} if value.strip() else {}
 
 
 def read_pyproject(root: Path | None) -> dict[str, Any]:

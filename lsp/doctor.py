@@ -16,7 +16,7 @@ from typing import Any
 
 from fixlore.abstraction.languages import get_language, grammar_versions, language_for, supported_languages
 from fixlore.lsp import __version__
-from fixlore.lsp.config import merge_layers, parse_config, read_pyproject
+from fixlore.lsp.config import env_layer, merge_layers, parse_config, read_pyproject
 
 _DISTS = ("pygls", "lsprotocol", "cattrs", "libcst", "tree-sitter", "platformdirs")
 
@@ -86,7 +86,7 @@ def run_doctor(cli_settings: dict[str, Any], out: Any = print, cwd: Path | None 
             problems.append(f"no grammar for {language}")
 
     root = cwd or Path.cwd()
-    merged = merge_layers(read_pyproject(root), cli_settings)
+    merged = merge_layers(env_layer(), read_pyproject(root), cli_settings)
     config, config_problems = parse_config(merged)
     problems.extend(f"configuration: {p}" for p in config_problems)
     out("\nUpstream servers:")
@@ -103,6 +103,17 @@ def run_doctor(cli_settings: dict[str, Any], out: Any = print, cwd: Path | None 
             out(f"  {language:<12} {' '.join(upstream.command):<40} {found or 'NOT FOUND on PATH'}")
             if not found:
                 problems.append(f"upstream `{upstream.command[0]}` for {language} is not on PATH")
+
+    out("\nTeam knowledge:")
+    if not config.team_knowledge:
+        out("  not configured (teamKnowledge, or FIXLORE_TEAM_KNOWLEDGE)")
+    else:
+        from fixlore.knowledge import check_team
+
+        ok, detail = check_team(config.team_knowledge)
+        out(f"  {config.team_knowledge}: {detail}")
+        if not ok:
+            problems.append(f"team knowledge: {detail}")
 
     out("\nLanguage servers on PATH:")
     found_any = False

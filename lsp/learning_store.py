@@ -75,7 +75,11 @@ class StoreSide:
         if self.knowledge is None and self._opening is None:
             self._open(new, root)
         elif self.knowledge is not None:
-            if (old.workspace_knowledge, old.base_knowledge) != (new.workspace_knowledge, new.base_knowledge):
+            if (old.workspace_knowledge, old.base_knowledge, old.team_knowledge) != (
+                new.workspace_knowledge,
+                new.base_knowledge,
+                new.team_knowledge,
+            ):
                 stale, self.knowledge = self.knowledge, None
                 self.executor.submit(stale.close)
                 self._open(new, root)
@@ -92,6 +96,7 @@ class StoreSide:
                 learning=config.learning,
                 workspace_scope=config.workspace_knowledge,
                 base=config.base_knowledge,
+                team=config.team_knowledge or None,  # a background thread; never on the request path
             )
 
         future = loop.run_in_executor(self.executor, open_)

@@ -22,7 +22,14 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from fixlore.lsp import logs
-from fixlore.lsp.config import FixloreConfig, merge_layers, parse_config, read_pyproject, split_init_options
+from fixlore.lsp.config import (
+    FixloreConfig,
+    env_layer,
+    merge_layers,
+    parse_config,
+    read_pyproject,
+    split_init_options,
+)
 from fixlore.lsp.protocol import current_raw_params
 
 if TYPE_CHECKING:
@@ -107,7 +114,7 @@ class Lifecycle:
     def apply(self) -> FixloreConfig:
         """Re-merge every layer, install the result and tell the listeners."""
         merged = merge_layers(
-            self.layers["pyproject"], self.layers["workspace"], self.layers["init"], self.layers["cli"]
+            env_layer(), self.layers["pyproject"], self.layers["workspace"], self.layers["init"], self.layers["cli"]
         )
         config, problems = parse_config(merged)
         fresh = [p for p in problems if p not in self._reported]
