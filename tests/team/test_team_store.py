@@ -325,3 +325,27 @@ def test_the_background_thread_publishes_and_pulls_by_itself(team: TeamEnv, tmp_
         while time.monotonic() < deadline and not team_fixes(r):
             time.sleep(0.05)
         assert team_fixes(r) == [LEARNED.fingerprint]
+
+
+def test_fixlore_killed_mid_publish_resends_exactly_the_missing_batches(team: TeamEnv, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run(
+        [sys.executable, str(Path(__file__).parent / "publish_proc.py"), str(tmp_path / "h"), team.url("alice")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+    )
+    assert proc.returncode == -9, proc.stdout + proc.stderr
+    store = sqlite3.connect(tmp_path / "h" / "knowledge.sqlite3")
+    assert store.execute("SELECT count(*) FROM team_outbox").fetchone() == (2,)  # batch 2 (sent) and 3
+    store.close()
+    with team.open(tmp_path / "h", "alice", workspace=tmp_path / "h" / "ws") as k:
+        assert k.team is not None
+        report = k.team.sync()
+        assert (report.enqueued, report.sent, report.resent, report.pending) == (0, 1, 1, 0)
+    rows = team_rows(team)
+    assert rows[LEARNED.fingerprint] == (0, 3, 1) and rows[FIX.fingerprint] == (2, 0, 1)
