@@ -145,7 +145,8 @@ class LearningLoop(StoreSide):
 
     def did_open(self, uri: str, raw: Any) -> None:
         """A new timeline; the first settle happens after a pause, once every source reported."""
-        self.timelines[uri] = DocTimeline(uri, changed_at=time.monotonic())
+        doc = self.server.open_document(uri)
+        self.timelines[uri] = DocTimeline(uri, changed_at=time.monotonic(), text=doc.source if doc else None)
         self._want_settle(uri, delay=self.pause_s())
 
     def did_change(self, uri: str, raw: Any) -> None:
@@ -153,7 +154,10 @@ class LearningLoop(StoreSide):
         timeline = self.timelines.setdefault(uri, DocTimeline(uri))
         changes = raw.get("contentChanges", []) if isinstance(raw, dict) else []
         version = (raw.get("textDocument") or {}).get("version") if isinstance(raw, dict) else None
-        timeline.apply_change(version, changes)
+        doc = self.server.open_document(uri)
+        new_text = doc.source if doc is not None else None
+        timeline.apply_change(version, changes, timeline.text, new_text)
+        timeline.text = new_text
         timeline.changed_at = time.monotonic()
         _cancel(self._source_timers, uri)
         self._check_undo(uri)

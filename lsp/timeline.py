@@ -17,6 +17,7 @@ the disk or logs text.
 
 from __future__ import annotations
 
+import difflib
 import functools
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
@@ -142,6 +143,26 @@ def change_spans(raw_changes: Iterable[Any]) -> list[tuple[int, int, int]] | Non
     return spans
 
 
+WIDE_LINES = 3
+"""A change replacing at least this many lines is diffed line by line."""
+
+
+def _wide(spans: list[tuple[int, int, int]] | None) -> bool:
+    return spans is None or any(end - start >= WIDE_LINES or new_lines >= WIDE_LINES for start, end, new_lines in spans)
+
+
+def diff_spans(old_text: str, new_text: str) -> list[tuple[int, int, int]]:
+    """The changed lines of two texts as :func:`change_spans` gives them, bottom first.
+
+    Each span replaces whole lines ``a1..a2-1`` by ``b2-b1`` lines; bottom
+    first, so each is in the coordinates the ones before it left.
+    """
+    old_lines, new_lines = old_text.split("\n"), new_text.split("\n")
+    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
+    spans = [(a1, a2 - 1, (b2 - b1) - 1) for tag, a1, a2, b1, b2 in matcher.get_opcodes() if tag != "equal"]
+    return spans[::-1]
+
+
 @functools.lru_cache(maxsize=8)
 def lines_of(text: str) -> tuple[str, ...]:
     """``text`` split into lines, once per text (every publish and code action of a version needs it)."""
@@ -184,12 +205,24 @@ class DocTimeline:
         default_factory=lambda: deque(maxlen=CHANGE_LOG)
     )
     """``(version after, spans)`` of recent changes, to shift lines seen at an older version."""
+    text: str | None = None
+    """The text as of the last change seen (to diff a change that replaces many lines)."""
     changed_at: float = 0.0
     """``time.monotonic()`` of the open or the last change (how long sources have had to report)."""
 
-    def apply_change(self, version: int | None, raw_changes: Iterable[Any]) -> None:
-        """Shift the baseline through one ``didChange``'s content changes."""
-        spans = change_spans(raw_changes)
+    def apply_change(
+        self, version: int | None, raw_changes: Iterable[Any], old_text: str | None = None, new_text: str | None = None
+    ) -> None:
+        """Shift the baseline through one ``didChange``'s content changes.
+
+        A change over many lines (an editor, a formatter or a tool sending the
+        whole text back) is replaced by the line diff of the two texts, when
+        they are given: lines it did not change keep their diagnostics.
+        """
+        changes = list(raw_changes)
+        spans = change_spans(changes)
+        if old_text is not None and new_text is not None and _wide(spans):
+            spans = diff_spans(old_text, new_text)
         self.changes.append((version, spans))
         if spans is None:
             self.positions_lost = True

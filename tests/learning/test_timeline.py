@@ -202,3 +202,29 @@ def test_a_source_that_has_not_reported_yet_neither_fixes_nor_loses_its_diagnost
     # Once it reports without the warning, that warning vanished.
     result = timeline.settle(3, "v3", [], origins=[])
     assert [t.key[1] for t in result.vanished] == ["SL1"]
+
+
+def whole_text(old: str, new: str) -> dict[str, Any]:
+    """The one change an editor sends when it replaces the whole text."""
+    lines = old.split("\n")
+    return change_at(0, 0, len(lines) - 1, len(lines[-1]), new)
+
+
+def change_at(l0: int, c0: int, l1: int, c1: int, text: str) -> dict[str, Any]:
+    return {"range": {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}, "text": text}
+
+
+def test_a_whole_text_replacement_deleting_a_block_keeps_the_diagnostics_below_it() -> None:
+    """Of nine equal diagnostics the one whose lines were deleted vanished, not the last one."""
+    old_lines = [f"x{i} = '{{}}'.format(v)" for i in range(40)]
+    old = "\n".join(old_lines) + "\n"
+    new = "\n".join(old_lines[:20] + old_lines[24:]) + "\n"
+    same = "Use f-string instead of `format` call"
+    timeline = DocTimeline("file:///t.py", text=old)
+    rows = [5, 10, 21, 30, 35]
+    timeline.baseline = [tracked(r, code="UP032", message=same) for r in rows]
+    timeline.apply_change(2, [whole_text(old, new)], old, new)
+    now = [diag(r if r < 20 else r - 4, code="UP032", message=same) for r in rows if r != 21]
+    result = compare(timeline.baseline, now)
+    assert [t.raw["range"]["start"]["line"] for t in result.vanished] == [21]
+    assert not result.new
