@@ -272,6 +272,7 @@
     Chart.defaults.color = getComputedStyle(document.body).color;
   }
   render();
+  document.body.dataset.readyMs = String(Math.round(performance.now()));
   document.body.dataset.ready = "1";
 
   /* ---- live refresh (fixlore dashboard --serve) ---- */
