@@ -41,6 +41,7 @@ EXPORT = "fixlore.export"
 IMPORT = "fixlore.import"
 STATS = "fixlore.stats"
 SET_LEARNING = "fixlore.setLearning"
+DASHBOARD = "fixlore.dashboard"
 
 
 def pattern_summary(stats: PatternStats) -> dict[str, Any]:
@@ -157,6 +158,24 @@ def register(server: FixloreServer) -> None:
             "counts": asdict(stats.counts),
             "session": {"events": loop.events_recorded, "manualFixes": loop.fixes_learned, "settles": loop.settles},
         }
+
+    @server.command(DASHBOARD)
+    async def dashboard_command(*args: Any) -> Any:
+        # [{"cspSource": webview.cspSource}] optional: the page is self-contained either way.
+        options = args[0] if args and isinstance(args[0], dict) else {}
+        csp_source = options.get("cspSource") if isinstance(options.get("cspSource"), str) else None
+        k = await knowledge()
+
+        def build() -> str:
+            from fixlore.knowledge.dashboard import dashboard_data, render_html
+
+            k.flush()
+            return render_html(dashboard_data(k), csp_source=csp_source)
+
+        try:
+            return {"html": await in_worker(build)}
+        except (OSError, KnowledgeError) as exc:
+            raise JsonRpcInternalError(f"dashboard failed: {type(exc).__name__}") from exc
 
     @server.command(SET_LEARNING)
     async def set_learning_command(*args: Any) -> Any:

@@ -53,6 +53,9 @@ async def _session(root: Path, home: Path) -> None:
                 editor, f"h{k}.py", hand_source(k), "F821", lambda uri: editor.insert(uri, 0, "import os\n\n\n")
             )
         await editor.until_stats(lambda s: s["counts"]["manual"] >= 3 and s["counts"]["accepted"] >= 6)
+        # What the VS Code command shows in its webview: the server's own page.
+        result = await editor.execute("fixlore.dashboard", [{"cspSource": "https://webview.test"}])
+        (root.parent / "server.html").write_text(result["html"], encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +72,7 @@ def session_dashboard(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any
             fixlore_command("dashboard", "--workspace", str(root), *args), env=env, capture_output=True, text=True
         )
         assert proc.returncode == 0, proc.stderr
-    return {"page": page, "json": base / "session.json", "root": root, "home": home}
+    return {"page": page, "json": base / "session.json", "server": base / "server.html", "root": root, "home": home}
 
 
 def test_the_page_shows_the_sessions_choices_and_learned_fix(session_dashboard: dict[str, Any]) -> None:
@@ -104,7 +107,7 @@ def test_the_page_shows_the_sessions_choices_and_learned_fix(session_dashboard: 
 
 def test_nothing_planted_reaches_the_page_or_its_data(session_dashboard: dict[str, Any]) -> None:
     root: Path = session_dashboard["root"]
-    for name in ("page", "json"):
+    for name in ("page", "json", "server"):
         text = session_dashboard[name].read_text(encoding="utf-8")
         assert [p for p in PLANTED if p in text] == [], name
         assert WORKSPACE_NAME not in text and str(root) not in text and str(session_dashboard["home"]) not in text
@@ -117,3 +120,17 @@ def test_nothing_planted_reaches_the_page_or_its_data(session_dashboard: dict[st
     hashes = {w for (w,) in conn.execute("SELECT DISTINCT workspace FROM events")}
     conn.close()
     assert hashes and not any(h in session_dashboard["page"].read_text(encoding="utf-8") for h in hashes)
+
+
+def test_the_servers_dashboard_command_gives_the_same_page(session_dashboard: dict[str, Any]) -> None:
+    chromium_path()
+    import html as html_lib
+
+    page = html_lib.unescape(session_dashboard["server"].read_text(encoding="utf-8"))
+    assert "img-src data: https://webview.test;" in page and "default-src 'none'; script-src 'nonce-" in page
+
+    def check(page: Any) -> tuple[int, list[int]]:
+        return shown(page), series(page, "chart-decisions")["totals"]
+
+    (n, decisions), _ = with_page(session_dashboard["server"], "server-command", check)
+    assert n > 0 and decisions[0] >= 6 and decisions[2] >= 3
