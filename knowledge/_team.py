@@ -182,12 +182,14 @@ class TeamSync:
         trust: TrustConfig = TrustConfig(),  # noqa: B008 - frozen
         interval: float = 60.0,
         timeout: float = 5.0,
+        min_gap: float = 2.0,
     ) -> None:
         self.knowledge = knowledge
         self.conninfo = _teamdb.team_conninfo(conninfo)
         self.trust = trust
         self.interval = interval
         self.timeout = timeout
+        self.min_gap = min(min_gap, interval)
         self.verifier: Verifier = knowledge.verifier
         self._pg: psycopg.Connection[tuple[Any, ...]] | None = None
         self._lite: sqlite3.Connection | None = None
@@ -209,14 +211,28 @@ class TeamSync:
         return self
 
     def wake(self) -> None:
-        """Sync soon (after a flush, say) instead of waiting for the interval."""
+        """Publish soon (the store committed new events) instead of waiting for the interval."""
         self._wake.set()
 
     def _run(self) -> None:
+        """Pull every ``interval``; publish then too, and soon after the store commits (``wake``).
+
+        At most one sync every ``min_gap`` seconds; after a failure, nothing until the next
+        interval, so a stopped PostgreSQL costs one attempt a minute, not one per keystroke.
+        """
+        next_pull = 0.0
         while not self._stop.is_set():
-            self.sync()
-            self._wake.wait(self.interval)
-            self._wake.clear()
+            pull = time.monotonic() >= next_pull
+            report = self.sync(pull=pull)
+            if pull:
+                next_pull = time.monotonic() + self.interval
+            wait = max(0.0, next_pull - time.monotonic())
+            if report.error is None:
+                self._wake.wait(wait)
+                self._wake.clear()
+                self._stop.wait(self.min_gap)
+            else:
+                self._stop.wait(wait)
 
     def stop(self, timeout: float | None = 10.0) -> None:
         """Stop the thread (a sync under way finishes) and close the connections."""

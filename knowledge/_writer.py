@@ -122,6 +122,9 @@ class WriterMixin:
         with self._cond:
             self._committed = max(self._committed, seq)
             self._cond.notify_all()
+        team = getattr(self, "team", None)
+        if batch and team is not None:
+            team.wake()  # new events for the team store: published within seconds, in its thread
 
     def _apply(self, store: Store, batch: Batch) -> None:
         """Commit a batch, telling cold-key loads its revision before the commit."""

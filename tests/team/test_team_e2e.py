@@ -1,0 +1,70 @@
+"""Real fixlore servers share a hand-made fix through a real PostgreSQL team store.
+
+Three servers, each with its own knowledge home and workspace, learn the same
+fix by hand and publish it in the background; a fourth server on a fresh
+workspace, with nothing learned itself, offers that fix once the team has it
+from three workspaces (k = 3).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import pytest
+
+from fixlore.knowledge import _teamdb
+from fixlore.knowledge._teamdb import connect
+from tests.learning._editor import Editor
+from tests.learning.test_manual_fixes import fix_by_hand, learned
+
+from ._team_env import TeamEnv
+
+pytestmark = pytest.mark.e2e
+
+HEADERS = ["def total(rows, start)", "def average(amounts, weights)", "def scale(points, factor)"]
+
+
+def workspaces_with(env: TeamEnv, minimum: int) -> bool:
+    with connect(env.url("alice")) as c:
+        raw = _teamdb.read_team(c)
+    return any(int(r[6]) >= 1 and int(r[10]) >= minimum for r in raw.aggregates)
+
+
+async def test_three_workspaces_teach_a_fourth_through_the_team_store(team: TeamEnv, tmp_path: Path) -> None:
+    for i, (who, header) in enumerate(zip(["alice", "bob", "alice"], HEADERS, strict=True)):
+        root = tmp_path / f"ws{i}"
+        root.mkdir()
+        env = {"FIXLORE_HOME": str(tmp_path / f"home{i}")}
+        async with Editor(root, ruff=False, settings={"teamKnowledge": team.url(who)}, env=env) as editor:
+            name = header[4 : header.index("(")]
+            text = f"{header}\n    return len({name}.__name__)\n"
+
+            def add_colon(uri: str, at: int = len(header)) -> None:
+                editor.insert(uri, at, ":")
+
+            await fix_by_hand(editor, "m.py", text, "python-syntax", add_colon)
+            # Published in the background within seconds of the store's commit.
+            deadline = asyncio.get_running_loop().time() + 30
+            while not workspaces_with(team, i + 1):
+                assert asyncio.get_running_loop().time() < deadline, "never published"
+                await asyncio.sleep(0.2)
+
+    root = tmp_path / "fresh"
+    root.mkdir()
+    env = {"FIXLORE_HOME": str(tmp_path / "home-fresh")}
+    async with Editor(root, ruff=False, settings={"teamKnowledge": team.url("bob")}, env=env) as editor:
+        uri = editor.open("copy.py", "def shipping_cost(order, rate)\n    return order * rate\n")
+        deadline = asyncio.get_running_loop().time() + 30
+        while True:
+            diag = await editor.diagnostic(uri, "python-syntax")
+            found = learned(await editor.code_actions(uri, diag))
+            if found:
+                break
+            assert asyncio.get_running_loop().time() < deadline, "the team's fix was never offered"
+            await asyncio.sleep(0.2)  # the first pull runs in the background at start
+        await editor.apply(found[0])
+        await editor.gone(uri, "python-syntax")
+        assert editor.texts[uri] == "def shipping_cost(order, rate):\n    return order * rate\n"
+        stats = await editor.stats()
+        assert stats["counts"]["manual"] == 0  # nothing learned here: the fix came from the team
