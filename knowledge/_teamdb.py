@@ -36,6 +36,8 @@ COUNT_NAMES = tuple(k.value for k in COUNT_KINDS)
 _COUNT_COLS = ", ".join(COUNT_NAMES)
 _SUMS = ",\n    ".join(f"sum(e.{c})::bigint AS {c}" for c in COUNT_NAMES)
 
+MAX_TEAM_PATTERNS = 200_000
+"""A pull reads at most this many team patterns (as an import file holds at most 200k)."""
 MEMBER_ROLE = "fixlore_member"
 REVIEWER_ROLE = "fixlore_reviewer"
 TEAM_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,64}$")
@@ -315,7 +317,8 @@ def read_team(conn: psycopg.Connection[tuple[Any, ...]]) -> RawTeamRows:
         conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
         aggregates = conn.execute(
             f"SELECT fingerprint, {_COUNT_COLS}, first_seen, last_seen, workspaces"
-            " FROM fixlore.team_patterns ORDER BY fingerprint"
+            " FROM fixlore.team_patterns ORDER BY fingerprint LIMIT %s",
+            (MAX_TEAM_PATTERNS,),
         ).fetchall()
         bodies: dict[str, list[str]] = {}
         for fp, body in conn.execute("SELECT fingerprint, body FROM fixlore.team_bodies ORDER BY fingerprint, body"):
