@@ -4,13 +4,15 @@ pygls keeps the text (its built-in handlers apply each change, converting the
 client's position units); these handlers then tell the rest of fixlore, in
 order, through :class:`DocumentHooks` — the proxy forwards the raw message to
 the upstreams, the learning loop records the timeline — and schedule
-fixlore's own syntax diagnostics.
+fixlore's own syntax diagnostics. A document past :data:`LARGE_DOCUMENT_CHARS`
+is only passed on to the upstreams (the user is told once).
 
 Serves: ``textDocument/didOpen``, ``didChange``, ``didSave``, ``didClose``.
 """
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -25,6 +27,12 @@ if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
     from fixlore.lsp.server import FixloreServer
+
+logger = logging.getLogger(__name__)
+
+LARGE_DOCUMENT_CHARS = 8_000_000
+"""Past this size fixlore only passes a document on to its upstreams: no syntax check, no
+learning. Parsing it would hold the interpreter for seconds and take gigabytes."""
 
 DocumentHook = Callable[[str, Any], None]
 """Called with the document URI and the message's raw params."""
@@ -42,6 +50,8 @@ class DocumentHooks:
     changed: list[DocumentHook] = field(default_factory=list)
     saved: list[DocumentHook] = field(default_factory=list)
     closed: list[DocumentHook] = field(default_factory=list)
+    pass_through: set[DocumentHook] = field(default_factory=set)
+    """The listeners that also get documents past :data:`LARGE_DOCUMENT_CHARS` (the proxy's)."""
     notebooks: list[NotebookHook] = field(default_factory=list)
     """Whole notebook events (the proxy forwards them as they are)."""
     cell_opened: list[DocumentHook] = field(default_factory=list)
@@ -76,34 +86,74 @@ def register(server: FixloreServer) -> None:
         if standalone(uri):
             checker.schedule(uri, immediate=immediate)
 
-    def fire(listeners: list[DocumentHook], uri: str) -> None:
+    large: set[str] = set()
+    """Open documents past the size limit: passed on only, until closed."""
+
+    def too_large(uri: str) -> bool:
+        if uri in large:
+            return True
+        doc = server.open_document(uri)
+        if doc is None or len(doc.source) <= LARGE_DOCUMENT_CHARS:
+            return False
+        large.add(uri)
+        logger.warning(
+            "a document of %d characters is passed on only (limit %d)", len(doc.source), LARGE_DOCUMENT_CHARS
+        )
+        server.notify_user(
+            f"fixlore does not check or learn from files over {LARGE_DOCUMENT_CHARS // 1_000_000} million"
+            " characters (this one is too large); they still reach your other language servers.",
+            key="large-document",
+        )
+        # What followed it so far (the learning loop) lets go of it; the upstreams keep it.
+        fire(hooks.closed, uri, only=hooks.pass_through, skip=True)
+        checker.cancel(uri)
+        hub.forget(uri)
+        return True
+
+    def fire(
+        listeners: list[DocumentHook], uri: str, *, only: set[DocumentHook] | None = None, skip: bool = False
+    ) -> None:
+        """Call ``listeners``; with ``only``, just those in it (or, with ``skip``, just those not in it)."""
         raw = current_raw_params()
         for listener in listeners:
-            listener(uri, raw)
+            if only is None or (listener in only) != skip:
+                listener(uri, raw)
+
+    def fire_sized(listeners: list[DocumentHook], uri: str) -> bool:
+        """Fire for a document event; False (and only the pass-through listeners) if the document is too large."""
+        if too_large(uri):
+            fire(listeners, uri, only=hooks.pass_through)
+            return False
+        fire(listeners, uri)
+        return True
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
     def did_open(params: types.DidOpenTextDocumentParams) -> None:
         uri = params.text_document.uri
-        fire(hooks.opened, uri)
-        check(uri, immediate=True)
+        if fire_sized(hooks.opened, uri):
+            check(uri, immediate=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: Any) -> None:
         """Raw params (``FixloreProtocol`` applies the change itself, without cattrs)."""
         uri = params["textDocument"]["uri"]
-        fire(hooks.changed, uri)
-        check(uri)
+        if fire_sized(hooks.changed, uri):
+            check(uri)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(params: types.DidSaveTextDocumentParams) -> None:
         uri = params.text_document.uri
-        fire(hooks.saved, uri)
-        check(uri, immediate=True)
+        if fire_sized(hooks.saved, uri):
+            check(uri, immediate=True)
 
     @server.feature(types.TEXT_DOCUMENT_DID_CLOSE)
     def did_close(params: types.DidCloseTextDocumentParams) -> None:
         uri = params.text_document.uri
-        fire(hooks.closed, uri)
+        if uri in large:
+            large.discard(uri)
+            fire(hooks.closed, uri, only=hooks.pass_through)  # the others let go when it grew too large
+        else:
+            fire(hooks.closed, uri)
         checker.cancel(uri)
         hub.forget(uri)
 

@@ -116,6 +116,7 @@ def register(server: FixloreServer) -> None:
     hooks.changed.append(proxy.did_change)
     hooks.saved.append(proxy.did_save)
     hooks.closed.append(proxy.did_close)
+    hooks.pass_through.update((proxy.did_open, proxy.did_change, proxy.did_save, proxy.did_close))
 
     hooks.notebooks.append(proxy.notebook_event)
     hooks.cell_opened.append(proxy.cell_opened)

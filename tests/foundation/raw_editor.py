@@ -19,6 +19,7 @@ class RawEditor:
     def __init__(self, process: asyncio.subprocess.Process) -> None:
         self.process = process
         self.answers: dict[Any, dict[str, Any]] = {}
+        self.notes: list[tuple[str, Any]] = []
         self.arrived = asyncio.Event()
         self._reader = asyncio.ensure_future(self._read())
 
@@ -28,7 +29,9 @@ class RawEditor:
             message = json.loads(body)
             if "method" not in message:
                 self.answers[message.get("id")] = message
-                self.arrived.set()
+            elif "id" not in message:
+                self.notes.append((message["method"], message.get("params")))
+            self.arrived.set()
 
     def write(self, data: bytes) -> None:
         assert self.process.stdin is not None
@@ -44,6 +47,19 @@ class RawEditor:
                 self.arrived.clear()
                 await self.arrived.wait()
             return self.answers[msg_id]
+
+        return await asyncio.wait_for(wait(), timeout)
+
+    async def note(self, predicate: Any, timeout: float = 20.0) -> Any:
+        """The params of the first notification for which ``predicate(method, params)`` holds."""
+
+        async def wait() -> Any:
+            while True:
+                for method, params in self.notes:
+                    if predicate(method, params):
+                        return params
+                self.arrived.clear()
+                await self.arrived.wait()
 
         return await asyncio.wait_for(wait(), timeout)
 
