@@ -108,6 +108,8 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
     if not derive_holes(binding, pattern.holes):
         return Skipped(SkipReason.NO_MATCH, "no module exports the name")
+    if shape.before and not _may_fit(shape.before, text, diag.range.start.line, shape.before.count("\n") + 1):
+        return Skipped(SkipReason.NO_MATCH, "its tokens are not near the diagnostic")
     src = _source(language, text)
     code = str(diag.code or "")
     before = shape_lines(shape.before)
@@ -158,6 +160,47 @@ def _may_go(ctx: _Ctx) -> frozenset[str]:
         else:
             out.add(ctx.binding.get(tok) or tok)
     return frozenset(out)
+
+
+def _may_fit(before: str, text: str, line: int, height: int) -> bool:
+    """A cheap test before any parsing: every fixed token of the before-shape occurs near the diagnostic.
+
+    Most stored patterns of a rule do not fit the code at hand; this drops them
+    with a few substring look-ups (placeholders, strings and quotes, which fit
+    many texts, are not looked for).
+    """
+    window = _window(text, line, height + 2)
+    for tok in set(before.split()):
+        if looks_like_placeholder(tok) or is_string(tok) or STRING_QUOTE.match(tok) or "\u2423" in tok:
+            continue
+        if tok not in window:
+            return False
+    return True
+
+
+@functools.lru_cache(maxsize=64)
+def _window(text: str, line: int, reach: int) -> str:
+    return lines_around(text, line, reach)
+
+
+def lines_around(text: str, line: int, reach: int) -> str:
+    """Lines ``line - reach .. line + reach`` of ``text``, joined."""
+    starts = _line_starts(text)
+    lo = starts[max(0, min(line - reach, len(starts) - 1))]
+    hi_line = line + reach + 1
+    hi = starts[hi_line] if hi_line < len(starts) else len(text)
+    return text[lo:hi]
+
+
+@functools.lru_cache(maxsize=4)
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    at = find("\n")
+    while at >= 0:
+        starts.append(at + 1)
+        at = find("\n", at + 1)
+    return starts
 
 
 @functools.lru_cache(maxsize=4)

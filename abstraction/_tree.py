@@ -157,6 +157,14 @@ def is_docstring(node: tree_sitter.Node) -> bool:
     )
 
 
+def _covering(src: Source, start: int, end: int) -> tree_sitter.Node:
+    """The smallest node holding ``[start, end)``: the walk need not visit the rest of the file."""
+    node = src.root.descendant_for_byte_range(start, max(start, end - 1))
+    while node is not None and node.parent is not None and not (node.start_byte <= start and end <= node.end_byte):
+        node = node.parent
+    return node if node is not None else src.root
+
+
 def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> list[Tok]:
     """The abstracted leaves of ``src`` within bytes ``[start, end)``."""
     out: list[Tok] = []
@@ -164,7 +172,7 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
     kws = keywords(lang)
     python = lang == "python"
     bash = lang == "shellscript"
-    stack = [src.root]
+    stack = [_covering(src, start, end)]
     while stack:
         node = stack.pop()
         if node.end_byte <= start or node.start_byte >= end:
