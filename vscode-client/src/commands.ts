@@ -33,7 +33,39 @@ export function registerCommands(session: FixloreSession): vscode.Disposable[] {
     guarded("fixlore.exportKnowledge", () => exportKnowledge(session)),
     guarded("fixlore.importKnowledge", () => importKnowledge(session)),
     guarded("fixlore.toggleLearning", () => toggleLearning(session)),
+    guarded("fixlore.showDashboard", () => showDashboard(session)),
   ];
+}
+
+let dashboardPanel: vscode.WebviewPanel | undefined;
+
+/**
+ * What fixlore learned, as the server's self-contained dashboard page in a webview
+ * (`fixlore.dashboard`). The page carries its own Content Security Policy: inline
+ * scripts and styles only with its nonce, no network. Running the command again
+ * rebuilds the page from the store.
+ */
+async function showDashboard(session: FixloreSession): Promise<void> {
+  const panel =
+    dashboardPanel ??
+    vscode.window.createWebviewPanel("fixlore.dashboard", "fixlore: Dashboard", vscode.ViewColumn.Active, {
+      enableScripts: true,
+      localResourceRoots: [],
+    });
+  if (dashboardPanel === undefined) {
+    dashboardPanel = panel;
+    panel.onDidDispose(() => {
+      dashboardPanel = undefined;
+    });
+  }
+  const result = (await serverCommand(session, "fixlore.dashboard", [{ cspSource: panel.webview.cspSource }])) as {
+    html?: unknown;
+  } | null;
+  if (typeof result?.html !== "string") {
+    throw new Error("the server sent no dashboard.");
+  }
+  panel.webview.html = result.html;
+  panel.reveal();
 }
 
 /** Run one of the server's commands; fails with a message a person can act on. */
