@@ -107,6 +107,8 @@ TEAM_MIGRATIONS: tuple[tuple[int, str], ...] = (
         GRANT USAGE ON SCHEMA fixlore TO {MEMBER_ROLE};
         REVOKE ALL ON ALL TABLES IN SCHEMA fixlore FROM PUBLIC;
 
+        -- Policies and views compare with (SELECT fixlore.my_team()): an init plan, run once per
+        -- statement, not once per row (a publish inserts hundreds of rows in one statement).
         ALTER TABLE fixlore.members ENABLE ROW LEVEL SECURITY;
         CREATE POLICY members_self ON fixlore.members FOR SELECT TO {MEMBER_ROLE}
             USING (role_name = current_user);
@@ -114,23 +116,23 @@ TEAM_MIGRATIONS: tuple[tuple[int, str], ...] = (
 
         ALTER TABLE fixlore.batches ENABLE ROW LEVEL SECURITY;
         CREATE POLICY batches_add ON fixlore.batches FOR INSERT TO {MEMBER_ROLE}
-            WITH CHECK (team = fixlore.my_team() AND member = current_user);
+            WITH CHECK (team = (SELECT fixlore.my_team()) AND member = current_user);
         GRANT INSERT ON fixlore.batches TO {MEMBER_ROLE};
 
         ALTER TABLE fixlore.patterns ENABLE ROW LEVEL SECURITY;
         CREATE POLICY patterns_add ON fixlore.patterns FOR INSERT TO {MEMBER_ROLE}
-            WITH CHECK (team = fixlore.my_team());
+            WITH CHECK (team = (SELECT fixlore.my_team()));
         GRANT INSERT (team, fingerprint, body) ON fixlore.patterns TO {MEMBER_ROLE};
 
         ALTER TABLE fixlore.events ENABLE ROW LEVEL SECURITY;
         CREATE POLICY events_add ON fixlore.events FOR INSERT TO {MEMBER_ROLE}
-            WITH CHECK (team = fixlore.my_team());
+            WITH CHECK (team = (SELECT fixlore.my_team()));
         GRANT INSERT ON fixlore.events TO {MEMBER_ROLE};
 
         ALTER TABLE fixlore.reviews ENABLE ROW LEVEL SECURITY;
         CREATE POLICY reviews_add ON fixlore.reviews FOR INSERT TO {REVIEWER_ROLE}
             WITH CHECK (
-                team = fixlore.my_team() AND reviewer = current_user
+                team = (SELECT fixlore.my_team()) AND reviewer = current_user
                 AND EXISTS (SELECT 1 FROM fixlore.members m WHERE m.role_name = current_user AND m.reviewer)
             );
         GRANT INSERT (team, fingerprint, reviewer, verdict) ON fixlore.reviews TO {REVIEWER_ROLE};
@@ -142,11 +144,11 @@ TEAM_MIGRATIONS: tuple[tuple[int, str], ...] = (
             min(e.first_seen) AS first_seen, max(e.last_seen) AS last_seen,
             count(DISTINCT e.workspace) AS workspaces
         FROM fixlore.events e
-        WHERE e.team = fixlore.my_team()
+        WHERE e.team = (SELECT fixlore.my_team())
         GROUP BY e.fingerprint;
 
         CREATE VIEW fixlore.team_bodies WITH (security_barrier) AS
-        SELECT p.fingerprint, p.body FROM fixlore.patterns p WHERE p.team = fixlore.my_team();
+        SELECT p.fingerprint, p.body FROM fixlore.patterns p WHERE p.team = (SELECT fixlore.my_team());
 
         CREATE VIEW fixlore.team_reviews WITH (security_barrier) AS
         SELECT latest.fingerprint,
@@ -155,18 +157,18 @@ TEAM_MIGRATIONS: tuple[tuple[int, str], ...] = (
         FROM (
             SELECT DISTINCT ON (r.fingerprint, r.reviewer) r.fingerprint, r.reviewer, r.verdict
             FROM fixlore.reviews r
-            WHERE r.team = fixlore.my_team()
+            WHERE r.team = (SELECT fixlore.my_team())
             ORDER BY r.fingerprint, r.reviewer, r.id DESC
         ) latest
         GROUP BY latest.fingerprint;
 
         CREATE VIEW fixlore.team_status WITH (security_barrier) AS
         SELECT fixlore.my_team() AS team,
-            (SELECT count(*) FROM fixlore.batches b WHERE b.team = fixlore.my_team()) AS batches,
+            (SELECT count(*) FROM fixlore.batches b WHERE b.team = (SELECT fixlore.my_team())) AS batches,
             (SELECT count(*) FROM fixlore.batches b
-                WHERE b.team = fixlore.my_team() AND b.member = current_user) AS my_batches,
+                WHERE b.team = (SELECT fixlore.my_team()) AND b.member = current_user) AS my_batches,
             (SELECT max(b.received_at) FROM fixlore.batches b
-                WHERE b.team = fixlore.my_team() AND b.member = current_user) AS my_last_batch;
+                WHERE b.team = (SELECT fixlore.my_team()) AND b.member = current_user) AS my_last_batch;
 
         GRANT SELECT ON fixlore.team_patterns, fixlore.team_bodies, fixlore.team_reviews, fixlore.team_status
             TO {MEMBER_ROLE}
@@ -278,24 +280,39 @@ Delta = tuple[str, str, Sequence[int], float, float]
 def publish(
     conn: psycopg.Connection[tuple[Any, ...]], batch_id: str, bodies: dict[str, str], deltas: Sequence[Delta]
 ) -> bool:
-    """Send one batch in one transaction; False if the store already has it (a resend: counted once)."""
+    """Send one batch in one transaction; False if the store already has it (a resend: counted once).
+
+    Three statements whatever the batch's size: the rows go as arrays (``unnest``), so the
+    row-level security checks and constraints run in one statement per table.
+    """
     with conn.transaction():
+        found = conn.execute("SELECT fixlore.my_team()").fetchone()
+        team = found[0] if found is not None else None
+        if team is None:
+            raise TeamError("this role is in no team (ask the store's owner: fixlore team add-member)")
         cur = conn.execute(
-            "INSERT INTO fixlore.batches (batch_id, events) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-            (batch_id, sum(sum(d[2]) for d in deltas)),
+            "INSERT INTO fixlore.batches (team, batch_id, events) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING",
+            (team, batch_id, sum(sum(d[2]) for d in deltas)),
         )
         if cur.rowcount == 0:
             return False
-        with conn.cursor() as c:
-            c.executemany(
-                "INSERT INTO fixlore.patterns (fingerprint, body) VALUES (%s, %s) ON CONFLICT DO NOTHING",
-                sorted(bodies.items()),
-            )
-            c.executemany(
-                f"INSERT INTO fixlore.events (batch_id, fingerprint, workspace, {_COUNT_COLS}, first_seen, last_seen)"
-                f" VALUES (%s, %s, %s, {', '.join(['%s'] * len(COUNT_NAMES))}, %s, %s)",
-                [(batch_id, fp, ws, *counts, first, last) for fp, ws, counts, first, last in deltas],
-            )
+        fps, texts = zip(*sorted(bodies.items()), strict=True) if bodies else ((), ())
+        conn.execute(
+            "INSERT INTO fixlore.patterns (team, fingerprint, body)"
+            " SELECT %s, f, b FROM unnest(%b::text[], %b::text[]) AS t(f, b) ON CONFLICT DO NOTHING",
+            (team, list(fps), list(texts)),
+        )
+        columns: list[list[Any]] = [[] for _ in range(4 + len(COUNT_NAMES))]
+        for fp, ws, counts, first, last in deltas:
+            for col, value in zip(columns, (fp, ws, first, last, *counts), strict=True):
+                col.append(value)
+        # %b: arrays go in binary (no quoting and escaping of each pattern's JSON on the client).
+        arrays = ", ".join(["%b::text[]"] * 2 + ["%b::float8[]"] * 2 + ["%b::int8[]"] * len(COUNT_NAMES))
+        conn.execute(
+            f"INSERT INTO fixlore.events (team, batch_id, fingerprint, workspace, first_seen, last_seen, {_COUNT_COLS})"
+            f" SELECT %s, %s, * FROM unnest({arrays})",
+            (team, batch_id, *columns),
+        )
     return True
 
 
