@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import sqlite3
 import threading
 import time
 import uuid
@@ -39,14 +40,12 @@ from fixlore.abstraction._pattern import Pattern
 
 from . import _teamdb
 from ._exchange import Record, Verifier, _entry
-from ._model import COUNT_KINDS, InvalidImport
+from ._model import COUNT_KINDS, InvalidImport, KnowledgeError
 from ._schema import connect as connect_sqlite
 from ._schema import write_tx
 from ._teamdb import TeamError
 
 if TYPE_CHECKING:
-    import sqlite3
-
     import psycopg
 
 logger = logging.getLogger(__name__)
@@ -264,11 +263,17 @@ class TeamSync:
             except TeamError as exc:
                 report.error = str(exc)
                 self._note_error(report.error)
+            except (sqlite3.Error, KnowledgeError) as exc:  # the local store: busy, full disk
+                report.error = f"the local outbox: {type(exc).__name__}"
+                self._note_error(report.error)
             else:
                 if self._last_error is not None:
                     logger.info("team store reachable again")
                     self._last_error = None
-            report.pending = self.pending() if self._can_publish() else 0
+            try:
+                report.pending = self.pending() if self._can_publish() else 0
+            except sqlite3.Error:
+                report.pending = -1
         self.last = report
         return report
 
@@ -373,8 +378,7 @@ class TeamSync:
         ``report`` counts each batch as it goes, so a failure half-way still says what was sent.
         """
         report = report if report is not None else SyncReport()
-        import psycopg
-
+        db_error = _teamdb.database_error()
         c = self._sqlite()
         rows = c.execute("SELECT batch_id, payload FROM team_outbox ORDER BY created_at, rowid").fetchall()
         for batch_id, payload in rows:
@@ -382,7 +386,7 @@ class TeamSync:
             deltas = [(fp, ws, counts, first, last) for fp, ws, counts, first, last in doc["deltas"]]
             try:
                 new = _teamdb.publish(self._connection(), str(batch_id), doc["patterns"], deltas)
-            except psycopg.Error as exc:
+            except db_error as exc:
                 with write_tx(c):
                     c.execute("UPDATE team_outbox SET attempts = attempts + 1 WHERE batch_id = ?", (batch_id,))
                 self._close_pg()
@@ -418,11 +422,10 @@ class TeamSync:
 
     def pull(self) -> TeamRead:
         """Read the team's evidence, check every row, put the trusted patterns in the index."""
-        import psycopg
-
+        db_error = _teamdb.database_error()
         try:
             raw = _teamdb.read_team(self._connection())
-        except psycopg.Error as exc:
+        except db_error as exc:
             self._close_pg()
             raise TeamError(f"cannot read the team store: {_teamdb.short(exc)}") from exc
         read = check_rows(raw, self.verifier, self.trust, on_refused=self._refused)
@@ -462,11 +465,7 @@ def check_team(conninfo: str) -> tuple[bool, str]:
             info = _teamdb.status(conn)
     except (TeamError, ValueError) as exc:
         return False, str(exc)
-    except Exception as exc:
-        import psycopg  # connected, so it is installed
-
-        if not isinstance(exc, psycopg.Error):
-            raise
+    except _teamdb.database_error() as exc:
         return False, f"the team store refused: {_teamdb.short(exc)} (did `fixlore team init` run?)"
     if info["team"] is None:
         return False, "connected, but this role is in no team (fixlore team add-member)"

@@ -211,12 +211,20 @@ def team_conninfo(value: str) -> str:
     return f"service={text}"
 
 
-def connect(conninfo: str, *, timeout: float = 5.0) -> psycopg.Connection[tuple[Any, ...]]:
-    """A connection to the team store (libpq finds the password: .pgpass, PGPASSFILE, PGPASSWORD)."""
+def database_error() -> type[Exception]:
+    """``psycopg.Error``, imported on first use; TeamError if psycopg is not installed."""
     try:
         import psycopg
     except ImportError as exc:  # pragma: no cover - the extra is installed with the tests
         raise TeamError("team knowledge needs psycopg: pip install 'fixlore[team]'") from exc
+    return psycopg.Error
+
+
+def connect(conninfo: str, *, timeout: float = 5.0) -> psycopg.Connection[tuple[Any, ...]]:
+    """A connection to the team store (libpq finds the password: .pgpass, PGPASSFILE, PGPASSWORD)."""
+    database_error()
+    import psycopg
+
     try:
         return psycopg.connect(
             conninfo, autocommit=True, connect_timeout=max(1, int(timeout)), application_name="fixlore"

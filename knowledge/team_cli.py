@@ -99,13 +99,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
     except (TeamError, KnowledgeError) as exc:
         print(f"fixlore: {exc}", file=sys.stderr)
         return EXIT_STORE
-    except Exception as exc:
-        import psycopg
-
-        if isinstance(exc, psycopg.Error):
-            print(f"fixlore: the team store refused: {_teamdb.short(exc)}", file=sys.stderr)
-            return EXIT_STORE
-        raise
+    except _teamdb.database_error() as exc:
+        print(f"fixlore: the team store refused: {_teamdb.short(exc)}", file=sys.stderr)
+        return EXIT_STORE
 
 
 def _run(args: argparse.Namespace, url: str, trust: TrustConfig, out: TextIO) -> int:
