@@ -281,7 +281,7 @@
     var seen = null;
     setInterval(function () {
       fetch(live, { cache: "no-store" }).then(function (r) { return r.text(); }).then(function (rev) {
-        if (seen === null) seen = rev; else if (rev !== seen) location.reload();
+        if (seen === null) { seen = rev; document.body.dataset.revision = rev; } else if (rev !== seen) location.reload();
       }).catch(function () { /* the server has stopped: keep showing what we have */ });
     }, 2000);
   }

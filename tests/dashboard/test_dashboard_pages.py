@@ -181,7 +181,7 @@ def test_serve_refreshes_the_page_when_the_store_changes(tmp_path: Path, fixlore
 
         def check(page: Any) -> tuple[int, int]:
             first = shown(page)
-            time.sleep(2.5)  # let the page take its first look at the revision
+            page.wait_for_selector("body[data-revision]", timeout=20_000)  # the page has seen the store once
             populate(fixlore_home, 600, seed=2, start=300)  # more patterns, written by "another process"
             page.wait_for_function(
                 "(n) => document.body.dataset.shown && document.body.dataset.shown !== String(n)",
