@@ -176,6 +176,19 @@ class Store:
             ((d, fp, now) for d, fp in digests),
         )
 
+    def _events_deleted(self) -> None:
+        """Events were deleted (inside the caller's transaction): keep team publishing exact.
+
+        SQLite gives a new event the id max(id) + 1, so once the newest events are gone a
+        new one can get an id at or below the team outbox's mark (``._team``) and would
+        never be published. The mark moves down to the newest id left; every event at or
+        below that was queued before.
+        """
+        self.conn.execute(
+            "UPDATE meta SET value = CAST(min(CAST(value AS INTEGER),"
+            " (SELECT coalesce(max(id), 0) FROM events)) AS TEXT) WHERE key = 'team_mark'"
+        )
+
     def forget(self, fingerprint: str) -> bool:
         """Delete a pattern, its trend and its events. True if it existed."""
         c = self.conn
@@ -183,6 +196,7 @@ class Store:
             n = c.execute("DELETE FROM patterns WHERE fingerprint = ?", (fingerprint,)).rowcount
             for table in ("pattern_workspaces", "trend", "events", "imported"):
                 c.execute(f"DELETE FROM {table} WHERE fingerprint = ?", (fingerprint,))
+            self._events_deleted()
             if n:
                 rev = self._bump_rev()
                 c.execute(
@@ -199,6 +213,7 @@ class Store:
                 c.execute(f"DELETE FROM {table}")
             c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'epoch'")
             c.execute("UPDATE meta SET value = '0' WHERE key = 'refused'")
+            self._events_deleted()
             self._bump_rev()
 
     def prune(self, cfg: PruneConfig, now: float, *, dry_run: bool) -> PruneReport:
@@ -234,6 +249,7 @@ class Store:
                         "DELETE FROM events WHERE id <= (SELECT id FROM events ORDER BY id DESC LIMIT 1 OFFSET ?)",
                         (cfg.event_max_rows,),
                     )
+                self._events_deleted()
                 self.set_meta("last_prune", repr(now))
         return PruneReport(archived=tuple(archived), events_deleted=old + excess, dry_run=dry_run)
 

@@ -1,7 +1,8 @@
 """Team knowledge: publishing through a local outbox, pulling trusted team evidence, both in the background.
 
 Publishing. The user store's event log is the source: :meth:`TeamSync.enqueue`
-reads the events after a mark (``meta.team_mark``), sums them per pattern and
+reads the events after a mark (``meta.team_mark``; the store moves it down when
+it deletes the newest events, see ``Store._events_deleted``), sums them per pattern and
 workspace, re-verifies each pattern's privacy, and writes them as one outbox
 row (``team_outbox``, migration 5) with a fresh batch id, moving the mark in
 the same SQLite transaction. :meth:`TeamSync.send` sends the outbox in order,
@@ -312,9 +313,6 @@ class TeamSync:
         """One batch of at most ``BATCH_EVENTS`` events: (batches written, events read)."""
         got = c.execute("SELECT value FROM meta WHERE key = 'team_mark'").fetchone()
         mark = int(got[0]) if got else 0
-        top = int(c.execute("SELECT coalesce(max(id), 0) FROM events").fetchone()[0])
-        # Ids are max + 1: below the mark only if the newest events were deleted (forget, reset).
-        mark = min(mark, top)
         rows = c.execute(
             "SELECT id, at, kind, fingerprint, workspace FROM events WHERE id > ? ORDER BY id LIMIT ?",
             (mark, BATCH_EVENTS),

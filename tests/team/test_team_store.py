@@ -349,3 +349,50 @@ def test_fixlore_killed_mid_publish_resends_exactly_the_missing_batches(team: Te
         assert (report.enqueued, report.sent, report.resent, report.pending) == (0, 1, 1, 0)
     rows = team_rows(team)
     assert rows[LEARNED.fingerprint] == (0, 3, 1) and rows[FIX.fingerprint] == (2, 0, 1)
+
+
+def test_after_a_reset_new_events_are_still_published_and_old_ones_not_again(team: TeamEnv, tmp_path: Path) -> None:
+    with team.open(tmp_path / "h", "alice", workspace=tmp_path / "ws") as k:
+        assert k.team is not None
+        learn(k, LEARNED, 2)
+        assert k.team.sync().sent == 1
+        k.reset()  # the event log starts again at id 1, below the publishing mark
+        learn(k, LEARNED, 1)
+        report = k.team.sync()
+        assert (report.sent, report.pending) == (1, 0)
+        assert k.team.sync().enqueued == 0
+    assert team_rows(team)[LEARNED.fingerprint] == (0, 3, 1)
+
+
+def test_with_learning_off_nothing_is_published_but_the_team_is_still_read(team: TeamEnv, tmp_path: Path) -> None:
+    with team.open(tmp_path / "h", "alice", workspace=tmp_path / "ws") as k:
+        learn(k, LEARNED, 2)
+        k.set_learning(False)
+        assert k.team is not None
+        report = k.team.sync()
+        assert (report.enqueued, report.sent, report.pulled) == (0, 0, 0)
+        k.set_learning(True)
+        assert k.team.sync().sent == 1
+
+
+def test_without_postgresql_the_team_tests_fail_under_ci(monkeypatch: pytest.MonkeyPatch) -> None:
+    from . import conftest
+
+    monkeypatch.setenv("CI", "true")
+    with pytest.raises(pytest.fail.Exception, match="need PostgreSQL under CI"):
+        conftest._missing("PostgreSQL is not installed")
+    monkeypatch.delenv("CI")
+    with pytest.raises(pytest.skip.Exception):
+        conftest._missing("PostgreSQL is not installed")
+
+
+def test_after_forgetting_the_newest_pattern_new_events_are_still_published(team: TeamEnv, tmp_path: Path) -> None:
+    with team.open(tmp_path / "h", "alice", workspace=tmp_path / "ws") as k:
+        assert k.team is not None
+        learn(k, LEARNED, 1)
+        learn(k, FIX, 2, EventKind.ACCEPTED)  # the newest events of the log
+        assert k.team.sync().sent == 1
+        assert k.forget(FIX.fingerprint)  # their ids will be given out again
+        learn(k, LEARNED, 2)
+        assert (k.team.sync().sent, k.team.sync().enqueued) == (1, 0)
+    assert team_rows(team)[LEARNED.fingerprint] == (0, 3, 1)
