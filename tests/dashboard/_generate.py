@@ -33,7 +33,7 @@ def rule_key(i: int) -> tuple[str, str, str]:
 def pattern(i: int, key: tuple[str, str, str], fix: bool) -> tuple[str, str]:
     """``(fingerprint, canonical JSON)`` of the i-th pattern: unique per ``i``, placeholders only."""
     digits = " ".join(f"${int(d) + 1}" for d in str(i))
-    before, after = SHAPES[i % len(SHAPES)]
+    before, after = SHAPES[(i // 3) % len(SHAPES)]
     d: dict[str, Any] = {
         "v": 1,
         "signature": {"language": key[0], "source": key[1], "code": key[2], "message": MESSAGES[i % 3]},
