@@ -6,4 +6,6 @@ import sys
 
 from fixlore.lsp.cli import main
 
-sys.exit(main())
+# Guarded: the extraction worker process (spawn) imports the main module again.
+if __name__ == "__main__":
+    sys.exit(main())

@@ -23,8 +23,11 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
+import multiprocessing
 import time
 from collections.abc import Collection
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +76,8 @@ class Watch:
     accepted: bool
     """True for an accepted code action, False for a manual fix."""
     verified: bool = False
+    broke: bool = False
+    """A new diagnostic appeared next to it at a settle before its verdict."""
 
 
 class LearningLoop(StoreSide):
@@ -83,6 +88,7 @@ class LearningLoop(StoreSide):
         self.timelines: dict[str, DocTimeline] = {}
         self.watches: dict[str, list[Watch]] = {}
         self.fixes = LearnedFixes(self)
+        self.extractor = Extractor()
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._source_timers: dict[str, asyncio.TimerHandle] = {}
         """Per document: when to stop waiting for late sources (see :data:`SOURCE_WAIT_S`)."""
@@ -106,6 +112,8 @@ class LearningLoop(StoreSide):
             handle.cancel()
         self._timers.clear()
         self._source_timers.clear()
+        self.extractor.close()
+        self.fixes.close()
         self.close_store()
 
     # -- events --------------------------------------------------------------------------
@@ -136,7 +144,9 @@ class LearningLoop(StoreSide):
         self.watches.setdefault(uri, []).append(
             Watch(tracked=tracked, pattern=pattern, before_text=before_text, started=time.monotonic(), accepted=True)
         )
-        self._want_settle(uri, delay=self.pause_s())
+        # An accepted action leaves a state made by a tool, not half-typed: it settles
+        # as soon as its diagnostics are in (the user may fix the next thing at once).
+        self._want_settle(uri, delay=0.0)
 
     # -- document hooks ------------------------------------------------------------------
     def pause_s(self) -> float:
@@ -277,16 +287,19 @@ class LearningLoop(StoreSide):
         current = self.server.open_document(uri)
         if current is None or self.timelines.get(uri) is not timeline:
             return
-        if current.version != version:
-            if timeline.settled_version is None and not problems:
-                _first_baseline(timeline, version, text, diagnostics, origins, lagging)
-            return  # the text moved on; a newer settle is scheduled
+        moved = current.version != version
         if problems:
             # Not a state to learn from; but a syntax error left standing for the
             # whole pause joins the baseline, so fixing it later can be learned.
-            absorb_broken(timeline, version, text, diagnostics, origins)
+            if not moved:
+                absorb_broken(timeline, version, text, diagnostics, origins)
             return
+        # The state was settled (a pause, a save, an accepted action) even if the
+        # user typed on while it was parsed: it is compared and becomes the
+        # baseline, its lines carried through the edits made since.
         result = timeline.settle(version, text, diagnostics, origins=origins, lagging=lagging)
+        if moved:
+            _carry_to_now(timeline, version)
         watches = self.watches.get(uri, [])
         unknown = {t.key for t in timeline.baseline if t.origin in lagging}
         claimed = self._verify(timeline, watches, diagnostics, result.new, unknown)
@@ -325,7 +338,14 @@ class LearningLoop(StoreSide):
             )
             # Success is more than "the diagnostic left": nothing new (any source, any
             # severity) may have appeared next to it.
-            broke = any(_near(d, tracked.line) for d in new)
+            broke = watch.broke or any(_near(d, tracked.line) for d in new)
+            if watch.accepted and not still and now - watch.started < self.pause_s():
+                # Settled at once for the baseline's sake; judged after the pause,
+                # so an undo right away counts against the action, not for it.
+                watch.broke = broke
+                claimed.append(watch)
+                self._want_settle(timeline.uri, delay=self.pause_s() - (now - watch.started))
+                continue
             watch.verified = True
             if still or broke:
                 self.record(EventKind.FAILED, watch.pattern)
@@ -348,8 +368,7 @@ class LearningLoop(StoreSide):
     async def _learn_manual(
         self, uri: str, language: str, tracked: Tracked, after: str, info: Any, broke: bool
     ) -> None:
-        loop = asyncio.get_running_loop()
-        result = await loop.run_in_executor(self.executor, _extract, language, tracked.text, after, info)
+        result = await self.extractor.extract(language, tracked.text, after, info)
         if not isinstance(result, Extracted):
             logger.info("vanished diagnostic not learned: %s", getattr(result, "reason", "failed"))
             return
@@ -385,9 +404,10 @@ class LearningLoop(StoreSide):
                 continue
             if len(text) == len(watch.before_text) and text == watch.before_text:
                 self.record(EventKind.UNDONE, watch.pattern)
-                if not watch.verified:
-                    watch.verified = True
-                    self.record(EventKind.FAILED, watch.pattern)
+                # Undone within the window: a failure, even if it had been verified
+                # (the diagnostic had gone): the user did not want that edit.
+                watch.verified = True
+                self.record(EventKind.FAILED, watch.pattern)
                 watches.remove(watch)
                 logger.info("fix undone: pattern %s", watch.pattern.fingerprint)
                 self._rebaseline_after_undo(uri, watch)
@@ -399,20 +419,8 @@ class LearningLoop(StoreSide):
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
 
 
-def _first_baseline(
-    timeline: DocTimeline,
-    version: int | None,
-    text: str,
-    diagnostics: list[dict[str, Any]],
-    origins: list[str],
-    lagging: Collection[str],
-) -> None:
-    """The user edited while the first settle was parsing: the state it parsed is still the baseline.
-
-    Nothing can have vanished before the first baseline, so there is nothing to
-    compare; its diagnostics' lines are carried through the edits made since.
-    """
-    timeline.settle(version, text, diagnostics, origins=origins, lagging=lagging)
+def _carry_to_now(timeline: DocTimeline, version: int | None) -> None:
+    """Move the lines of the baseline just taken at ``version`` through the edits made since."""
     for tracked in timeline.baseline:
         if tracked.version == version:
             line = timeline.line_now(tracked.line, version)
@@ -446,18 +454,79 @@ def is_token_repair(pattern: Pattern) -> bool:
 
 
 def _extract(language: str, before: str, after: str, info: Any) -> Any:
-    """Worker thread: ``extract_pattern``, imported here so start-up does not load libcst."""
+    """Worker: ``extract_pattern``, imported here so start-up does not load libcst."""
     from fixlore.abstraction import extract_pattern
 
     return extract_pattern(language, before, after, info)
 
 
-def warm_up() -> None:
-    """Worker thread, after ``initialized``: load the extractor (libcst) before the first fix."""
+def warm_up() -> float:
+    """Worker, after ``initialized``: load the extractor (libcst) before the first fix; ms it took."""
     started = time.perf_counter()
     from fixlore.abstraction import extract_pattern  # noqa: F401 - imported for its side effect
 
-    logger.debug("extractor loaded in %.0f ms", (time.perf_counter() - started) * 1000)
+    return (time.perf_counter() - started) * 1000
+
+
+class Extractor:
+    """Extraction (libcst, diffing, abstraction) in a process of its own.
+
+    The abstraction layer is pure, so a fix's texts go to a worker process and
+    its pattern comes back: its CPU time and libcst's import never hold the
+    GIL the request path needs (a thread did: code actions in the first second
+    after start waited for libcst's import). If no process can be started,
+    extraction runs in a thread instead.
+    """
+
+    def __init__(self) -> None:
+        self._pool: Executor | None = None
+        self._fallback = False
+
+    def start(self) -> None:
+        """Start the worker and load libcst in it (after ``initialized``; returns at once)."""
+        pool = self._executor()
+        try:
+            future = pool.submit(warm_up)
+        except (OSError, RuntimeError) as exc:
+            logger.warning("extraction worker not started (%s); extracting in a thread", type(exc).__name__)
+            self._use_thread()
+            return
+        future.add_done_callback(_log_warm_up)
+
+    async def extract(self, language: str, before: str, after: str, info: Any) -> Any:
+        """The pattern of one fix (or a skip), computed in the worker."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(), _extract, language, before, after, info)
+        except (BrokenProcessPool, OSError, RuntimeError) as exc:
+            if self._fallback:
+                raise
+            logger.warning("extraction worker failed (%s); extracting in a thread from now on", type(exc).__name__)
+            self._use_thread()
+            return await loop.run_in_executor(self._executor(), _extract, language, before, after, info)
+
+    def close(self) -> None:
+        """Stop the worker (pending extractions are dropped: the session is ending)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None
+
+    def _executor(self) -> Executor:
+        if self._pool is None:
+            if self._fallback:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-extract")
+            else:
+                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+        return self._pool
+
+    def _use_thread(self) -> None:
+        self.close()
+        self._fallback = True
+
+
+def _log_warm_up(future: Future[float]) -> None:
+    if not future.cancelled() and future.exception() is None:
+        logger.debug("extractor loaded in its worker in %.0f ms", future.result())
 
 
 def _near(diag: dict[str, Any], line: int) -> bool:
@@ -491,4 +560,4 @@ def register(server: FixloreServer) -> None:
     life = server.features["lifecycle"]
     life.listeners.append(loop.config_changed)
     life.shutdown_hooks.append(loop.shutdown)
-    life.initialized_hooks.append(lambda: loop.executor.submit(warm_up))
+    life.initialized_hooks.append(loop.extractor.start)

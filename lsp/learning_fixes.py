@@ -17,7 +17,7 @@ import asyncio
 import functools
 import logging
 import time
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -98,6 +98,8 @@ class LearnedFixes:
     def __init__(self, loop: LearningLoop) -> None:
         self._loop = loop
         self._cache: dict[str, tuple[int | None, dict[DiagId, Future[list[LearnedFix]]]]] = {}
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-fixes")
+        """Learned fixes only: never queued behind learning's own work (opening the store, a settle)."""
         self._none: dict[Signature, float] = {}
         """Signature -> when no learned fix was found for it."""
 
@@ -107,6 +109,10 @@ class LearnedFixes:
             self._none.clear()
         else:
             self._none.pop(signature, None)
+
+    def close(self) -> None:
+        """Stop preparing fixes (the session ends)."""
+        self._pool.shutdown(wait=False, cancel_futures=True)
 
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document."""
@@ -151,7 +157,7 @@ class LearnedFixes:
                 continue
             none.pop(signature, None)
             info = diag_info(raw, text, num_units)
-            entries[key] = self._loop.executor.submit(_instantiate_all, found, language, text, info)
+            entries[key] = self._pool.submit(_instantiate_all, found, language, text, info)
 
     async def get(self, uri: str, version: int | None, raw: dict[str, Any]) -> list[LearnedFix]:
         """The learned fixes for one diagnostic, if ready within :data:`REQUEST_WAIT_S`."""
