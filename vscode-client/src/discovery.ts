@@ -97,8 +97,10 @@ export function findServer(input: DiscoveryInput): ServerCommand | DiscoveryErro
 
   return {
     error:
-      "fixlore was not found: set fixlore.path to the fixlore executable or fixlore.interpreter " +
-      "to a Python that has fixlore installed (pip install fixlore), or put fixlore on PATH.",
+      "fixlore was not found. It is not on PyPI: install it from its repository " +
+      "(pipx install ./fixlore, or pip install ./fixlore into a virtual environment), " +
+      "then set fixlore.path to its fixlore executable or fixlore.interpreter to that Python, " +
+      "or put fixlore on PATH.",
     fromSetting: false,
   };
 }

@@ -165,7 +165,7 @@ export class FixloreSession implements vscode.Disposable {
     }
     if (client !== undefined) {
       try {
-        await client.dispose(2000);
+        await client.dispose(10000); // shutdown flushes the knowledge store: give it time before a kill
       } catch (error) {
         this.output.warn(`Stopping fixlore: ${error instanceof Error ? error.message : String(error)}`);
       }

@@ -82,6 +82,9 @@ describe("findServer (POSIX)", () => {
     const error = fails(findServer({ ...base, isExecutable: files() }));
     assert.equal(error.fromSetting, false);
     assert.match(error.error, /fixlore\.path/);
+    // fixlore is not on a package index: the message says how it really installs.
+    assert.match(error.error, /not on PyPI/);
+    assert.match(error.error, /pipx install \.\/fixlore/);
     assert.match(error.error, /fixlore\.interpreter/);
     assert.match(error.error, /PATH/);
   });
