@@ -14,7 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import multiprocessing
+import os
+import threading
+import time
 from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -148,6 +154,11 @@ class DiagnosticsHub:
         return None if doc is None else doc.version
 
 
+PROCESS_CHARS = 500_000
+"""From this size a syntax check runs in a child process: parsing holds the GIL, so in a
+thread it would stall every request as long as it takes (seconds for a few MB)."""
+
+
 class SyntaxChecker:
     """Debounced syntax diagnostics per document, computed off the event loop."""
 
@@ -155,6 +166,22 @@ class SyntaxChecker:
         self._server = server
         self._hub = hub
         self._pending: dict[str, asyncio.Task[None]] = {}
+        self._processes: ProcessPoolExecutor | None = None
+
+    def _executor(self, text: str) -> Executor:
+        if len(text) < PROCESS_CHARS:
+            return self._server.thread_pool
+        if self._processes is None:  # started at the first big file; most sessions never need it
+            self._processes = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_init_child
+            )
+        return self._processes
+
+    def close(self) -> None:
+        """Stop the child process, if one was started."""
+        if self._processes is not None:
+            self._processes.shutdown(wait=False, cancel_futures=True)
+            self._processes = None
 
     def schedule(self, uri: str, *, immediate: bool = False) -> None:
         """(Re)start the debounce timer of ``uri``."""
@@ -183,12 +210,37 @@ class SyntaxChecker:
             return
         version, text = doc.version, doc.source
         loop = asyncio.get_running_loop()
-        problems = await loop.run_in_executor(self._server.thread_pool, syntax_problems, language, text)
+        try:
+            problems = await loop.run_in_executor(self._executor(text), syntax_problems, language, text)
+        except BrokenProcessPool:  # the child died (out of memory?): no diagnostics this time, a new child next
+            logger.warning("the syntax-check process ended unexpectedly")
+            self._processes = None
+            return
         current = self._server.open_document(uri)
         if current is None or current.version != version:
             return  # the text moved on; a newer check is scheduled
         self._pending.pop(uri, None)
         self._hub.set(uri, OWN_KEY, version, [to_lsp_diagnostic(current, p) for p in problems])
+
+
+def _init_child() -> None:
+    """In the syntax-check child: let go of the editor's pipes, and end when the server does.
+
+    The child would otherwise hold the editor's stdout open after the server is
+    gone (an editor waits for it to close), and outlive a killed server.
+    """
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)  # a watchdog's period, in a child with nothing else to do
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def to_lsp_diagnostic(doc: TextDocument, problem: SyntaxProblem) -> dict[str, Any]:

@@ -70,6 +70,7 @@ def register(server: FixloreServer) -> None:
     """Register the document-sync handlers and set up diagnostics."""
     hub = DiagnosticsHub(server)
     checker = SyntaxChecker(server, hub)
+    server.features["lifecycle"].shutdown_hooks.append(checker.close)
     hooks = DocumentHooks()
     server.features.update(diagnostics=hub, syntax=checker, document_hooks=hooks)
 

@@ -75,8 +75,15 @@ class RawEditor:
         """Kill the server if it still runs; stop reading."""
         if self.process.returncode is None:
             self.process.kill()
-        await self.process.wait()
         self._reader.cancel()
+        # Process.wait() also waits for the pipes to close, which a grandchild that
+        # inherited them (a worker process of the server) could hold: close our ends.
+        transport = self.process._transport  # type: ignore[attr-defined]  # noqa: SLF001
+        for fd in (0, 1, 2):
+            pipe = transport.get_pipe_transport(fd)
+            if pipe is not None:
+                pipe.close()
+        await self.process.wait()
 
     async def five_requests_answered(self) -> None:
         """Five code-action requests after the bad frame all get their result."""

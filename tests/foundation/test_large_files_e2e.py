@@ -46,3 +46,17 @@ async def test_a_file_past_the_limit_is_not_parsed_and_the_user_is_told_once(edi
     editor.send({"id": "after", "method": "fixlore/ping"})
     await editor.answer("after")
     assert [m for m, _ in editor.notes].count("window/showMessage") == 1
+
+
+async def test_a_big_file_under_the_limit_is_checked_without_stalling_requests(editor: RawEditor) -> None:
+    chunk = "def f(a, b):\n    return a + b\n\n"
+    copies = 5_000_000 // len(chunk)
+    editor.send(did_open(BIG, chunk * copies + "def broken(:\n    pass\n"))
+
+    for n in range(5):  # a parse in a thread held the GIL: these waited 7-14 s for a 5 MB file
+        editor.send({"id": f"ping-{n}", "method": "fixlore/ping"})
+        await editor.answer(f"ping-{n}", timeout=3)
+    published = await editor.note(
+        lambda m, p: m == "textDocument/publishDiagnostics" and p["uri"] == BIG and p["diagnostics"], timeout=90
+    )
+    assert [d["range"]["start"]["line"] for d in published["diagnostics"]] == [copies * 3]
