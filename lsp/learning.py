@@ -42,6 +42,7 @@ from fixlore.lsp.timeline import (
     Tracked,
     absorb_broken,
     diag_info,
+    diag_key,
     diag_line,
 )
 
@@ -57,6 +58,8 @@ VERIFY_WINDOW_S = 120.0
 """A verification that sees no settled, parsing state within this long is dropped."""
 NEAR_LINES = 3
 """A new error this close to a fixed diagnostic means the fix broke something."""
+MAX_OFFERS = 64
+"""Offered lists remembered per document (to tell a fix by hand from the actions it turned down)."""
 SOURCE_WAIT_S = 10.0
 """How long a settle waits for every source to report for the current version.
 
@@ -89,6 +92,8 @@ class LearningLoop(StoreSide):
         self.watches: dict[str, list[Watch]] = {}
         self.fixes = LearnedFixes(self)
         self.extractor = Extractor()
+        self._offers: dict[str, list[tuple[tuple[str, str, str], int, int | None, tuple[Pattern, ...]]]] = {}
+        """Per document: the upstream actions the user was shown, per diagnostic (key, line, version)."""
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._source_timers: dict[str, asyncio.TimerHandle] = {}
         """Per document: when to stop waiting for late sources (see :data:`SOURCE_WAIT_S`)."""
@@ -148,6 +153,29 @@ class LearningLoop(StoreSide):
         # as soon as its diagnostics are in (the user may fix the next thing at once).
         self._want_settle(uri, delay=0.0)
 
+    def saw_offers(
+        self, uri: str, version: int | None, groups: list[tuple[dict[str, Any], tuple[Pattern, ...]]]
+    ) -> None:
+        """The user was shown these actions for these diagnostics (an invoked list)."""
+        offers = self._offers.setdefault(uri, [])
+        for diag, patterns in groups:
+            upstream = tuple(p for p in patterns if p.action is not None)
+            if upstream:
+                offers.append((diag_key(diag), diag_line(diag), version, upstream))
+        del offers[:-MAX_OFFERS]
+
+    def _rejected_by_hand(self, uri: str, tracked: Tracked) -> None:
+        """A diagnostic the user was offered actions for, fixed by hand: each of them was turned down."""
+        offers = self._offers.get(uri, [])
+        timeline = self.timelines.get(uri)
+        for i, (key, line, version, patterns) in enumerate(offers):
+            now = timeline.line_now(line, version) if timeline is not None else line
+            if key == tracked.key and now is not None and abs(now - tracked.line) <= MATCH_LINES:
+                for pattern in patterns:
+                    self.record(EventKind.REJECTED, pattern)
+                del offers[i]
+                return
+
     # -- document hooks ------------------------------------------------------------------
     def pause_s(self) -> float:
         """The configured pause after which a vanished diagnostic counts as fixed."""
@@ -181,6 +209,7 @@ class LearningLoop(StoreSide):
         """Forget the document (memory only)."""
         self.timelines.pop(uri, None)
         self.watches.pop(uri, None)
+        self._offers.pop(uri, None)
         self._settle_wanted.discard(uri)
         _cancel(self._timers, uri)
         _cancel(self._source_timers, uri)
@@ -380,6 +409,7 @@ class LearningLoop(StoreSide):
             return
         self.fixes_learned += 1
         self.record(EventKind.MANUAL, pattern)
+        self._rejected_by_hand(uri, tracked)
         self.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
         timeline = self.timelines.get(uri)
         if timeline is None:

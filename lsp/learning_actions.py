@@ -112,6 +112,8 @@ class GroupReport:
     titles: dict[int, str]
     """``upstream_index`` of each candidate -> the title shown."""
     evidence: bool
+    patterns: tuple[Pattern, ...] = ()
+    """The candidates' patterns (upstream actions and learned fixes)."""
 
 
 @dataclass
@@ -121,6 +123,8 @@ class Assembly:
     actions: list[dict[str, Any]] = field(default_factory=list)
     groups: list[GroupReport] = field(default_factory=list)
     offered: list[Pattern] = field(default_factory=list)
+    uri: str = ""
+    version: int | None = None
 
 
 @dataclass
@@ -170,7 +174,7 @@ def assemble(
         item.group = _group_of(item.action, diagnostics)
     lines = lines_of(doc.source) if doc is not None else ()
     num_units = doc.position_codec.client_num_units if doc is not None else len
-    out = Assembly()
+    out = Assembly(uri=uri, version=doc.version if doc is not None else None)
     order: list[_Item] = list(items)
     siblings: dict[int, tuple[Pattern, ...]] = {}
     for g, diag in enumerate(diagnostics):
@@ -190,14 +194,14 @@ def assemble(
         has_evidence = any(c.key in evidence for c in candidates)
         if has_evidence:
             ranked_items = [group[r.candidate.upstream_index] for r in ranked]
-            _mark_preferred(ranked_items, ranked)
+            _mark_preferred(ranked_items, ranked, evidence)
             order = _reslot(order, group, ranked_items)
         elif extra:
             order = _reslot(order, members, group)
-        out.groups.append(
-            GroupReport(diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence)
-        )
         patterns = tuple(it.pattern for it in group if it.pattern is not None)
+        out.groups.append(
+            GroupReport(diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns)
+        )
         siblings[g] = patterns
         if invoked:
             out.offered.extend(patterns)
@@ -291,9 +295,19 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
     return _Item(action, pattern=fix.pattern, learned=True, group=g, verified=verified)
 
 
-def _mark_preferred(ranked_items: list[_Item], ranked: list[RankedAction]) -> None:
-    """At most one preferred: the ranker's clear winner, else an upstream mark on the top only."""
+def _mark_preferred(
+    ranked_items: list[_Item], ranked: list[RankedAction], evidence: Mapping[str, Any] | None = None
+) -> None:
+    """At most one preferred: the ranker's clear winner, else an upstream mark on the top only.
+
+    An upstream's own mark goes too when this user turns that action down
+    more often than they take it (fixes it by hand instead, or picks another).
+    """
     winner = next((i for i, r in enumerate(ranked) if r.preferred), None)
+    if evidence and ranked_items and ranked_items[0].pattern is not None:
+        stats = evidence.get(ranked_items[0].pattern.fingerprint)
+        if stats is not None and stats.counts.rejected + stats.counts.undone > stats.counts.accepted:
+            ranked_items[0].action.pop("isPreferred", None)
     if winner is not None and not may_be_preferred(ranked_items[winner]):
         winner = None
         for item in ranked_items:

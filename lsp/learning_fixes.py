@@ -49,8 +49,13 @@ MAX_TRIED = 64
 Fit comes before rank: a pattern that does not fit the code is skipped (its
 instantiation stops at the first token that differs), so the three offered
 are the best *fitting* ones, not the best three of which none may fit."""
-REQUEST_WAIT_S = 0.025
-"""How long a code-action request waits for fixes still being instantiated."""
+REQUEST_WAIT_S = 0.1
+"""How long a code-action request waits, at most, for fixes still being instantiated.
+
+They start when the diagnostics arrive, on a thread of their own, and most
+stored patterns are dropped by a substring test before any parsing, so they
+are usually ready; a lightbulb asked for at once (jumping from the Problems
+panel) waits for them rather than going without the fix the user makes."""
 
 NEGATIVE_TTL_S = 1.0
 """How long "no learned fix for this signature" is believed without asking the knowledge again."""

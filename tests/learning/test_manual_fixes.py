@@ -182,3 +182,17 @@ async def test_a_fix_made_right_after_opening_is_learned(tmp_path: Path) -> None
         uri = editor.open("fresh.py", "def drain(basket):\n    while basket == None:\n        basket = 2\n")
         action = await offered_learned_fix(editor, uri, "E711")
         assert "basket is None" in action["title"]
+
+
+async def test_a_fix_made_by_hand_after_seeing_the_list_turns_its_actions_down(tmp_path: Path) -> None:
+    """The user looked at ruff's actions, then fixed it another way: evidence against ruff's mark."""
+    async with Editor(tmp_path) as editor:
+        uri = editor.open("seen.py", "def check(value):\n    if value == None:\n        return 1\n    return 2\n")
+        diag = await editor.diagnostic(uri, "E711")
+        offered = await editor.code_actions(uri, diag)  # Invoked: the list was seen
+        assert any("E711" in a["title"] for a in offered)
+        editor.replace(uri, "value == None", "not value")
+        await editor.gone(uri, "E711")
+        editor.save(uri)
+        stats = await editor.until_stats(lambda s: s["session"]["manualFixes"] >= 1 and s["counts"]["rejected"] >= 2)
+        assert stats["counts"]["accepted"] == 0
