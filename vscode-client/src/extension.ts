@@ -16,6 +16,7 @@ import * as os from "node:os";
 import * as vscode from "vscode";
 import {
   DidChangeConfigurationNotification,
+  ExecuteCommandRequest,
   LanguageClient,
   type LanguageClientOptions,
   ResponseError,
@@ -32,7 +33,15 @@ import {
   toServerConfig,
 } from "./config";
 import { findServer, isServerCommand } from "./discovery";
-import { parseStatus, type ServerState, type Status, statusView } from "./present";
+import {
+  type Learned,
+  learnedSince,
+  learningCounts,
+  parseStatus,
+  type ServerState,
+  type Status,
+  statusView,
+} from "./present";
 
 const CLIENT_ID = "fixlore";
 
@@ -40,6 +49,9 @@ const CLIENT_ID = "fixlore";
 export class FixloreSession implements vscode.Disposable {
   client: LanguageClient | undefined;
   status: Status | undefined;
+  /** The learning counters when this session's server first reported, and what was learned since. */
+  private learnedFrom: Learned | undefined;
+  private learned: Learned | undefined;
   /** The settings sent as initializationOptions: the server ranks them above later pushes. */
   private sentAtStart: ServerSettings = {};
   private state: ServerState = "stopped";
@@ -139,6 +151,7 @@ export class FixloreSession implements vscode.Disposable {
         if (status !== undefined) {
           this.status = status;
           this.render();
+          void this.refreshLearned(client);
         }
       }),
     );
@@ -197,11 +210,33 @@ export class FixloreSession implements vscode.Disposable {
     }
   }
 
+  /** Ask the server what it has learned (`fixlore.stats`) and show what changed in this session. */
+  private async refreshLearned(client: LanguageClient): Promise<void> {
+    let stats: unknown;
+    try {
+      stats = await client.sendRequest(ExecuteCommandRequest.type, { command: "fixlore.stats", arguments: [] });
+    } catch {
+      return; // an older server, or one going away: the pattern count alone is shown
+    }
+    const counts = learningCounts(stats);
+    if (counts === undefined || client !== this.client) {
+      return;
+    }
+    this.learnedFrom ??= counts;
+    this.learned = learnedSince(this.learnedFrom, counts);
+    this.render();
+  }
+
   /** Make the status-bar item show the state, or the server's last status. */
   render(): void {
-    const view = statusView(this.state, this.status, this.failure);
+    const view = statusView(this.state, this.status, this.failure, this.learned);
     this.statusItem.text = view.text;
-    this.statusItem.tooltip = view.tooltip;
+    const tooltip = new vscode.MarkdownString(view.tooltip);
+    if (this.state === "running") {
+      tooltip.appendMarkdown("\n\n[Explain the ranking at the cursor](command:fixlore.explainRanking)");
+      tooltip.isTrusted = { enabledCommands: ["fixlore.explainRanking"] };
+    }
+    this.statusItem.tooltip = tooltip;
     this.statusItem.command =
       this.state === "running" ? "fixlore.toggleLearning" : "fixlore.restartServer";
   }

@@ -35,8 +35,40 @@ export function parseStatus(value: unknown): Status | undefined {
   return { learning: value.learning, patterns: value.patterns };
 }
 
+/** What this session taught fixlore: quick fixes chosen, fixes made by hand (from `fixlore.stats`). */
+export interface Learned {
+  chosen: number;
+  byHand: number;
+}
+
+/** The learning counters (`accepted`, `manual`) of a `fixlore.stats` result, or `undefined`. */
+export function learningCounts(stats: unknown): Learned | undefined {
+  if (!isObject(stats) || !isObject(stats.counts)) {
+    return undefined;
+  }
+  const { accepted, manual } = stats.counts;
+  if (typeof accepted !== "number" || typeof manual !== "number") {
+    return undefined;
+  }
+  return { chosen: accepted, byHand: manual };
+}
+
+/** What was learned since `start` (counters only grow; a reset store counts from zero again). */
+export function learnedSince(start: Learned, now: Learned): Learned {
+  return { chosen: Math.max(0, now.chosen - start.chosen), byHand: Math.max(0, now.byHand - start.byHand) };
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 /** Status-bar text and tooltip for the server's state and its last status. */
-export function statusView(state: ServerState, status: Status | undefined, detail?: string): StatusView {
+export function statusView(
+  state: ServerState,
+  status: Status | undefined,
+  detail?: string,
+  learned?: Learned,
+): StatusView {
   if (state === "starting") {
     return { text: "$(sync~spin) fixlore", tooltip: "fixlore: starting the server…" };
   }
@@ -51,14 +83,22 @@ export function statusView(state: ServerState, status: Status | undefined, detai
     return { text: "$(lightbulb) fixlore", tooltip: "fixlore: running. Click to toggle learning." };
   }
   const known = `${status.patterns} ${status.patterns === 1 ? "pattern" : "patterns"} known`;
+  const total = learned === undefined ? 0 : learned.chosen + learned.byHand;
+  // The count moves when the session teaches fixlore something, even when no new pattern appears.
+  const moved = total > 0 ? ` +${total}` : "";
+  const session =
+    learned === undefined
+      ? ""
+      : ` Learned this session: ${plural(learned.chosen, "quick fix chosen", "quick fixes chosen")}, ` +
+        `${plural(learned.byHand, "fix made by hand", "fixes made by hand")}.`;
   return status.learning
     ? {
-        text: `$(lightbulb) fixlore ${status.patterns}`,
-        tooltip: `fixlore: learning is on, ${known}. Click to turn learning off.`,
+        text: `$(lightbulb) fixlore ${status.patterns}${moved}`,
+        tooltip: `fixlore: learning is on, ${known}.${session} Click to turn learning off.`,
       }
     : {
-        text: `$(circle-slash) fixlore ${status.patterns}`,
-        tooltip: `fixlore: learning is off (nothing is written), ${known}. Click to turn learning on.`,
+        text: `$(circle-slash) fixlore ${status.patterns}${moved}`,
+        tooltip: `fixlore: learning is off (nothing is written), ${known}.${session} Click to turn learning on.`,
       };
 }
 

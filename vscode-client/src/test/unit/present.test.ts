@@ -3,7 +3,14 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 
-import { explanationMarkdown, parseStatus, patternEntries, statusView } from "../../present";
+import {
+  explanationMarkdown,
+  learnedSince,
+  learningCounts,
+  parseStatus,
+  patternEntries,
+  statusView,
+} from "../../present";
 
 describe("status bar", () => {
   it("shows the number of patterns and whether learning is on", () => {
@@ -13,6 +20,22 @@ describe("status bar", () => {
     const off = statusView("running", { learning: false, patterns: 1 });
     assert.match(off.text, /circle-slash/);
     assert.match(off.tooltip, /learning is off.*1 pattern known/);
+  });
+
+  it("shows what the session taught fixlore: a count that moves and what it was", () => {
+    const start = learningCounts({ patterns: 2, counts: { accepted: 4, manual: 1, offered: 9 } });
+    assert.deepEqual(start, { chosen: 4, byHand: 1 });
+    const now = learningCounts({ counts: { accepted: 7, manual: 3 } });
+    assert.ok(start !== undefined && now !== undefined);
+    const learned = learnedSince(start, now);
+    assert.deepEqual(learned, { chosen: 3, byHand: 2 });
+    const view = statusView("running", { learning: true, patterns: 2 }, undefined, learned);
+    assert.match(view.text, /fixlore 2 \+5$/);
+    assert.match(view.tooltip, /Learned this session: 3 quick fixes chosen, 2 fixes made by hand\./);
+    const none = statusView("running", { learning: true, patterns: 2 }, undefined, { chosen: 0, byHand: 0 });
+    assert.match(none.text, /fixlore 2$/);
+    assert.equal(learningCounts({ counts: { accepted: "3" } }), undefined);
+    assert.equal(learningCounts(null), undefined);
   });
 
   it("says when the server is not running, and why", () => {
