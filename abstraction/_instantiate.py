@@ -66,6 +66,7 @@ from fixlore.abstraction._tree import (
 )
 from fixlore.abstraction._vocab import class_members, keywords
 from fixlore.abstraction.languages import get_parser
+from fixlore.abstraction.syntax import python_parses
 
 logger = logging.getLogger(__name__)
 
@@ -136,13 +137,52 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
     new_edits = tuple(_to_edit(src, s, e, t) for s, e, t in edits)
-    if not _result_parses(src, edits):
+    local = _python_statement(src, text, edits) if language == "python" else None
+    if local is not None:
+        # Only one top-level statement changes in a file that parses: parse that statement alone.
+        old_part, new_part = local
+        if python_roles(new_part) is None:
+            return Skipped(SkipReason.DOES_NOT_PARSE, "the edited statement would not parse")
+    elif not _result_parses(src, edits):
         return Skipped(SkipReason.DOES_NOT_PARSE, "the edited file would not parse")
+    else:
+        old_part, new_part = text, _edited(src, edits)
     if language == "python" and ctx.unit is not None:
-        unsound = roles_unsound(text, _edited(src, edits), _may_go(ctx))
+        unsound = roles_unsound(old_part, new_part, _may_go(ctx))
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
     return Instantiated(new_edits, _title(ctx, edits))
+
+
+def _python_statement(src: Source, text: str, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:
+    """The top-level statement all ``edits`` fall in, before and after them, if the file parses.
+
+    Parsing one statement instead of the file keeps a pattern's checks cheap in
+    long files (most of a learned fix's cost was compiling the whole file again).
+    """
+    if not edits or not python_parses_cached(text):
+        return None
+    lo, hi = min(e[0] for e in edits), max(e[1] for e in edits)
+    for node in src.root.children:
+        if node.start_byte <= lo and hi <= node.end_byte and node.start_byte < node.end_byte:
+            if src.data[node.start_byte - 1 : node.start_byte] not in (b"", b"\n"):
+                return None  # not at a line start (``a; b``): parse the file
+            old = src.data[node.start_byte : node.end_byte]
+            new = old
+            for start, end, piece in sorted(edits, reverse=True):
+                new = (
+                    new[: start - node.start_byte]
+                    + piece.encode("utf-8", "surrogatepass")
+                    + new[end - node.start_byte :]
+                )
+            return old.decode("utf-8", "surrogatepass"), new.decode("utf-8", "surrogatepass")
+    return None
+
+
+@functools.lru_cache(maxsize=4)
+def python_parses_cached(text: str) -> bool:
+    """Whether ``text`` parses (once per text: every pattern tried on it asks)."""
+    return python_parses(text)
 
 
 def _may_go(ctx: _Ctx) -> frozenset[str]:

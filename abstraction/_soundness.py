@@ -185,7 +185,7 @@ def python_roles(text: str) -> Counter[str] | None:
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     out: Counter[str] = Counter()
-    for node in ast.walk(tree):
+    for node in _walk(tree):
         if isinstance(node, ast.Name):
             out["N:" + node.id] += 1
         elif isinstance(node, ast.Attribute):
@@ -228,3 +228,22 @@ def edit_unsound(binding: dict[str, str], allowed: frozenset[str], old: str, new
         if new_words[name] < old_words[name]:
             return f"drops a name ({placeholder})"
     return None
+
+
+def _walk(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` (``ast.walk`` without its generator and field tuples)."""
+    out: list[ast.AST] = []
+    stack = [tree]
+    push = stack.append
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                push(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push(item)
+    return out
