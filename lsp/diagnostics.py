@@ -173,7 +173,7 @@ class SyntaxChecker:
             return self._server.thread_pool
         if self._processes is None:  # started at the first big file; most sessions never need it
             self._processes = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=_init_child
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=init_child
             )
         return self._processes
 
@@ -223,8 +223,8 @@ class SyntaxChecker:
         self._hub.set(uri, OWN_KEY, version, [to_lsp_diagnostic(current, p) for p in problems])
 
 
-def _init_child() -> None:
-    """In the syntax-check child: let go of the editor's pipes, and end when the server does.
+def init_child() -> None:
+    """In a worker process (big files' syntax checks, extraction): let go of the editor's pipes; end with the server.
 
     The child would otherwise hold the editor's stdout open after the server is
     gone (an editor waits for it to close), and outlive a killed server.

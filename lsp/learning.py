@@ -546,7 +546,11 @@ class Extractor:
             if self._fallback:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-extract")
             else:
-                self._pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"))
+                from fixlore.lsp.diagnostics import init_child  # the worker lets go of the editor's pipes
+
+                self._pool = ProcessPoolExecutor(
+                    max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=init_child
+                )
         return self._pool
 
     def _use_thread(self) -> None:
