@@ -50,6 +50,7 @@ return {
       diagnosticsDebounceMs = 250,
       manualFixPauseMs = 2000,
       upstreamTimeoutMs = 3000,
+      teamKnowledge = '', -- a PostgreSQL connection string or service name (docs/team.md)
     },
   },
 }
