@@ -107,8 +107,13 @@ async def server(tmp_path: Path) -> AsyncIterator[TcpServer]:
     yield srv
     if process.returncode is None:
         process.kill()
+    drain.cancel()
+    # Process.wait() also waits for stderr to close, which a worker process of the
+    # server that inherited it could hold: close our end.
+    stderr = process._transport.get_pipe_transport(2)  # type: ignore[attr-defined]  # noqa: SLF001
+    if stderr is not None:
+        stderr.close()
     await process.wait()
-    await drain
 
 
 async def test_a_probe_that_connects_and_leaves_changes_nothing(server: TcpServer) -> None:
