@@ -173,7 +173,10 @@ class SyntaxChecker:
             return self._server.thread_pool
         if self._processes is None:  # started at the first big file; most sessions never need it
             self._processes = ProcessPoolExecutor(
-                max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=init_child
+                max_workers=1,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=init_child,
+                initargs=(os.getpid(),),
             )
         return self._processes
 
@@ -223,7 +226,7 @@ class SyntaxChecker:
         self._hub.set(uri, OWN_KEY, version, [to_lsp_diagnostic(current, p) for p in problems])
 
 
-def init_child() -> None:
+def init_child(server_pid: int | None = None) -> None:
     """In a worker process (big files' syntax checks, extraction): let go of the editor's pipes; end with the server.
 
     The child would otherwise hold the editor's stdout open after the server is
@@ -233,7 +236,9 @@ def init_child() -> None:
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)
     os.close(devnull)
-    parent = os.getppid()
+    # The server's pid as it started us: a child that starts after the server died
+    # (its parent already init, pid 1) must not take init for the server.
+    parent = server_pid if server_pid is not None else os.getppid()
 
     def watch() -> None:
         while os.getppid() == parent:

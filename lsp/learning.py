@@ -24,6 +24,7 @@ import asyncio
 import difflib
 import logging
 import multiprocessing
+import os
 import time
 from collections.abc import Collection
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
@@ -549,7 +550,10 @@ class Extractor:
                 from fixlore.lsp.diagnostics import init_child  # the worker lets go of the editor's pipes
 
                 self._pool = ProcessPoolExecutor(
-                    max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=init_child
+                    max_workers=1,
+                    mp_context=multiprocessing.get_context("spawn"),
+                    initializer=init_child,
+                    initargs=(os.getpid(),),
                 )
         return self._pool
 
