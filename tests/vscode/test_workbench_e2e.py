@@ -96,8 +96,9 @@ def test_the_palette_commands_explain_list_patterns_and_restart(workbench: CodeS
 
 @pytest.mark.xfail(
     strict=False,
-    reason="intermittent, seen in two full runs on a loaded 2-core machine (passed in two runs alone): after two hand fixes, "
-    "Ctrl+. on the third file shows 'No code actions available' for 90 s (not even ruff's own); passes alone",
+    reason="intermittent, seen in two full runs on a loaded 2-core machine (passed in two runs alone): "
+    "after two hand fixes, Ctrl+. on the third file shows 'No code actions available' for 90 s "
+    "(not even ruff's own)",
 )
 def test_a_fix_made_by_hand_twice_is_offered_in_a_new_file(workbench: CodeServer) -> None:
     drive(workbench, "manual")
