@@ -240,8 +240,23 @@ def _no_block(src: Source, imports: list[_Imp], statement: str) -> list[Edit]:
         return [(end, end, "\n\n" + statement)]
     at = _preamble_end(src)
     if at:
-        return [(at, at, "\n" + statement)]
-    return [(0, 0, statement + "\n")]
+        return [(at, at, "\n" + statement + _gap_after(src, src.line_end(at) + 1))]
+    return [(0, 0, statement + "\n" + _gap_after(src, 0))]
+
+
+def _gap_after(src: Source, at: int) -> str:
+    """Blank lines between a new import block and the code after it, as isort and ruff want them.
+
+    Two before a ``def``, ``class`` or decorator, one before other code, none
+    at the end of the file; fewer if the file already has blank lines there.
+    """
+    rest = src.data[at:]
+    stripped = rest.lstrip(b"\n")
+    if not stripped.strip():
+        return ""
+    have = len(rest) - len(stripped)
+    want = 2 if stripped.startswith((b"def ", b"class ", b"async def ", b"@")) else 1
+    return "\n" * max(0, want - have)
 
 
 def _preamble_end(src: Source) -> int:

@@ -539,6 +539,9 @@ class Extractor:
     def close(self) -> None:
         """Stop the worker (pending extractions are dropped: the session is ending)."""
         if self._pool is not None:
+            # The worker holds nothing to keep: end it now rather than let the exit wait for it.
+            for process in list(getattr(self._pool, "_processes", {}).values()):
+                process.terminate()
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 

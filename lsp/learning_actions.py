@@ -134,7 +134,7 @@ class _Item:
     learned: bool = False
     group: int | None = None
     verified: bool = True
-    """For a learned fix: it has succeeded more often than it failed."""
+    """For a learned fix: accepted before, and it has succeeded more often than it failed."""
 
 
 _SUPPRESSION = re.compile(r"(?i)\b(disable|suppress|ignore|noqa)\b")
@@ -291,7 +291,9 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
         "edit": {"changes": {uri: edits}},
     }
     counts = fix.stats.counts
-    verified = counts.succeeded > counts.failed
+    # Verified as fixlore applies it: accepted from this list before, and it has worked
+    # more often than not. Hand-made fixes alone show the habit, not that the instance is right.
+    verified = counts.accepted >= 1 and counts.succeeded > counts.failed
     return _Item(action, pattern=fix.pattern, learned=True, group=g, verified=verified)
 
 

@@ -22,7 +22,8 @@ def _fix(pattern: Pattern, text: str, name: str) -> str:
 def test_one_learned_stdlib_import_applies_to_another_stdlib_module() -> None:
     p = _learn_import("import os", "os")
     new = "print(json.dumps(1))\n"
-    assert _fix(p, new, "json") == "import json\nprint(json.dumps(1))\n"
+    # a blank line after the new import block, as isort and ruff (I001) want it
+    assert _fix(p, new, "json") == "import json\n\nprint(json.dumps(1))\n"
 
 
 def test_a_stdlib_hole_does_not_bind_a_user_module() -> None:

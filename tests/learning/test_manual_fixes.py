@@ -62,12 +62,17 @@ async def test_an_import_added_by_hand_becomes_a_learned_quick_fix(tmp_path: Pat
         assert action["title"] == "Apply learned fix: Add `import os`"
         actions = await editor.code_actions(uri, await editor.diagnostic(uri, "F821"))
         assert actions[0] is not None and actions[0]["title"] == action["title"]
-        assert actions[0].get("isPreferred") is True
+        # First, but not preferred (applied unasked) before it has been accepted and worked once.
+        assert actions[0].get("isPreferred") is not True
         await editor.apply(action)
         await editor.gone(uri, "F821")
         assert editor.texts[uri].startswith("import os\n")
-        stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 1)
+        stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 1 and s["counts"]["succeeded"] >= 4)
         assert stats["counts"]["manual"] >= 3
+        again = editor.open("again.py", "def here():\n    return os.sep\n")
+        action = await offered_learned_fix(editor, again, "F821")
+        actions = await editor.code_actions(again, await editor.diagnostic(again, "F821"))
+        assert actions[0]["title"] == action["title"] and actions[0].get("isPreferred") is True
 
 
 async def test_a_comparison_rewritten_by_hand_is_offered_with_other_names(tmp_path: Path) -> None:
