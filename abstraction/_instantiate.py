@@ -28,6 +28,7 @@ from fixlore.abstraction._placeholders import (
     is_numbered,
     is_string,
     looks_like_placeholder,
+    quote_of,
     string_prefix,
 )
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
@@ -209,7 +210,7 @@ def _may_fit(before: str, text: str, line: int, height: int) -> bool:
     with a few substring look-ups (placeholders, strings and quotes, which fit
     many texts, are not looked for).
     """
-    window = _window(text, line, height + 2)
+    window = lines_around(text, line, height + 2)
     for tok in set(before.split()):
         if looks_like_placeholder(tok) or is_string(tok) or STRING_QUOTE.match(tok) or "\u2423" in tok:
             continue
@@ -219,10 +220,6 @@ def _may_fit(before: str, text: str, line: int, height: int) -> bool:
 
 
 @functools.lru_cache(maxsize=64)
-def _window(text: str, line: int, reach: int) -> str:
-    return lines_around(text, line, reach)
-
-
 def lines_around(text: str, line: int, reach: int) -> str:
     """Lines ``line - reach .. line + reach`` of ``text``, joined."""
     starts = _line_starts(text)
@@ -464,11 +461,11 @@ def _match(ctx: _Ctx, pattern_toks: list[str], toks: list[Tok]) -> None:
                 raise _NoMatch(p)
         elif STRING_QUOTE.match(p) and STRING_QUOTE.match(tok.abstract):
             # A quote fits the user's other quote (``"`` and ``'``): same prefix, same kind (triple or not).
-            if _with_quote(p, _quote_of(tok.abstract)) != tok.abstract:
+            if _with_quote(p, quote_of(tok.abstract)) != tok.abstract:
                 raise _NoMatch(p)
-            if ctx.quote and ctx.quote != _quote_of(tok.abstract):
+            if ctx.quote and ctx.quote != quote_of(tok.abstract):
                 raise _NoMatch(p)
-            ctx.quote = _quote_of(tok.abstract)
+            ctx.quote = quote_of(tok.abstract)
             continue
         else:
             if p != tok.abstract:
@@ -478,14 +475,9 @@ def _match(ctx: _Ctx, pattern_toks: list[str], toks: list[Tok]) -> None:
             raise _NoMatch(p)
 
 
-def _quote_of(token: str) -> str:
-    """The quote of a quote token: ``'`` of ``rb'``, ``\"\"\"`` of ``f\"\"\"``."""
-    return token.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
-
-
 def _with_quote(token: str, quote: str) -> str:
     """A quote token with its quote character changed, prefix and length kept."""
-    own = _quote_of(token)
+    own = quote_of(token)
     if len(own) != len(quote):
         return token
     return token[: len(token) - len(own)] + quote

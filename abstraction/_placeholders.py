@@ -21,6 +21,7 @@ Tokenisers that must see a placeholder as one token are built with
 from __future__ import annotations
 
 import re
+import string
 
 STRING = "$S"
 NUMBER = "$N"
@@ -84,6 +85,11 @@ def is_string_syntax(token: str) -> bool:
 
 
 _CONVERSIONS = frozenset({"!r", "!s", "!a"})
+
+
+def quote_of(token: str) -> str:
+    """The quote of a quote token: ``'`` of ``rb'``, ``\"\"\"`` of ``f\"\"\"``."""
+    return token.lstrip(string.ascii_letters)
 
 
 def string_prefix(token: str) -> str:

@@ -54,8 +54,8 @@ name only where it lies inside the new diagnostic's range."""
 def dropped(pattern: Pattern) -> frozenset[str]:
     """Numbered placeholders the fix deletes although the message does not name them.
 
-    None when the fix deletes the definition of the name the message is about
-    (the whole unit, see :func:`_deletes_subject`): everything in it goes.
+    Empty when the fix deletes the definition of the name the message is about
+    (the whole unit, see :func:`_deletes_subject`): everything in it may go.
     """
     shape = pattern.shape
     if shape is None or not shape.before.strip() or _deletes_subject(pattern):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from fixlore.abstraction._placeholders import CODE, FORMAT_FIELD, NUMBER, STRING, STRING_QUOTE
+from fixlore.abstraction._placeholders import CODE, FORMAT_FIELD, NUMBER, STRING, STRING_QUOTE, quote_of
 from fixlore.abstraction._templates import Namer
 from fixlore.abstraction._vocab import SUPPRESSION_WORDS, is_allowed_name, keywords
 from fixlore.abstraction.languages import get_parser
@@ -366,7 +366,7 @@ def string_states(abstract: list[str]) -> list[StringState]:
         out.append((quote, depth))
         if quote is None:
             if STRING_QUOTE.match(tok):
-                quote = tok.lstrip("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ")
+                quote = quote_of(tok)
         elif depth == 0:
             if tok == quote:
                 quote = None

@@ -329,7 +329,7 @@ class LearningLoop(StoreSide):
         # baseline, its lines carried through the edits made since.
         result = timeline.settle(version, text, diagnostics, origins=origins, lagging=lagging)
         if moved:
-            _carry_to_now(timeline, version)
+            timeline.carry_to_now(version)
         watches = self.watches.get(uri, [])
         unknown = {t.key for t in timeline.baseline if t.origin in lagging}
         claimed = self._verify(timeline, watches, diagnostics, result.new, unknown)
@@ -448,17 +448,6 @@ class LearningLoop(StoreSide):
         timeline = self.timelines.get(uri)
         if timeline is not None and timeline.settled_version is not None:
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
-
-
-def _carry_to_now(timeline: DocTimeline, version: int | None) -> None:
-    """Move the lines of the baseline just taken at ``version`` through the edits made since."""
-    for tracked in timeline.baseline:
-        if tracked.version == version:
-            line = timeline.line_now(tracked.line, version)
-            if line is None:
-                timeline.positions_lost = True  # a whole-text change since: matched by key
-            else:
-                tracked.line = line
 
 
 _TOKEN_FIXES = frozenset({FixCategory.INSERT_TOKEN, FixCategory.DELETE_TOKEN, FixCategory.REPLACE_TOKEN})

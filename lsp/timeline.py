@@ -232,6 +232,16 @@ class DocTimeline:
                 tracked.line, touched = shift_line(tracked.line, start, end, new_lines)
                 tracked.touched = tracked.touched or touched
 
+    def carry_to_now(self, version: int | None) -> None:
+        """Move the lines of the baseline just taken at ``version`` through the edits made since."""
+        for tracked in self.baseline:
+            if tracked.version == version:
+                line = self.line_now(tracked.line, version)
+                if line is None:
+                    self.positions_lost = True  # a whole-text change since: matched by key
+                else:
+                    tracked.line = line
+
     def line_now(self, line: int, version: int | None) -> int | None:
         """Where a line of ``version``'s text is now (``None`` if unknown)."""
         if version is None:
