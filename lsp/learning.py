@@ -80,8 +80,13 @@ class Watch:
     accepted: bool
     """True for an accepted code action, False for a manual fix."""
     verified: bool = False
-    broke: bool = False
-    """A new diagnostic appeared next to it at a settle before its verdict."""
+    applied: bool = True
+    """False for an action accepted at ``codeAction/resolve``, before the editor applied its
+    edit: it is judged (and watched for undo) from the first change after."""
+    appeared: frozenset[tuple[str, str, str]] = frozenset()
+    """Keys of diagnostics that appeared next to it at a settle before its verdict: the
+    fix broke something if one is still there at the verdict (a placeholder the fix
+    left for the user to fill in, filled in since, broke nothing)."""
 
 
 class LearningLoop(StoreSide):
@@ -147,12 +152,15 @@ class LearningLoop(StoreSide):
         line = timeline.line_now(diag_line(diag), version)
         tracked = Tracked(raw=diag, version=version, text=before_text, line=diag_line(diag) if line is None else line)
         timeline.followed.append(tracked)
+        doc = self.server.open_document(uri)
+        applied = doc is None or doc.source != before_text
         self.watches.setdefault(uri, []).append(
-            Watch(tracked=tracked, pattern=pattern, before_text=before_text, started=time.monotonic(), accepted=True)
+            Watch(tracked, pattern, before_text, time.monotonic(), accepted=True, applied=applied)
         )
-        # An accepted action leaves a state made by a tool, not half-typed: it settles
-        # as soon as its diagnostics are in (the user may fix the next thing at once).
-        self._want_settle(uri, delay=0.0)
+        if applied:
+            # An accepted action leaves a state made by a tool, not half-typed: it settles
+            # as soon as its diagnostics are in (the user may fix the next thing at once).
+            self._want_settle(uri, delay=0.0)
 
     def saw_offers(
         self, uri: str, version: int | None, groups: list[tuple[dict[str, Any], tuple[Pattern, ...]]]
@@ -200,7 +208,15 @@ class LearningLoop(StoreSide):
         timeline.changed_at = time.monotonic()
         _cancel(self._source_timers, uri)
         self._check_undo(uri)
-        self._want_settle(uri, delay=self.pause_s())
+        self._want_settle(uri, delay=0.0 if self._edit_applied(uri) else self.pause_s())
+
+    def _edit_applied(self, uri: str) -> bool:
+        """Whether this change applied the edit of an action accepted at resolve (it settles at once)."""
+        applied = False
+        for watch in self.watches.get(uri, []):
+            if not watch.applied:
+                watch.applied, watch.started, applied = True, time.monotonic(), True
+        return applied
 
     def did_save(self, uri: str, raw: Any) -> None:
         """A save settles the document at once (if its diagnostics are current)."""
@@ -308,6 +324,7 @@ class LearningLoop(StoreSide):
         if language is None:
             return
         version, text = doc.version, doc.source
+        taken = time.monotonic()
         hub = self._hub()
         by_source, lagging = hub.current_by_source(uri), self._lagging(uri, timeline)
         diagnostics = [d for diags in by_source.values() for d in diags]
@@ -330,7 +347,8 @@ class LearningLoop(StoreSide):
         result = timeline.settle(version, text, diagnostics, origins=origins, lagging=lagging)
         if moved:
             timeline.carry_to_now(version)
-        watches = self.watches.get(uri, [])
+        # A fix accepted while this state was being parsed is not in it: its turn is the next settle.
+        watches = [w for w in self.watches.get(uri, []) if w.started <= taken]
         unknown = {t.key for t in timeline.baseline if t.origin in lagging}
         claimed = self._verify(timeline, watches, diagnostics, result.new, unknown)
         num_units = doc.position_codec.client_num_units
@@ -359,7 +377,7 @@ class LearningLoop(StoreSide):
         claimed: list[Watch] = []
         now = time.monotonic()
         for watch in watches:
-            if watch.verified or watch.tracked.key in unknown:
+            if watch.verified or not watch.applied or watch.tracked.key in unknown:
                 continue
             tracked = watch.tracked
             still = any(
@@ -367,12 +385,13 @@ class LearningLoop(StoreSide):
                 for d in current
             )
             # Success is more than "the diagnostic left": nothing new (any source, any
-            # severity) may have appeared next to it.
-            broke = watch.broke or any(_near(d, tracked.line) for d in new)
+            # severity) may have appeared next to it, and stayed.
+            near_new = {diag_key(d) for d in new if _near(d, tracked.line)}
+            broke = bool(near_new) or any(diag_key(d) in watch.appeared and _near(d, tracked.line) for d in current)
             if watch.accepted and not still and now - watch.started < self.pause_s():
                 # Settled at once for the baseline's sake; judged after the pause,
                 # so an undo right away counts against the action, not for it.
-                watch.broke = broke
+                watch.appeared |= near_new
                 claimed.append(watch)
                 self._want_settle(timeline.uri, delay=self.pause_s() - (now - watch.started))
                 continue
@@ -431,7 +450,7 @@ class LearningLoop(StoreSide):
         now = time.monotonic()
         text = doc.source
         for watch in list(watches):
-            if now - watch.started > UNDO_WINDOW_S:
+            if not watch.applied or now - watch.started > UNDO_WINDOW_S:
                 continue
             if len(text) == len(watch.before_text) and text == watch.before_text:
                 self.record(EventKind.UNDONE, watch.pattern)

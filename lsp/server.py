@@ -288,9 +288,15 @@ class FixloreServer(LanguageServer):
 
 
 def _is_pipe(stream: BinaryIO) -> bool:
-    """True if ``stream`` is a pipe (what editors give a stdio server)."""
+    """True if ``stream`` is a pipe or a socket (what editors give a stdio server).
+
+    Node (VS Code, code-server, any Node client) spawns servers with a Unix
+    socket pair, not a pipe: read on pygls' thread instead, a socket kept the
+    process alive after ``exit`` until the editor closed its end.
+    """
     try:
-        return stat.S_ISFIFO(os.fstat(stream.fileno()).st_mode)
+        mode = os.fstat(stream.fileno()).st_mode
+        return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
     except (OSError, ValueError):  # no real file descriptor (a test's BytesIO)
         return False
 

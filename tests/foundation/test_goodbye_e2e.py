@@ -72,3 +72,50 @@ async def test_no_learning_with_a_relative_home_still_opens_the_store(tmp_path: 
     # Editor waits for fixlore/status, which follows the store's opening.
     async with Editor(tmp_path, ruff=False, flags=("--no-learning",), env={"FIXLORE_HOME": "rel"}) as editor:
         assert (await editor.stats())["learning"] is False
+
+
+def test_exit_on_a_socket_pair_ends_the_process_while_the_editor_keeps_its_end_open(tmp_path: Path) -> None:
+    """Node (VS Code, code-server) gives a stdio server a Unix socket pair, not a pipe.
+
+    The editor waits for the process to end before it closes its end; a server
+    still reading stdin on a thread after ``exit`` was killed 15 s later.
+    """
+    import socket
+
+    editor_end, server_end = socket.socketpair()
+    process = subprocess.Popen(
+        fixlore_command("serve", "--stdio"),
+        stdin=server_end.fileno(),
+        stdout=server_end.fileno(),
+        stderr=subprocess.DEVNULL,
+        env=dict(os.environ, FIXLORE_HOME=str(tmp_path / "home")),
+    )
+    server_end.close()
+    try:
+        stream = editor_end.makefile("rwb", buffering=0)
+
+        def send(message: dict[str, object]) -> None:
+            body = json.dumps(message).encode()
+            stream.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+        def answer_to(msg_id: int) -> dict[str, object]:
+            while True:
+                length = 0
+                while (line := stream.readline().strip()) != b"":
+                    if line.lower().startswith(b"content-length:"):
+                        length = int(line.split(b":")[1])
+                message = json.loads(stream.read(length))
+                if message.get("id") == msg_id and "method" not in message:
+                    return message
+
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}})
+        assert "capabilities" in answer_to(1)["result"]
+        send({"jsonrpc": "2.0", "method": "initialized", "params": {}})
+        send({"jsonrpc": "2.0", "id": 2, "method": "shutdown", "params": None})
+        assert answer_to(2)["result"] is None
+        send({"jsonrpc": "2.0", "method": "exit", "params": None})
+        assert process.wait(timeout=10) == 0  # the editor's end is still open
+    finally:
+        process.kill()
+        process.wait()
+        editor_end.close()

@@ -144,8 +144,11 @@ async def test_three_choices_make_the_habit_first(tmp_path: Path, biome: Path, h
                 assert [a for a in actions if a.get("isPreferred")] == [actions[0]]
             else:  # first by habit, but never applied without asking (auto-fix, fix-on-save)
                 assert not any(a.get("isPreferred") for a in actions if not a["title"].startswith("Apply "))
-        stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 6)
+        stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 6 and s["counts"]["succeeded"] >= 6)
         assert stats["counts"]["rejected"] >= 6
+        # Biome's actions are accepted at codeAction/resolve, before their edit lands: each is
+        # judged on the text after its edit (it worked), and is no fix by hand as well.
+        assert stats["counts"]["failed"] == 0 and stats["counts"]["manual"] == 0, stats["counts"]
 
 
 # -- a hand fix learned and offered back -----------------------------------------------------------

@@ -278,8 +278,9 @@ export class ServerUnderTest {
         this.process.kill();
       }
     }
-    // 15 s: CI runs this beside other end-to-end suites on two cores, where a clean exit (store flushed,
-    // upstream stopped, workers ended) was seen to take more than 5 s now and then.
+    // A clean exit (store flushed, upstream stopped, workers ended) takes well under a second; 15 s
+    // leaves room for two loaded cores. (Node's stdio is a socket pair: a server reading it on a
+    // thread stayed alive after `exit` until this timer killed it.)
     const timer = setTimeout(() => this.process.kill("SIGKILL"), 15000);
     const code = await this.exited;
     clearTimeout(timer);
