@@ -5,8 +5,10 @@ upstreams' actions for it plus the learned fixes instantiated from patterns
 (:mod:`fixlore.lsp.learning_fixes`). :mod:`fixlore.lsp.learning_actions` ranks
 them with the knowledge and gives every action fixlore's ``fixlore.accept``
 command, whose token (kept here, in memory) says what was offered, so the
-acceptance is recorded when the editor applies the action. A
-``codeAction/resolve`` of a lazily resolved action counts as acceptance too.
+acceptance is recorded when the editor applies the action (every client runs
+an action's command after its edit). A ``codeAction/resolve`` is no
+acceptance: clients may resolve actions they only show or preview, and a
+replay that resolved every action made each of them "accepted".
 
 Only memory is touched on the request path: the upstreams are asked through
 the proxy, learned fixes come from a cache filled in the background.
@@ -173,11 +175,9 @@ def check_resolve_params(params: Any) -> str | None:
 
 
 async def resolve(server: FixloreServer, raw: dict[str, Any], tokens: Tokens) -> dict[str, Any]:
-    """Resolve at the owner, keeping fixlore's command; the resolve itself is an acceptance."""
+    """Resolve at the owner, keeping fixlore's command (which records the acceptance when run)."""
     token = token_of(raw)
     offer = tokens.get(token) if token else None
-    if offer is not None:
-        accept(server, offer)
     upstream_raw = dict(raw)
     upstream_raw.pop("command", None)
     if offer is not None and offer.original is not None:
@@ -197,7 +197,7 @@ async def resolve(server: FixloreServer, raw: dict[str, Any], tokens: Tokens) ->
 
 
 def accept(server: FixloreServer, offer: Offer) -> None:
-    """Record an acceptance once per offer (the resolve and the command may both report it)."""
+    """Record an acceptance once per offer (an editor may run the command twice)."""
     if offer.done:
         return
     offer.done = True

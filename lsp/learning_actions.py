@@ -33,9 +33,10 @@ from fixlore.abstraction import (
     TextRange,
     abstract_rule_action,
     abstract_signature,
+    apply_edits,
 )
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
-from fixlore.lsp.diagnostics import to_lsp_range
+from fixlore.lsp.diagnostics import from_lsp_edits, to_lsp_range
 from fixlore.lsp.timeline import diag_info, lines_of
 
 if TYPE_CHECKING:
@@ -186,6 +187,7 @@ def assemble(
         for it in members:
             it.pattern = action_pattern(language, info, it.action["title"], str(it.action.get("kind") or ""))
         extra = [_learned_item(uri, doc, diag, fix, g) for fix in fixes if doc is not None]
+        twins = _twins(fixes, extra, members, uri, doc.source, num_units) if doc is not None else {}
         group = members + extra
         candidates = [Candidate(key=_key(it), pattern=it.pattern, upstream_index=i) for i, it in enumerate(group)]
         rule_key = abstract_signature(language, info).rule_key
@@ -194,10 +196,11 @@ def assemble(
         has_evidence = any(c.key in evidence for c in candidates)
         if has_evidence:
             ranked_items = [group[r.candidate.upstream_index] for r in ranked]
-            _mark_preferred(ranked_items, ranked, evidence)
+            ranked_items, kept = _one_of_twins(ranked_items, twins)
+            _mark_preferred(ranked_items, [ranked[i] for i in kept], evidence)
             order = _reslot(order, group, ranked_items)
         elif extra:
-            order = _reslot(order, members, group)
+            order = _reslot(order, members, _one_of_twins(group, twins)[0])
         patterns = tuple(it.pattern for it in group if it.pattern is not None)
         out.groups.append(
             GroupReport(diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns)
@@ -280,6 +283,77 @@ def _group_of(action: dict[str, Any], diagnostics: list[dict[str, Any]]) -> int 
         if diag.get("code") == first.get("code") and diag.get("message") == first.get("message"):
             return i
     return None
+
+
+def _twins(
+    fixes: list[LearnedFix], extra: list[_Item], members: list[_Item], uri: str, text: str, num_units: Any
+) -> dict[int, _Item]:
+    """Learned fixes that make the same text as an upstream action of the diagnostic: id -> that action.
+
+    Such a fix is the upstream's own (learned from accepting it, or made by hand as
+    the tool makes it): it is offered once (:func:`_one_of_twins`).
+    """
+    twins: dict[int, _Item] = {}
+    results: dict[int, str] = {}
+    for item in members:
+        edits = _own_edits(item.action, uri)
+        if not edits:
+            continue
+        try:
+            theirs = apply_edits(text, from_lsp_edits(text, edits, num_units))
+        except (KeyError, TypeError, ValueError):  # an edit the upstream got wrong: no twin
+            continue
+        for fix, learned_item in zip(fixes, extra, strict=True):
+            if id(learned_item) in twins:
+                continue
+            if id(learned_item) not in results:
+                results[id(learned_item)] = apply_edits(text, fix.edits)
+            if results[id(learned_item)] == theirs:
+                twins[id(learned_item)] = item
+    return twins
+
+
+def _one_of_twins(items: list[_Item], twins: dict[int, _Item]) -> tuple[list[_Item], list[int]]:
+    """``items`` (best first) with the later of each learned/upstream twin left out, and the kept indices.
+
+    A learned fix kept over its twin takes the upstream's ``isPreferred``: the tool
+    vouches for that very edit.
+    """
+    dropped: set[int] = set()
+    for i, item in enumerate(items):
+        twin = twins.get(id(item))
+        if twin is None or id(twin) in dropped:
+            continue
+        j = next((k for k, it in enumerate(items) if it is twin), None)
+        if j is None:
+            continue
+        if j < i:
+            dropped.add(id(item))
+        else:
+            dropped.add(id(twin))
+            if twin.action.get("isPreferred"):
+                item.action["isPreferred"] = True
+                item.verified = True
+    kept = [i for i, it in enumerate(items) if id(it) not in dropped]
+    return [items[i] for i in kept], kept
+
+
+def _own_edits(action: dict[str, Any], uri: str) -> list[dict[str, Any]]:
+    """An action's inline edits of ``uri`` (none if it edits another document or is resolved later)."""
+    edit = action.get("edit")
+    if not isinstance(edit, dict):
+        return []
+    changes = edit.get("changes")
+    if isinstance(changes, dict):
+        found = changes.get(uri)
+        return found if isinstance(found, list) and len(changes) == 1 else []
+    documents = edit.get("documentChanges")
+    if isinstance(documents, list) and len(documents) == 1 and isinstance(documents[0], dict):
+        doc = documents[0]
+        same = isinstance(doc.get("textDocument"), dict) and doc["textDocument"].get("uri") == uri
+        edits = doc.get("edits")
+        return edits if same and isinstance(edits, list) else []
+    return []
 
 
 def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: LearnedFix, g: int) -> _Item:

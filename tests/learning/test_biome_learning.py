@@ -146,8 +146,8 @@ async def test_three_choices_make_the_habit_first(tmp_path: Path, biome: Path, h
                 assert not any(a.get("isPreferred") for a in actions if not a["title"].startswith("Apply "))
         stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 6 and s["counts"]["succeeded"] >= 6)
         assert stats["counts"]["rejected"] >= 6
-        # Biome's actions are accepted at codeAction/resolve, before their edit lands: each is
-        # judged on the text after its edit (it worked), and is no fix by hand as well.
+        # Biome's actions are resolved before their edit lands, accepted after: each is judged
+        # on the text after its edit (it worked), and is no fix by hand as well.
         assert stats["counts"]["failed"] == 0 and stats["counts"]["manual"] == 0, stats["counts"]
 
 

@@ -1,4 +1,4 @@
-"""``fixlore explain`` after learning, and an action resolved lazily counted as accepted once."""
+"""``fixlore explain`` after learning; a lazily resolved action is accepted once when applied, never when resolved."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ async def test_a_lazily_resolved_quick_fix_counts_as_accepted_once(tmp_path: Pat
         lazy = next(a for a in actions if a["title"] == "Use modern_call")
         assert "edit" not in lazy and "data" in lazy
         assert lazy["command"]["command"] == "fixlore.accept"
-        # Editor.apply resolves (fixlore hears of it), applies the edit, then runs the command (again).
+        # Editor.apply resolves, applies the edit, then runs the command: that records it.
         await editor.apply(lazy)
         await editor.gone(uri, "SL1")
         assert "return modern_call(alpha)" in editor.texts[uri]
@@ -100,7 +100,7 @@ async def test_a_lazily_resolved_fix_all_counts_as_accepted_once(tmp_path: Path)
         fix_all = next(a for a in actions if a.get("kind") == "source.fixAll.ruff")
         assert "edit" not in fix_all and "data" in fix_all  # resolved lazily, through codeAction/resolve
         assert fix_all["command"]["command"] == "fixlore.accept"
-        # Editor.apply resolves, applies the edit, then runs the action's command: both report it.
+        # Editor.apply resolves, applies the edit, then runs the action's command: that records it.
         await editor.apply(fix_all)
         await editor.gone(uri, "F401")
         assert editor.texts[uri].startswith("\n\ndef main")
@@ -110,3 +110,15 @@ async def test_a_lazily_resolved_fix_all_counts_as_accepted_once(tmp_path: Path)
         await editor.execute(fix_all["command"]["command"], fix_all["command"].get("arguments"))
         stats = await flushed(editor)
         assert stats["counts"]["accepted"] == 1
+
+
+async def test_resolving_actions_without_applying_them_accepts_none(tmp_path: Path) -> None:
+    """Clients resolve actions they only show or preview (and a replay resolves them all)."""
+    async with Editor(tmp_path, upstreams=(SLOW_LINT,)) as editor:
+        uri = editor.open("lazy.py", "def run(alpha):\n    return legacy_call(alpha)\n")
+        actions = await editor.code_actions(uri, await editor.diagnostic(uri, "SL1"))
+        resolved = [await editor.request("codeAction/resolve", a) for a in actions]
+        assert any("edit" in r for r in resolved)
+        assert all(r["command"]["command"] == "fixlore.accept" for r in resolved)
+        stats = await flushed(editor)
+        assert stats["counts"]["accepted"] == 0 and stats["counts"]["offered"] >= 1

@@ -1,0 +1,114 @@
+"""A learned fix that makes the same text as an upstream action is offered once (unit, :func:`assemble`)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+from pygls.workspace import TextDocument
+
+from fixlore.abstraction import DiagnosticInfo, Extracted, Position, Scope, TextRange, extract_pattern, instantiate
+from fixlore.knowledge import Counts, PatternStats
+from fixlore.lsp.learning_actions import LEARNED_PREFIX, Tokens, assemble
+from fixlore.lsp.learning_fixes import LearnedFix
+
+URI = "file:///w/probe.py"
+BEFORE = "def check(total):\n    if total == None:\n        return 0\n    return total\n"
+FIXED = "def check(total):\n    if total is None:\n        return 0\n    return total\n"
+DIAG = {
+    "range": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 20}},
+    "source": "Ruff",
+    "code": "E711",
+    "message": "Comparison to `None` should be `cond is None`",
+}
+SAME = {"range": {"start": {"line": 1, "character": 13}, "end": {"line": 1, "character": 15}}, "newText": "is"}
+OTHER = {"range": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 20}}, "newText": "total"}
+
+
+def info() -> DiagnosticInfo:
+    return DiagnosticInfo("Ruff", "E711", DIAG["message"], TextRange(Position(1, 7), Position(1, 20)))
+
+
+def learned_fix(counts: Counts) -> LearnedFix:
+    extracted = extract_pattern("python", BEFORE, FIXED, info())
+    assert isinstance(extracted, Extracted)
+    pattern = extracted.pattern
+    made = instantiate(pattern, "python", BEFORE, info(), seen=2)
+    stats = PatternStats(pattern.fingerprint, Scope.USER, counts, time.time(), time.time(), pattern=pattern)
+    return LearnedFix(pattern=pattern, stats=stats, edits=made.edits, title=made.title)
+
+
+def upstream(title: str, edit: dict[str, Any], *, preferred: bool = False) -> dict[str, Any]:
+    action: dict[str, Any] = {
+        "title": title,
+        "kind": "quickfix",
+        "diagnostics": [DIAG],
+        "edit": {"changes": {URI: [edit]}},
+    }
+    if preferred:
+        action["isPreferred"] = True
+    return action
+
+
+class Evidence:
+    """The two calls :func:`assemble` makes of the knowledge, answered from a dict."""
+
+    def __init__(self, stats: dict[str, PatternStats]) -> None:
+        self.stats = stats
+
+    def ready(self, rule_key: Any) -> bool:
+        return True
+
+    def evidence(self, rule_key: Any) -> dict[str, PatternStats]:
+        return self.stats
+
+
+def answer(actions: list[dict[str, Any]], fix: LearnedFix, knowledge: Any = None) -> list[dict[str, Any]]:
+    out = assemble(
+        uri=URI,
+        doc=TextDocument(URI, BEFORE, version=1),
+        language="python",
+        diagnostics=[DIAG],
+        upstream=actions,
+        learned=[[fix]],
+        knowledge=knowledge,
+        tokens=Tokens(),
+        invoked=True,
+        now=time.time(),
+    )
+    return out.actions
+
+
+def test_without_evidence_the_upstream_action_stands_and_its_learned_twin_is_left_out() -> None:
+    fix = learned_fix(Counts(manual=3, succeeded=3))
+    titles = [a["title"] for a in answer([upstream("Replace with `is`", SAME, preferred=True)], fix)]
+    assert titles == ["Replace with `is`"]
+
+
+def test_a_learned_fix_that_differs_from_every_upstream_action_is_offered() -> None:
+    fix = learned_fix(Counts(manual=3, succeeded=3))
+    titles = [a["title"] for a in answer([upstream("Something else", OTHER)], fix)]
+    assert titles[0] == "Something else" and titles[1].startswith(LEARNED_PREFIX) and len(titles) == 2
+
+
+def test_a_learned_twin_ranked_first_replaces_the_upstream_action_and_keeps_its_preferred_mark() -> None:
+    fix = learned_fix(Counts(manual=3, succeeded=3))
+    # The user turned the upstream action down (fixed by hand after seeing it) and made the same edit by hand.
+    actions = [upstream("Replace with `is`", SAME, preferred=True)]
+    first = answer(actions, fix)
+    from fixlore.lsp.learning_actions import action_pattern
+
+    rule_action = action_pattern("python", info(), "Replace with `is`", "quickfix")
+    knowledge = Evidence(
+        {
+            fix.pattern.fingerprint: fix.stats,
+            rule_action.fingerprint: PatternStats(
+                rule_action.fingerprint, Scope.USER, Counts(offered=3, rejected=3), time.time(), time.time()
+            ),
+        }
+    )
+    out = answer(actions, fix, knowledge)
+    assert [a["title"] for a in first] == ["Replace with `is`"]
+    assert len(out) == 1 and out[0]["title"].startswith(LEARNED_PREFIX)
+    # The tool marks that very edit preferred: the learned twin that stands in for it may carry the mark.
+    assert out[0].get("isPreferred") is True
