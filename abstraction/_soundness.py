@@ -85,6 +85,42 @@ def _renames_subject(pattern: Pattern) -> bool:
     return False
 
 
+_IMPORT_LINE = re.compile(r"^\s*(?:from\s+(?P<module>\S+(?:\s+\.)*)\s+)?import\s+(?P<names>.+)$")
+
+
+def _imports_unknown(before: str, after: str) -> str | None:
+    """An import a Python fix adds whose module or name is a user's word: nothing says it exists.
+
+    Learned from ``import attr`` for "Undefined name `attr`", ``import $1``
+    would add ``import unicode`` for every undefined name; ``from . import $1``
+    (or ``$1`` joined to ``from .models import $2``) a name the sibling module
+    may not have. A standard-library import is a pattern over classed holes
+    (``import $H1``, ``from $H2 import $H1``), bound only to names the standard
+    library has, and stays sound; so does a name joined to an import from a
+    module the pattern names literally (a standard-library one: kept words are).
+    """
+    had = Counter(w for line in before.splitlines() for w in _imported_words(line, added_only=False))
+    for line in after.splitlines():
+        for word in _imported_words(line, added_only=bool(before.strip())):
+            if had[word] > 0:
+                had[word] -= 1
+            else:
+                return "imports a name nothing says exists"
+    return None
+
+
+def _imported_words(line: str, *, added_only: bool) -> list[str]:
+    """The numbered placeholders of an import line (with ``added_only``: only if its module is the user's)."""
+    match = _IMPORT_LINE.match(line)
+    if match is None:
+        return []
+    module = (match.group("module") or "").split()
+    if added_only and module and not (any(is_numbered(w) for w in module) or module[0].startswith(".")):
+        return []
+    names = re.sub(r"[(),]", " ", match.group("names")).split()
+    return [w for w in module + names if is_numbered(w)]
+
+
 EVIDENCE = 2
 """Times a fix must have been made (by hand or accepted) before a deletion it makes counts as its habit."""
 
@@ -100,8 +136,11 @@ def pattern_unsound(pattern: Pattern, seen: int = 1) -> str | None:
     that puts a fixed name where the diagnostic's name was is never sound.
     """
     shape = pattern.shape
-    if shape is None or not shape.before.strip():
-        return None  # a pure insertion
+    if shape is None:
+        return None
+    unknown = _imports_unknown(shape.before, shape.after) if pattern.signature.language == "python" else None
+    if unknown or not shape.before.strip():
+        return unknown  # a pure insertion is sound unless it imports an unknown name
     if _renames_subject(pattern):
         return "replaces the diagnostic's name with a fixed one"
     if seen >= EVIDENCE:

@@ -56,8 +56,3 @@ def test_patterns_with_different_shapes_stay_apart() -> None:
     b1 = "def f(a):\n    return a == None\n"
     p1 = learn("python", b1, b1.replace("== None", "is None"), diag_at(b1, "None", "Ruff", "E711", msg))
     assert len(generalise([p1, _import_fix("os")])) == 2
-
-
-def test_user_names_placeholders_merge_but_literals_of_no_common_class_do_not() -> None:
-    mixed = [_import_fix("os"), _import_fix("yamlish")]  # `os` literal vs `$1`: no common class
-    assert len(generalise(mixed)) == 2

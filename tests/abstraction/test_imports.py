@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixlore.abstraction import Hole, Pattern, Skipped, instantiate, verify_privacy
+from fixlore.abstraction import Hole, Pattern, Skipped, extract_pattern, instantiate, verify_privacy
 
 from ._helpers import apply, code, diag_at, learn
 
@@ -126,7 +126,8 @@ def test_from_import_from_a_module_that_is_not_the_members_home_stays_literal() 
     assert p.shape is not None and p.shape.after == "from typing import OrderedDict"
 
 
-def test_from_import_of_a_user_module_is_not_lifted() -> None:
-    p = _learn_import("from mylib import Widget", "Widget")
-    assert p.holes == ()
-    assert p.shape is not None and p.shape.after == "from $2 import $1"
+def test_from_import_of_a_user_module_is_not_learned() -> None:
+    before = "def f():\n    return Widget\n"
+    after = "from mylib import Widget\n\n\n" + before
+    result = extract_pattern("python", before, after, diag_at(before, "Widget", *F821, "Undefined name `Widget`"))
+    assert isinstance(result, Skipped) and result.detail == "imports a name nothing says exists"

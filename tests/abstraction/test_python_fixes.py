@@ -40,15 +40,15 @@ def test_import_added_at_top_for_undefined_name_is_an_import_block_pattern() -> 
     assert p.signature.message == "Undefined name `$H1`"
 
 
-def test_user_module_import_is_templated_with_the_message_placeholder() -> None:
+def test_an_import_of_a_user_module_for_its_undefined_name_is_not_learned() -> None:
+    """``import $1`` would import every undefined name (``import unicode``): nothing says it is a module."""
     before = code("""
         def load(path):
             return yamlish.safe_load(path)
         """)
     after = "import yamlish\n\n\n" + before
-    p = learn("python", before, after, diag_at(before, "yamlish", *F821, "Undefined name `yamlish`"))
-    assert p.signature.message == "Undefined name `$1`"
-    assert p.shape is not None and p.shape.after == "import $1"
+    result = extract_pattern("python", before, after, diag_at(before, "yamlish", *F821, "Undefined name `yamlish`"))
+    assert isinstance(result, Skipped) and result.detail == "imports a name nothing says exists"
 
 
 def test_comparison_to_none_becomes_is_none() -> None:

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from fixlore.abstraction import DiagnosticInfo, Instantiated, Skipped, SkipReason, instantiate, syntax_problems
+from fixlore.abstraction import (
+    DiagnosticInfo,
+    Instantiated,
+    Skipped,
+    SkipReason,
+    extract_pattern,
+    instantiate,
+    syntax_problems,
+)
 
 from ._helpers import apply, code, diag_at, learn
 
@@ -10,9 +18,9 @@ E711 = "Comparison to `None` should be `cond is None`"
 
 
 def test_undefined_name_add_import_applies_to_another_module_name() -> None:
-    before = "def load(path):\n    return yamlish.safe_load(path)\n"
-    after = "import yamlish\n\n\n" + before
-    p = learn("python", before, after, diag_at(before, "yamlish", "Ruff", "F821", "Undefined name `yamlish`"))
+    before = "def load(path):\n    return os.getcwd(path)\n"
+    after = "import os\n\n\n" + before
+    p = learn("python", before, after, diag_at(before, "os", "Ruff", "F821", "Undefined name `os`"))
     new = code('''
         """Module doc."""
         import sys
@@ -20,20 +28,30 @@ def test_undefined_name_add_import_applies_to_another_module_name() -> None:
 
 
         def render(tpl):
-            return jinjaish.Template(tpl)
+            return json.dumps(tpl)
         ''')
-    fixed = apply(p, "python", new, diag_at(new, "jinjaish", "Ruff", "F821", "Undefined name `jinjaish`"))
-    # A third-party name starts its own group after the standard-library imports.
-    assert fixed.splitlines()[1:5] == ["import sys", "from pathlib import Path", "", "import jinjaish"]
+    fixed = apply(p, "python", new, diag_at(new, "json", "Ruff", "F821", "Undefined name `json`"))
+    # Into the standard-library group, in isort's order (plain imports first, then by module).
+    assert fixed.splitlines()[1:5] == ["import json", "import sys", "from pathlib import Path", ""]
+
+
+def test_an_import_of_the_undefined_name_learned_from_a_user_module_is_refused() -> None:
+    """``import yamlish`` for "Undefined name `yamlish`" says nothing of other names (``import unicode``)."""
+    before = "def load(path):\n    return yamlish.safe_load(path)\n"
+    after = "import yamlish\n\n\n" + before
+    result = extract_pattern(
+        "python", before, after, diag_at(before, "yamlish", "Ruff", "F821", "Undefined name `yamlish`")
+    )
+    assert isinstance(result, Skipped) and result.reason is SkipReason.UNSOUND
 
 
 def test_add_import_goes_after_docstring_when_the_file_has_no_imports() -> None:
-    before = "def load(path):\n    return yamlish.safe_load(path)\n"
-    after = "import yamlish\n\n\n" + before
-    p = learn("python", before, after, diag_at(before, "yamlish", "Ruff", "F821", "Undefined name `yamlish`"))
-    new = '"""Doc."""\n\nvalue = tomlish.loads("")\n'
-    fixed = apply(p, "python", new, diag_at(new, "tomlish", "Ruff", "F821", "Undefined name `tomlish`"))
-    assert fixed == '"""Doc."""\nimport tomlish\n\nvalue = tomlish.loads("")\n'
+    before = "def load(path):\n    return os.getcwd(path)\n"
+    after = "import os\n\n\n" + before
+    p = learn("python", before, after, diag_at(before, "os", "Ruff", "F821", "Undefined name `os`"))
+    new = '"""Doc."""\n\nvalue = json.loads("")\n'
+    fixed = apply(p, "python", new, diag_at(new, "json", "Ruff", "F821", "Undefined name `json`"))
+    assert fixed == '"""Doc."""\nimport json\n\nvalue = json.loads("")\n'
 
 
 def test_is_none_applies_to_another_variable_and_keeps_layout() -> None:
