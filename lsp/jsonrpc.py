@@ -7,6 +7,8 @@ per connection dispatches responses to waiting futures and incoming
 requests/notifications to the handlers given. A request sent with
 ``raw=True`` gets its success answer undecoded (:class:`RawResult`), so that a
 caller expecting the same large answer again can compare bytes first.
+
+Frames (``Content-Length``) and the JSON codec are in :mod:`fixlore.lsp.framing`.
 """
 
 from __future__ import annotations
@@ -14,55 +16,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
-import json
 import logging
 import re
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
+from fixlore.lsp.framing import MAX_MESSAGE_BYTES, encode_message, loads, read_body
 
 logger = logging.getLogger(__name__)
-
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 
 RequestHandler = Callable[[Any, str, Any], Awaitable[Any]]
 """(id, method, params) -> result; raise :class:`RpcError` to answer with an error."""
 NotificationHandler = Callable[[str, Any], None]
-
-
-def loads(body: bytes | str) -> Any:
-    """Parse JSON fast (orjson); what orjson refuses but JSON allows (lone surrogates) goes to the stdlib."""
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError:
-        return json.loads(body)
-
-
-def dumps(value: Any, default: Callable[[Any], Any] | None = None) -> bytes:
-    """Compact UTF-8 JSON (orjson); values orjson refuses (ints past 64 bits, lone surrogates) go to the stdlib.
-
-    Non-string keys are allowed, but only asked for when present: orjson's
-    option for them costs half as much again on every dict.
-    """
-    try:
-        return orjson.dumps(value, default=default)
-    except TypeError:
-        pass
-    try:
-        return orjson.dumps(value, default=default, option=orjson.OPT_NON_STR_KEYS)
-    except TypeError:
-        text = json.dumps(value, default=default, ensure_ascii=False, separators=(",", ":"))
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        # A lone surrogate (an upstream's diagnostic can hold one; JSON allows it,
-        # UTF-8 does not): repaired to U+FFFD, so the rest of the message still goes.
-        return _LONE_SURROGATE.sub("\ufffd", text).encode("utf-8")
-
-
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 _RESULT_PREFIX = re.compile(rb'\{(?:"jsonrpc":"2\.0",)?"id":(\d+),(?:"jsonrpc":"2\.0",)?"result":')
@@ -132,94 +98,6 @@ class RpcError(Exception):
 
 class ConnectionClosed(Exception):
     """The peer went away (EOF, broken pipe, or the connection was closed)."""
-
-
-class FrameError(ValueError):
-    """A frame refused by :func:`read_body`; the stream is left where the next header can be read."""
-
-
-class MessageTooLarge(FrameError):
-    """A message longer than :data:`MAX_MESSAGE_BYTES`; its bytes were read and dropped.
-
-    ``msg_id`` is the request id if the message opened with it (the usual member
-    order), so the request can be answered with an error; otherwise ``None``.
-    """
-
-    def __init__(self, length: int, msg_id: int | str | None) -> None:
-        super().__init__(f"message of {length} bytes refused (limit {MAX_MESSAGE_BYTES})")
-        self.length = length
-        self.msg_id = msg_id
-
-
-_HEADER_INSIDE = re.compile(rb"content-length[ \t]*:", re.IGNORECASE)
-_LEADING_ID = re.compile(
-    rb'\A\s*\{(?:\s*"(?:jsonrpc|method)"\s*:\s*"[^"\\]*"\s*,)*\s*"id"\s*:\s*(-?\d{1,18}|"[^"\\]{0,200}")'
-)
-_SKIP_CHUNK = 1024 * 1024
-
-
-async def read_body(reader: asyncio.StreamReader) -> bytes | None:
-    """Read one framed message body (unparsed); ``None`` at EOF.
-
-    Raises :class:`FrameError` on a bad frame, after which the next call reads the
-    next frame: an oversized body is read and dropped in chunks (never held whole),
-    and bytes before a ``Content-Length`` header are skipped, which is what a
-    frame whose length was counted short (in characters, not bytes) leaves behind.
-    """
-    length: int | None = None
-    while True:
-        line = await reader.readline()
-        if not line:
-            return None
-        if line in (b"\r\n", b"\n"):
-            if length is None:
-                continue  # stray blank line between messages, or the rest of a bad frame
-            break
-        length = _content_length(line, length)
-    if length > MAX_MESSAGE_BYTES:
-        head = b""
-        remaining = length
-        while remaining:
-            chunk = await reader.read(min(remaining, _SKIP_CHUNK))
-            if not chunk:
-                return None
-            head = head or chunk[:512]
-            remaining -= len(chunk)
-        raise MessageTooLarge(length, _leading_id(head))
-    return await reader.readexactly(length)
-
-
-def _content_length(line: bytes, length: int | None) -> int | None:
-    """The length a header line gives, or ``length`` if it gives none; ``FrameError`` if it is unusable."""
-    name, _, value = line.partition(b":")
-    if name.strip().lower() != b"content-length":
-        # Another header (Content-Type), or a header glued to the tail of a frame
-        # that was shorter than its body: the last header in the line counts.
-        starts = [m.end() for m in _HEADER_INSIDE.finditer(line)]
-        if not starts:
-            return length
-        value = line[starts[-1] :]
-    value = value.strip()
-    if not value.isdigit():
-        raise FrameError("bad Content-Length header")
-    return int(value)
-
-
-def _leading_id(head: bytes) -> int | str | None:
-    match = _LEADING_ID.match(head)
-    if match is None:
-        return None
-    try:
-        msg_id = json.loads(match.group(1))
-    except ValueError:
-        return None
-    return msg_id if isinstance(msg_id, int | str) else None
-
-
-def encode_message(message: dict[str, Any]) -> bytes:
-    """Frame a message with its Content-Length header."""
-    body = dumps(message)
-    return b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
 
 
 async def answer_of(future: asyncio.Future[Any], *, raw: bool = False) -> Any:

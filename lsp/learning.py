@@ -13,6 +13,9 @@
   "fixed".
 * Verifies accepted actions and manual fixes at the next settle (gone and no
   new error near it: succeeded; otherwise failed) and watches for undo.
+* A manual fix's pattern is extracted in a worker process
+  (:mod:`fixlore.lsp.extractor`); a fix under verification is a
+  :class:`~fixlore.lsp.watch.Watch`.
 
 Everything slow (parsing, libcst, the store) runs in worker threads; handlers
 only touch memory. Logs carry pattern ids and counts, never code.
@@ -21,20 +24,15 @@ only touch memory. Logs carry pattern ids and counts, never code.
 from __future__ import annotations
 
 import asyncio
-import difflib
 import logging
-import multiprocessing
-import os
 import time
 from collections.abc import Collection
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import Extracted, FixCategory, Pattern, Signature, is_placeholder, syntax_problems
+from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
 from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
+from fixlore.lsp.extractor import Extractor, is_token_repair
 from fixlore.lsp.learning_fixes import LearnedFixes
 from fixlore.lsp.learning_store import StoreSide
 from fixlore.lsp.timeline import (
@@ -46,6 +44,7 @@ from fixlore.lsp.timeline import (
     diag_key,
     diag_line,
 )
+from fixlore.lsp.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Watch
 
 if TYPE_CHECKING:
     from fixlore.lsp.diagnostics import DiagnosticsHub
@@ -53,10 +52,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-UNDO_WINDOW_S = 30.0
-"""An edit undone within this many seconds counts against its fix."""
-VERIFY_WINDOW_S = 120.0
-"""A verification that sees no settled, parsing state within this long is dropped."""
 NEAR_LINES = 3
 """A new error this close to a fixed diagnostic means the fix broke something."""
 MAX_OFFERS = 64
@@ -66,27 +61,6 @@ SOURCE_WAIT_S = 10.0
 
 Past it, the document settles without the late sources: their diagnostics
 are kept as they were, neither fixed nor new, until they report."""
-
-
-@dataclass
-class Watch:
-    """A fix being verified (at the next settle) and watched for undo."""
-
-    tracked: Tracked
-    """The fixed diagnostic, followed through edits."""
-    pattern: Pattern
-    before_text: str
-    started: float
-    accepted: bool
-    """True for an accepted code action, False for a manual fix."""
-    verified: bool = False
-    applied: bool = True
-    """False for an action accepted at ``codeAction/resolve``, before the editor applied its
-    edit: it is judged (and watched for undo) from the first change after."""
-    appeared: frozenset[tuple[str, str, str]] = frozenset()
-    """Keys of diagnostics that appeared next to it at a settle before its verdict: the
-    fix broke something if one is still there at the verdict (a placeholder the fix
-    left for the user to fill in, filled in since, broke nothing)."""
 
 
 class LearningLoop(StoreSide):
@@ -467,115 +441,6 @@ class LearningLoop(StoreSide):
         timeline = self.timelines.get(uri)
         if timeline is not None and timeline.settled_version is not None:
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
-
-
-_TOKEN_FIXES = frozenset({FixCategory.INSERT_TOKEN, FixCategory.DELETE_TOKEN, FixCategory.REPLACE_TOKEN})
-MAX_REPAIR_TOKENS = 2
-
-
-def is_token_repair(pattern: Pattern) -> bool:
-    """A repair of broken code: at most two punctuation/keyword tokens, no new names or values.
-
-    ``def $1 ( $2 )`` -> ``def $1 ( $2 ) :`` is one; ``$1 = (`` -> ``$1 = ( $2 , $3 )``
-    is the user finishing a line, not fixing it.
-    """
-    shape = pattern.shape
-    if shape is None or pattern.category not in _TOKEN_FIXES:
-        return False
-    before, after = shape.before.split(), shape.after.split()
-    changed = [
-        token
-        for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(a=before, b=after, autojunk=False).get_opcodes()
-        if tag != "equal"
-        for token in before[i1:i2] + after[j1:j2]
-    ]
-    return 0 < len(changed) <= MAX_REPAIR_TOKENS and not any(is_placeholder(t) for t in changed)
-
-
-def _extract(language: str, before: str, after: str, info: Any) -> Any:
-    """Worker: ``extract_pattern``, imported here so start-up does not load libcst."""
-    from fixlore.abstraction import extract_pattern
-
-    return extract_pattern(language, before, after, info)
-
-
-def warm_up() -> float:
-    """Worker, after ``initialized``: load the extractor (libcst) before the first fix; ms it took."""
-    started = time.perf_counter()
-    from fixlore.abstraction import extract_pattern  # noqa: F401 - imported for its side effect
-
-    return (time.perf_counter() - started) * 1000
-
-
-class Extractor:
-    """Extraction (libcst, diffing, abstraction) in a process of its own.
-
-    The abstraction layer is pure, so a fix's texts go to a worker process and
-    its pattern comes back: its CPU time and libcst's import never hold the
-    GIL the request path needs (a thread did: code actions in the first second
-    after start waited for libcst's import). If no process can be started,
-    extraction runs in a thread instead.
-    """
-
-    def __init__(self) -> None:
-        self._pool: Executor | None = None
-        self._fallback = False
-
-    def start(self) -> None:
-        """Start the worker and load libcst in it (after ``initialized``; returns at once)."""
-        pool = self._executor()
-        try:
-            future = pool.submit(warm_up)
-        except (OSError, RuntimeError) as exc:
-            logger.warning("extraction worker not started (%s); extracting in a thread", type(exc).__name__)
-            self._use_thread()
-            return
-        future.add_done_callback(_log_warm_up)
-
-    async def extract(self, language: str, before: str, after: str, info: Any) -> Any:
-        """The pattern of one fix (or a skip), computed in the worker."""
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._executor(), _extract, language, before, after, info)
-        except (BrokenProcessPool, OSError, RuntimeError) as exc:
-            if self._fallback:
-                raise
-            logger.warning("extraction worker failed (%s); extracting in a thread from now on", type(exc).__name__)
-            self._use_thread()
-            return await loop.run_in_executor(self._executor(), _extract, language, before, after, info)
-
-    def close(self) -> None:
-        """Stop the worker (pending extractions are dropped: the session is ending)."""
-        if self._pool is not None:
-            # The worker holds nothing to keep: end it now rather than let the exit wait for it.
-            for process in list(getattr(self._pool, "_processes", {}).values()):
-                process.terminate()
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-    def _executor(self) -> Executor:
-        if self._pool is None:
-            if self._fallback:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-extract")
-            else:
-                from fixlore.lsp.diagnostics import init_child  # the worker lets go of the editor's pipes
-
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=init_child,
-                    initargs=(os.getpid(),),
-                )
-        return self._pool
-
-    def _use_thread(self) -> None:
-        self.close()
-        self._fallback = True
-
-
-def _log_warm_up(future: Future[float]) -> None:
-    if not future.cancelled() and future.exception() is None:
-        logger.debug("extractor loaded in its worker in %.0f ms", future.result())
 
 
 def _near(diag: dict[str, Any], line: int) -> bool:

@@ -38,7 +38,8 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pygls.protocol.language_server import lsp_method
 
-from fixlore.lsp.jsonrpc import Answered, dumps, loads
+from fixlore.lsp.framing import dumps, loads
+from fixlore.lsp.jsonrpc import Answered
 from fixlore.lsp.text_sync import apply_change, check_did_change
 
 if TYPE_CHECKING:

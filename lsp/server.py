@@ -36,7 +36,7 @@ from pygls.workspace import TextDocument
 
 from fixlore.lsp import __version__, logs
 from fixlore.lsp.config import FixloreConfig
-from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, MessageTooLarge, loads, read_body
+from fixlore.lsp.framing import MAX_MESSAGE_BYTES, MessageTooLarge, loads, read_body
 from fixlore.lsp.logs import RateLimiter
 from fixlore.lsp.protocol import FixloreProtocol
 

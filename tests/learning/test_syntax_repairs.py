@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fixlore.abstraction import DiagnosticInfo, Extracted, extract_pattern, syntax_problems
-from fixlore.lsp.learning import is_token_repair
+from fixlore.lsp.extractor import is_token_repair
 from fixlore.lsp.timeline import DocTimeline, Tracked, absorb_broken
 
 

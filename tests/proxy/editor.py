@@ -18,7 +18,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from fixlore.lsp.editor_session import EditorSession
-from fixlore.lsp.jsonrpc import MAX_MESSAGE_BYTES, JsonRpcConnection
+from fixlore.lsp.framing import MAX_MESSAGE_BYTES
+from fixlore.lsp.jsonrpc import JsonRpcConnection
 
 BIN = Path(sys.executable).parent
 RUFF = str(BIN / "ruff")

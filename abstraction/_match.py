@@ -1,0 +1,272 @@
+"""Matching a pattern's before-shape against the user's code at a diagnostic.
+
+Candidates are the syntax nodes around the diagnostic (in code that does not
+parse, token windows near it); one fits when its tokens match the
+before-shape token by token, binding the pattern's placeholders to the
+user's names. :class:`_Ctx` holds one instantiation's state: the source,
+the pattern and the binding. Used by :mod:`fixlore.abstraction._instantiate`.
+"""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction._placeholders import (
+    CODE,
+    STRING_QUOTE,
+    is_hole,
+    is_literal,
+    is_numbered,
+    is_string,
+    looks_like_placeholder,
+    quote_of,
+)
+from fixlore.abstraction._render import _diff_edits
+from fixlore.abstraction._shape import flat, header_end, statement_at
+from fixlore.abstraction._templates import Namer
+from fixlore.abstraction._tree import Source, Tok, render_suppression, tokens
+from fixlore.abstraction._vocab import class_members, keywords
+
+_MAX_CANDIDATES = 60
+
+
+class _NoMatch(Exception):
+    """Internal: this candidate does not fit the pattern."""
+
+
+class _Ctx:
+    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched", "quote")
+
+    def __init__(self, src: Source, pattern: Pattern, binding: dict[str, str], code: str) -> None:
+        self.src = src
+        self.pattern = pattern
+        self.binding = dict(binding)
+        self.code = code
+        self.kws = keywords(src.language)
+        self.holes = {h.name: h.klass for h in pattern.holes}
+        self.unit: tuple[int, int] | None = None
+        self.quote = ""
+        """The user's quote character, where the pattern's strings are structured (``'`` for ``"``)."""
+        self.matched: list[tuple[str, Tok]] = []
+        """The pattern's before-tokens and the tokens they matched, of the chosen candidate."""
+
+    def concrete(self, tok: str) -> str:
+        if tok in self.binding:
+            return self.binding[tok]
+        if self.quote and STRING_QUOTE.match(tok):
+            return _with_quote(tok, self.quote)
+        if "\u2423" in tok or tok == CODE:
+            return render_suppression(tok, self.code)
+        if looks_like_placeholder(tok) or is_string(tok):
+            raise _NoMatch(tok)
+        return tok
+
+
+def _edits_at_unit(
+    ctx: _Ctx, before: list[tuple[int, list[str]]], after: list[tuple[int, list[str]]], d0: int, d1: int
+) -> list[tuple[int, int, str]] | None:
+    b_flat = [t for t, _ in flat(before)]
+    node_kind = dict(ctx.pattern.extra).get("node")
+    for node in _candidates(ctx.src, d0, d1):
+        if node_kind and node.type != node_kind:
+            continue
+        for end in {node.end_byte, header_end(node, node.start_byte)}:
+            toks = tokens(ctx.src, node.start_byte, end, Namer(), ctx.code)
+            if len(toks) != len(b_flat):
+                continue
+            edits = _edits_if_match(ctx, b_flat, toks, after, node)
+            if edits is not None:
+                return edits
+    return _edits_in_window(ctx, b_flat, after, d0, d1)
+
+
+def _edits_in_window(
+    ctx: _Ctx, b_flat: list[str], after: list[tuple[int, list[str]]], d0: int, d1: int
+) -> list[tuple[int, int, str]] | None:
+    """Fallback for broken code (no node spans the unit): token windows around the diagnostic.
+
+    Several windows may fit (``$1 $2`` fits ``foo bar`` and ``bar baz`` when the
+    diagnostic is on ``bar``): the one nearest the diagnostic wins (see
+    :func:`_window_rank`), the leftmost of equals.
+    """
+    src = ctx.src
+    lo = src.data.rfind(b"\n", 0, max(src.data.rfind(b"\n", 0, d0), 0)) + 1
+    hi = src.data.find(b"\n", d1 + 1)
+    hi = len(src.data) if hi < 0 else hi
+    toks = tokens(src, lo, hi, Namer(), ctx.code)
+    n = len(b_flat)
+    saved = dict(ctx.binding)
+    best: (
+        tuple[
+            tuple[int, ...], list[tuple[int, int, str]], dict[str, str], tuple[int, int] | None, list[tuple[str, Tok]]
+        ]
+        | None
+    ) = None
+    for s in range(0, len(toks) - n + 1):
+        window = toks[s : s + n]
+        if not (window[0].start <= d1 and d0 <= window[-1].end + 1):
+            continue
+        if _splits_a_node(src, window[0].start, window[-1].end):
+            continue
+        edits = _edits_if_match(ctx, b_flat, window, after, src.root)
+        if edits is None:
+            continue
+        rank = _window_rank(window, edits, d0, d1)
+        if best is None or rank < best[0]:
+            best = (rank, edits, ctx.binding, ctx.unit, ctx.matched)
+        ctx.binding = dict(saved)
+    if best is None:
+        return None
+    _, edits, ctx.binding, ctx.unit, ctx.matched = best
+    return edits
+
+
+_SEQUENCES = frozenset(
+    {
+        "command",
+        "argument_list",
+        "arguments",
+        "list",
+        "tuple",
+        "set",
+        "dictionary",
+        "array",
+        "object",
+        "expression_list",
+        "pattern_list",
+        "literal_value",
+        "composite_literal",
+        "block",
+        "statement_block",
+        "module",
+        "program",
+        "source_file",
+    }
+)
+"""Nodes that are lists of items: a window may take some of their items (``, bar`` of ``[foo, bar]``)."""
+
+
+def _splits_a_node(src: Source, start: int, end: int) -> bool:
+    """Whether a window cuts a syntax node in two (``"%s" % entry`` out of ``"%s" % entry.name``).
+
+    Editing such a window would change what the code means (``("%s" % entry).name``).
+    Nodes with errors do not count: windows exist for code that does not parse.
+    """
+    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(max(end - 1, start), max(end - 1, start))
+    while node is not None and node.parent is not None and node.start_byte >= start:
+        if node.end_byte > end and not node.has_error and node.type not in _SEQUENCES:
+            return True  # starts inside, ends outside
+        node = node.parent
+    node = src.root.descendant_for_byte_range(start, start)
+    while node is not None and node.parent is not None and node.end_byte <= end:
+        if node.start_byte < start and not node.has_error and node.type not in _SEQUENCES:
+            return True  # ends inside, starts outside
+        node = node.parent
+    return False
+
+
+def _window_rank(window: list[Tok], edits: list[tuple[int, int, str]], d0: int, d1: int) -> tuple[int, ...]:
+    """How well a fitting window sits on the diagnostic; lower is better.
+
+    First whether the fix edits the diagnostic's text (a fix learned at a
+    diagnostic changes what it points at), then how much of it (``, bar``:
+    deleting ``bar,`` beats deleting ``foo,``), then whether the window holds
+    the whole range, then how far the window's ends are from the range's.
+    """
+    w0, w1 = window[0].start, window[-1].end
+    touches = any(_touches(start, end, d0, d1) for start, end, _ in edits)
+    shared = sum(max(0, min(end, d1) - max(start, d0)) for start, end, _ in edits)
+    holds = w0 <= d0 and d1 <= w1
+    return (not touches, -shared, not holds, abs(w0 - d0), abs(w1 - d1))
+
+
+def _touches(start: int, end: int, d0: int, d1: int) -> bool:
+    """Whether an edit's span meets the diagnostic's; an empty span meets what it touches."""
+    if start == end or d0 == d1:
+        return start <= d1 and d0 <= end
+    return start < d1 and d0 < end
+
+
+def _edits_if_match(
+    ctx: _Ctx, b_flat: list[str], toks: list[Tok], after: list[tuple[int, list[str]]], node: tree_sitter.Node
+) -> list[tuple[int, int, str]] | None:
+    """The edits if ``toks`` fit the before-shape (``ctx.unit`` set); else ``None``, the binding as it was."""
+    saved = dict(ctx.binding)
+    try:
+        _match(ctx, b_flat, toks)
+        edits = _diff_edits(ctx, b_flat, toks, after, node)
+    except _NoMatch:
+        ctx.binding = saved
+        return None
+    ctx.unit = (toks[0].start, toks[-1].end)
+    ctx.matched = list(zip(b_flat, toks, strict=True))
+    return edits
+
+
+def _candidates(src: Source, d0: int, d1: int) -> list[tree_sitter.Node]:
+    first: tree_sitter.Node | None = src.root.descendant_for_byte_range(d0, d1)
+    out: list[tree_sitter.Node] = []
+    node = first
+    while node is not None and node.parent is not None:
+        if node.is_named:
+            out.append(node)
+        node = node.parent
+    if first is not None:
+        inner: list[tree_sitter.Node] = []
+        queue = list(first.named_children)
+        while queue and len(out) + len(inner) < _MAX_CANDIDATES:
+            n = queue.pop(0)
+            inner.append(n)
+            queue.extend(n.named_children)
+        # A range over several nodes: those it covers before their neighbours (``, baz`` is ``baz``).
+        out.extend(sorted(inner, key=lambda n: not (n.start_byte < d1 and d0 < n.end_byte)))
+    # Diagnostics at a token's edge or spanning a line end: climb from each end too.
+    for probe in (d0, max(d0 - 1, 0), d1):
+        node = src.root.descendant_for_byte_range(probe, probe)
+        while node is not None and node.parent is not None and len(out) < 2 * _MAX_CANDIDATES:
+            if node.is_named and node not in out:
+                out.append(node)
+            node = node.parent
+    # Statements on the diagnostic's line (a diagnostic may point at a whole line).
+    stmt = statement_at(src, d0)
+    if stmt is not None and stmt not in out:
+        out.append(stmt)
+    return out
+
+
+def _match(ctx: _Ctx, pattern_toks: list[str], toks: list[Tok]) -> None:
+    for p, tok in zip(pattern_toks, toks, strict=True):
+        if is_literal(p) or is_string(p):
+            if tok.abstract != p:
+                raise _NoMatch(p)
+            continue
+        if is_hole(p):
+            if tok.text not in class_members(ctx.src.language, ctx.holes.get(p, "")):
+                raise _NoMatch(p)
+        elif is_numbered(p):
+            # Only a user name fits: not grammar punctuation such as Bash's ``$``.
+            if not is_numbered(tok.abstract):
+                raise _NoMatch(p)
+        elif STRING_QUOTE.match(p) and STRING_QUOTE.match(tok.abstract):
+            # A quote fits the user's other quote (``"`` and ``'``): same prefix, same kind (triple or not).
+            if _with_quote(p, quote_of(tok.abstract)) != tok.abstract:
+                raise _NoMatch(p)
+            if ctx.quote and ctx.quote != quote_of(tok.abstract):
+                raise _NoMatch(p)
+            ctx.quote = quote_of(tok.abstract)
+            continue
+        else:
+            if p != tok.abstract:
+                raise _NoMatch(p)
+            continue
+        if ctx.binding.setdefault(p, tok.text) != tok.text:
+            raise _NoMatch(p)
+
+
+def _with_quote(token: str, quote: str) -> str:
+    """A quote token with its quote character changed, prefix and length kept."""
+    own = quote_of(token)
+    if len(own) != len(quote):
+        return token
+    return token[: len(token) - len(own)] + quote

@@ -1,0 +1,247 @@
+"""Rendering an instantiation: the after-shape as edits in the user's names and layout, and their title.
+
+Only the tokens the pattern changes are edited (a token diff of the matched
+unit against the after-shape), so the user's spacing and line breaks
+survive; a deleted unit takes its line, or the comma or blanks it would
+leave, with it. Used by :mod:`fixlore.abstraction._instantiate`.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import TYPE_CHECKING
+
+import tree_sitter
+
+from fixlore.abstraction._pattern import FixCategory
+from fixlore.abstraction._placeholders import NUMBER, is_string, string_prefix
+from fixlore.abstraction._shape import flat
+from fixlore.abstraction._text import Position, TextEdit, TextRange, position_at
+from fixlore.abstraction._tree import OUTSIDE, Source, StringState, Tok, glued, render, string_states
+
+if TYPE_CHECKING:
+    from fixlore.abstraction._match import _Ctx
+
+
+def _diff_edits(
+    ctx: _Ctx,
+    b_flat: list[str],
+    toks: list[Tok],
+    after: list[tuple[int, list[str]]],
+    node: tree_sitter.Node,
+) -> list[tuple[int, int, str]]:
+    src = ctx.src
+    a_flat = flat(after)
+    if not a_flat:
+        return [_delete_span(src, toks[0].start, toks[-1].end)]
+    base = src.line_indent(toks[0].start)
+    edits: list[tuple[int, int, str]] = []
+    a_toks = [t for t, _ in a_flat]
+    states = string_states(a_toks) + [string_states(a_toks + [""])[-1]]
+    ops = difflib.SequenceMatcher(None, b_flat, a_toks, False).get_opcodes()
+    literals = _literals(toks, a_toks)
+    for tag, i1, i2, j1, j2 in ops:
+        if tag == "equal":
+            continue
+        olds = toks[i1:i2]
+        pieces = []
+        for j in range(j1, j2):
+            tok = a_toks[j]
+            old = literals.get(j)
+            if old is not None and is_string(tok):
+                # The user's string, under the prefix the fix gives it (``u"…"`` -> ``"…"``).
+                pieces.append(string_prefix(tok) + old.text[len(string_prefix(old.abstract)) :])
+            elif old is not None:
+                pieces.append(old.text)
+            else:
+                pieces.append(ctx.concrete(tok))
+        new_text = _render_lines(ctx, pieces, [ln for _, ln in a_flat[j1:j2]], after, base, states[j1:j2])
+        if i1 < i2:
+            start, end = olds[0].start, olds[-1].end
+            if not new_text:
+                start, end = _absorb_space(src, start, end)
+            else:
+                prev = toks[i1 - 1] if i1 > 0 else None
+                nxt = toks[i2] if i2 < len(toks) else None
+                if prev is not None and not _space(ctx, prev.text, pieces[0], states[j1]):
+                    if not src.data[prev.end : start].strip():
+                        start = prev.end
+                if nxt is not None and not _space(ctx, pieces[-1], nxt.text, states[j2]):
+                    if not src.data[end : nxt.start].strip():
+                        end = nxt.start
+            edits.append((start, end, new_text))
+        else:
+            prev = toks[i1 - 1] if i1 > 0 else None
+            nxt = toks[i1] if i1 < len(toks) else None
+            at = prev.end if prev is not None else (nxt.start if nxt is not None else node.start_byte)
+            gap = src.data[prev.end : nxt.start] if prev is not None and nxt is not None else b""
+            lead = " " if prev is not None and pieces and _space(ctx, prev.text, pieces[0], states[j1]) else ""
+            trail = ""
+            if (
+                nxt is not None
+                and pieces
+                and _space(ctx, pieces[-1], nxt.text, states[j2])
+                and (prev is None or not gap)
+            ):
+                trail = " "
+            edits.append((at, at, lead + new_text + trail))
+    return edits
+
+
+def _literals(toks: list[Tok], after: list[str]) -> dict[int, Tok]:
+    """Which of the user's literals each literal of the after-shape is: the k-th string the k-th string.
+
+    By order over the whole unit, not per diff block: a fix that moves text
+    into an f-string keeps its pieces in order while the quotes around them move.
+    """
+    out: dict[int, Tok] = {}
+    strings = iter([t for t in toks if is_string(t.abstract)])
+    numbers = iter([t for t in toks if t.abstract == NUMBER])
+    for j, tok in enumerate(after):
+        source = strings if is_string(tok) else numbers if tok == NUMBER else None
+        if source is not None:
+            old = next(source, None)
+            if old is not None:
+                out[j] = old
+    return out
+
+
+def _space(ctx: _Ctx, prev: str, tok: str, state: StringState = OUTSIDE) -> bool:
+    if glued(state, prev, tok):
+        return False
+    return render([prev, tok], ctx.kws) != prev + tok
+
+
+def _render_lines(
+    ctx: _Ctx,
+    pieces: list[str],
+    lines: list[int],
+    after: list[tuple[int, list[str]]],
+    base: str,
+    states: list[StringState],
+) -> str:
+    out: list[str] = []
+    current: list[str] = []
+    current_states: list[StringState] = []
+    line = lines[0] if lines else 0
+    for piece, ln, state in zip(pieces, lines, states, strict=True):
+        if ln != line:
+            out.append(render(current, ctx.kws, current_states))
+            out.append("\n" + base + " " * after[ln][0])
+            current, current_states = [], []
+            line = ln
+        current.append(piece)
+        current_states.append(state)
+    out.append(render(current, ctx.kws, current_states))
+    return "".join(out)
+
+
+def _absorb_space(src: Source, start: int, end: int) -> tuple[int, int]:
+    """Widen a deletion over one side's spaces, so ``a,  b`` does not remain."""
+    while end < len(src.data) and src.data[end : end + 1] == b" ":
+        end += 1
+    return start, end
+
+
+def _delete_span(src: Source, start: int, end: int) -> tuple[int, int, str]:
+    """Delete a unit: its whole line if alone there, else with the comma or blanks that would be left over."""
+    data = src.data
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", end)
+    line_end = len(data) if line_end < 0 else line_end
+    if not data[line_start:start].strip() and not data[end:line_end].strip():
+        return line_start, min(len(data), line_end + 1), ""
+    nxt = _past_blanks(data, end)
+    if data[nxt : nxt + 1] == b",":  # a list item: its comma goes too
+        return start, _past_blanks(data, nxt + 1), ""
+    prev = start
+    while data[prev - 1 : prev] in _BLANKS:
+        prev -= 1
+    if data[prev - 1 : prev] == b"," and data[nxt : nxt + 1] in _CLOSERS:  # the last item: the comma before it
+        return prev - 1, end, ""
+    if prev < start:
+        if not data[end:line_end].strip():  # the last word: the blanks before it go too
+            start = prev
+            end = line_end - 1 if data[line_end - 1 : line_end] == b"\r" else line_end
+        elif nxt > end:  # between words: one side's blanks go
+            end = nxt
+    return start, end, ""
+
+
+_BLANKS = (b" ", b"\t")
+_CLOSERS = (b")", b"]", b"}")
+
+
+def _past_blanks(data: bytes, at: int) -> int:
+    while data[at : at + 1] in _BLANKS:
+        at += 1
+    return at
+
+
+def _render_block(ctx: _Ctx, lines: list[tuple[int, list[str]]], indent: str) -> str:
+    rendered = [
+        (indent if i else "") + " " * rel + render([ctx.concrete(t) for t in toks], ctx.kws)
+        for i, (rel, toks) in enumerate(lines)
+    ]
+    return "\n".join(rendered)
+
+
+def _edited(src: Source, edits: list[tuple[int, int, str]]) -> str:
+    data = src.data
+    for start, end, new in sorted(edits, reverse=True):
+        data = data[:start] + new.encode("utf-8", errors="surrogatepass") + data[end:]
+    return data.decode("utf-8", errors="surrogatepass")
+
+
+def _to_edit(src: Source, start: int, end: int, new_text: str) -> TextEdit:
+    return TextEdit(TextRange(_pos(src, start), _pos(src, end)), new_text)
+
+
+def _pos(src: Source, byte: int) -> Position:
+    return position_at(src.text, src.char(byte))
+
+
+_CATEGORY_TITLES = {
+    FixCategory.ADD_IMPORT: "Add",
+    FixCategory.REMOVE_IMPORT: "Remove import",
+    FixCategory.DELETE_STATEMENT: "Remove",
+    FixCategory.ADD_SUPPRESSION: "Suppress",
+    FixCategory.ADD_GUARD: "Add guard",
+}
+
+
+def _title(ctx: _Ctx, edits: list[tuple[int, int, str]]) -> str:
+    """A title for the user: the learned fix, in the user's own names."""
+    if ctx.pattern.action is not None:
+        title = ctx.pattern.action.title
+        for ph in sorted(ctx.binding, key=len, reverse=True):
+            title = title.replace(ph, ctx.binding[ph])
+        return title
+    if ctx.unit is not None:
+        old, new = _unit_texts(ctx, edits)
+        if not new.strip():
+            return f"Remove `{_clip(old)}`"
+        return f"Replace `{_clip(old)}` with `{_clip(new)}`"
+    new = " ".join(t.strip() for _, _, t in edits if t.strip())
+    verb = _CATEGORY_TITLES.get(ctx.pattern.category, "Insert")
+    return f"{verb} `{_clip(new)}`"
+
+
+def _unit_texts(ctx: _Ctx, edits: list[tuple[int, int, str]]) -> tuple[str, str]:
+    """The matched unit's text before and after the edits (edits reaching past it widen it)."""
+    assert ctx.unit is not None
+    u0, u1 = ctx.unit
+    for start, end, _ in edits:
+        if start <= u1 and end >= u0:
+            u0, u1 = min(u0, start), max(u1, end)
+    old = ctx.src.slice(u0, u1)
+    data = ctx.src.data[u0:u1]
+    for start, end, text in sorted(edits, reverse=True):
+        if u0 <= start and end <= u1:
+            data = data[: start - u0] + text.encode("utf-8", "surrogatepass") + data[end - u0 :]
+    return old, data.decode("utf-8", "surrogatepass")
+
+
+def _clip(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 60 else text[:57] + "..."

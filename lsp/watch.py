@@ -1,0 +1,38 @@
+"""A fix under watch: what the learning loop keeps of an accepted or manual fix until its verdict.
+
+A watch is verified at the next settle and watched for undo; these windows
+say for how long. Used by :mod:`fixlore.lsp.learning`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from fixlore.abstraction import Pattern
+from fixlore.lsp.timeline import Tracked
+
+UNDO_WINDOW_S = 30.0
+"""An edit undone within this many seconds counts against its fix."""
+VERIFY_WINDOW_S = 120.0
+"""A verification that sees no settled, parsing state within this long is dropped."""
+
+
+@dataclass
+class Watch:
+    """A fix being verified (at the next settle) and watched for undo."""
+
+    tracked: Tracked
+    """The fixed diagnostic, followed through edits."""
+    pattern: Pattern
+    before_text: str
+    started: float
+    accepted: bool
+    """True for an accepted code action, False for a manual fix."""
+    verified: bool = False
+    applied: bool = True
+    """False for an action accepted at ``codeAction/resolve``, before the editor applied its
+    edit: it is judged (and watched for undo) from the first change after."""
+    appeared: frozenset[tuple[str, str, str]] = frozenset()
+    """Keys of diagnostics that appeared next to it at a settle before its verdict: the
+    fix broke something if one is still there at the verdict (a placeholder the fix
+    left for the user to fill in, filled in since, broke nothing)."""
