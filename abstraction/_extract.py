@@ -192,7 +192,31 @@ def _byte_span(
         while b1 > b0 and a1 > a0 and bt[b1 - 1] == at[a1 - 1]:
             b1 -= 1
             a1 -= 1
+        # Whole words: ``xrange`` -> ``range`` changes a name, not its first letter.
+        while (
+            b0 > b_off[i1] and a0 > a_off[j1] and _word(bt[b0 - 1]) and (_word_at(bt, b0, b1) or _word_at(at, a0, a1))
+        ):
+            b0 -= 1
+            a0 -= 1
+        while (
+            b1 < b_off[i2]
+            and a1 < a_off[j2]
+            and _word(bt[b1])
+            and (_word_at(bt, b1 - 1, b1, b0) or _word_at(at, a1 - 1, a1, a0))
+        ):
+            b1 += 1
+            a1 += 1
     return b_src.byte(b0), b_src.byte(b1), a_src.byte(a0), a_src.byte(a1)
+
+
+def _word(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+def _word_at(text: str, at: int, end: int, start: int | None = None) -> bool:
+    """Whether ``text[at]`` is a word character inside the changed span (``start`` ≤ ``at`` < ``end``)."""
+    low = at if start is None else start
+    return low <= at < end and _word(text[at])
 
 
 def _category(change: _Change, before: str, after: str) -> FixCategory:

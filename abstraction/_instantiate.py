@@ -34,6 +34,7 @@ from fixlore.abstraction._shape import (
 )
 from fixlore.abstraction._soundness import (
     EVIDENCE,
+    brings_unbound_name,
     deletable,
     dropped,
     edit_unsound,
@@ -121,8 +122,9 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.DOES_NOT_PARSE, "the edited file would not parse")
     else:
         old_part, new_part = text, _edited(src, edits)
-    if language == "python" and ctx.unit is not None:
-        unsound = roles_unsound(old_part, new_part, _may_go(ctx))
+    if language == "python":
+        unsound = roles_unsound(old_part, new_part, _may_go(ctx)) if ctx.unit is not None else None
+        unsound = unsound or brings_unbound_name(old_part, new_part, text)
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
     return Instantiated(new_edits, _title(ctx, edits))

@@ -19,6 +19,7 @@ Both return a reason (no user text) or ``None``.
 from __future__ import annotations
 
 import ast
+import builtins
 import difflib
 import functools
 import re
@@ -246,6 +247,51 @@ def roles_unsound(old: str, new: str, may_go: frozenset[str]) -> str | None:
         if after[key] < n and key[2:] not in may_go:
             return "a kept name changes its role"
     return None
+
+
+def brings_unbound_name(old: str, new: str, text: str) -> str | None:
+    """Why a Python fix would use a name the file does not have (``six.text_type`` without six), or ``None``.
+
+    A name the fix adds must be a builtin, be bound by the fix itself (an
+    import, an assignment) or already occur in the file: a learned
+    ``unicode`` -> ``six.text_type`` fits only files that have ``six``.
+    """
+    before, after = python_roles(old), python_roles(new)
+    if before is None or after is None:
+        return None
+    added = [key[2:] for key, n in after.items() if key.startswith("N:") and n > before[key]]
+    if not added:
+        return None
+    bound = _bound_names(new)
+    for name in added:
+        if name in _BUILTINS or name in bound or before["N:" + name]:
+            continue
+        if re.search(rf"(?<![\w.]){re.escape(name)}\b", text) is None:
+            return "uses a name the file does not have"
+    return None
+
+
+_BUILTINS = frozenset(dir(builtins))
+
+
+@functools.lru_cache(maxsize=256)
+def _bound_names(text: str) -> frozenset[str]:
+    """Names a Python text binds (imports, assignments, definitions, parameters)."""
+    try:
+        tree = compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return frozenset()
+    out: set[str] = set()
+    for node in _walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            out.add(node.id)
+        elif isinstance(node, ast.alias):
+            out.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            out.add(node.name)
+        elif isinstance(node, ast.arg):
+            out.add(node.arg)
+    return frozenset(out)
 
 
 _WORD = re.compile(r"[^\W\d]\w*")

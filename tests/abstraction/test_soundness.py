@@ -19,6 +19,7 @@ from fixlore.abstraction import (
     SkipReason,
     extract_pattern,
     instantiate,
+    verify_privacy,
 )
 from tests.abstraction._helpers import apply, code, diag_at, learn
 
@@ -173,3 +174,31 @@ def test_deleting_one_argument_inside_a_larger_diagnostic_is_refused() -> None:
         result.pattern, "python", other, diag_at(other, '"{} rows".format(count)', "Ruff", "UP032", message)
     )
     assert isinstance(offered, Skipped) and offered.reason is SkipReason.UNSOUND
+
+
+def test_a_python2_name_ported_to_six_applies_only_where_the_file_has_six() -> None:
+    """``unicode`` is language vocabulary (kept literally); ``six.text_type`` needs ``six`` in the file."""
+    message = "Undefined name `unicode`"
+    before = "import six\n\n\ndef show(value):\n    return unicode(value)\n"
+    after = before.replace("unicode(", "six.text_type(")
+    p = learn("python", before, after, diag_at(before, "unicode", "Ruff", "F821", message))
+    assert p.signature.message == message
+    assert p.shape is not None and (p.shape.before, p.shape.after) == ("unicode", "six . text_type")
+    assert verify_privacy(p).ok
+
+    with_six = "import six\n\nlabel = unicode(42)\n"
+    assert apply(p, "python", with_six, diag_at(with_six, "unicode", "Ruff", "F821", message)) == (
+        "import six\n\nlabel = six.text_type(42)\n"
+    )
+    without = "label = unicode(42)\n"
+    result = instantiate(p, "python", without, diag_at(without, "unicode", "Ruff", "F821", message))
+    assert isinstance(result, Skipped) and result.detail == "uses a name the file does not have"
+
+
+def test_a_python2_name_ported_to_a_builtin_applies_anywhere() -> None:
+    message = "Undefined name `xrange`"
+    before = "def count():\n    return list(xrange(3))\n"
+    p = learn("python", before, before.replace("xrange", "range"), diag_at(before, "xrange", "Ruff", "F821", message))
+    other = "for k in xrange(10):\n    print(k)\n"
+    fixed = apply(p, "python", other, diag_at(other, "xrange", "Ruff", "F821", message))
+    assert fixed == "for k in range(10):\n    print(k)\n"
