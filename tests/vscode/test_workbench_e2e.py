@@ -94,11 +94,5 @@ def test_the_palette_commands_explain_list_patterns_and_restart(workbench: CodeS
     assert log.count("Starting ") == 2, log
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="fails when run after the other scenarios in one pytest run (3 of 3 full runs), passes alone "
-    "(2 of 2): after two hand fixes, Ctrl+. on the third file shows 'No code actions available' for 90 s "
-    "(not even ruff's own); cause not found yet",
-)
 def test_a_fix_made_by_hand_twice_is_offered_in_a_new_file(workbench: CodeServer) -> None:
     drive(workbench, "manual")
