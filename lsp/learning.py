@@ -27,6 +27,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
@@ -61,6 +62,17 @@ SOURCE_WAIT_S = 10.0
 
 Past it, the document settles without the late sources: their diagnostics
 are kept as they were, neither fixed nor new, until they report."""
+
+
+@dataclass(frozen=True, slots=True)
+class _State:
+    """A settled state of a document: its text and the diagnostics of that version, per source."""
+
+    version: int | None
+    text: str
+    by_source: dict[str, list[dict[str, Any]]]
+    lagging: set[str]
+    taken: float
 
 
 class LearningLoop(StoreSide):
@@ -253,7 +265,10 @@ class LearningLoop(StoreSide):
         _cancel(self._source_timers, uri)
         self._settle_wanted.discard(uri)
         self._settling.add(uri)
-        self.server.spawn(self._settle(uri), name="settle")
+        # The state is taken now, when it was found settled: the task may start after
+        # the next edit, whose diagnostics are not in yet (a baseline of none lost a fix).
+        state = _State(doc.version, doc.source, self._hub().current_by_source(uri), lagging, time.monotonic())
+        self.server.spawn(self._settle(uri, state), name="settle")
 
     def _hub(self) -> DiagnosticsHub:
         hub: DiagnosticsHub = self.server.features["diagnostics"]
@@ -281,15 +296,15 @@ class LearningLoop(StoreSide):
         self._source_timers.pop(uri, None)
         self._settle_if_due(uri)
 
-    async def _settle(self, uri: str) -> None:
+    async def _settle(self, uri: str, state: _State) -> None:
         try:
-            await self._settle_once(uri)
+            await self._settle_once(uri, state)
         finally:
             self._settling.discard(uri)
             self.settles += 1
         self._settle_if_due(uri)  # asked again while this one ran
 
-    async def _settle_once(self, uri: str) -> None:
+    async def _settle_once(self, uri: str, state: _State) -> None:
         timeline = self.timelines.get(uri)
         doc = self.server.open_document(uri)
         if timeline is None or doc is None:
@@ -297,10 +312,13 @@ class LearningLoop(StoreSide):
         language = document_language(doc)
         if language is None:
             return
-        version, text = doc.version, doc.source
-        taken = time.monotonic()
-        hub = self._hub()
-        by_source, lagging = hub.current_by_source(uri), self._lagging(uri, timeline)
+        version, text, by_source, lagging, taken = (
+            state.version,
+            state.text,
+            state.by_source,
+            state.lagging,
+            state.taken,
+        )
         diagnostics = [d for diags in by_source.values() for d in diags]
         origins = [key for key, diags in by_source.items() for _ in diags]
         loop = asyncio.get_running_loop()

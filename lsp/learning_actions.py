@@ -8,8 +8,10 @@ the ranking (for ``fixlore.explain``).
 Rules (issue 6): candidates of one diagnostic are its upstream actions plus
 its learned fixes; with no evidence for any of them the upstream order and
 its ``isPreferred`` marks stand exactly; with evidence the ranking orders them
-and at most one is preferred, only when the ranker says the evidence is
-clear. Every action gets ``fixlore.accept`` with a token; the upstream's own
+and at most one, the top, is preferred: an upstream's own mark when the user
+does not turn that action down, a learned fix when the evidence is clear and
+it was accepted and worked; the user's habit never promotes an action its
+upstream left unmarked (an unsafe fix). Every action gets ``fixlore.accept`` with a token; the upstream's own
 command is kept in the token's :class:`Offer` and run after recording.
 Titles are unique.
 """
@@ -374,30 +376,34 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
 def _mark_preferred(
     ranked_items: list[_Item], ranked: list[RankedAction], evidence: Mapping[str, Any] | None = None
 ) -> None:
-    """At most one preferred: the ranker's clear winner, else an upstream mark on the top only.
+    """At most one preferred, the top of the ranking, and only when something vouches for it.
 
-    An upstream's own mark goes too when this user turns that action down
-    more often than they take it (fixes it by hand instead, or picks another).
+    Editors apply a preferred fix unasked, so the user's habit alone does not
+    make one: the top keeps its upstream's own mark (the tool calls the fix
+    safe: ruff sends ``false`` for its unsafe fixes, Biome leaves them
+    unmarked) unless this user turns that action down more often than they
+    take it; a learned fix is preferred when the ranking says the evidence is
+    clear and it was accepted and worked (:func:`may_be_preferred`). A
+    suppression never is.
     """
-    winner = next((i for i, r in enumerate(ranked) if r.preferred), None)
-    if evidence and ranked_items and ranked_items[0].pattern is not None:
-        stats = evidence.get(ranked_items[0].pattern.fingerprint)
-        if stats is not None and stats.counts.rejected + stats.counts.undone > stats.counts.accepted:
-            ranked_items[0].action.pop("isPreferred", None)
-    if winner is not None and not may_be_preferred(ranked_items[winner]):
-        winner = None
-        for item in ranked_items:
-            item.action.pop("isPreferred", None)
-    if ranked_items and not may_be_preferred(ranked_items[0]):
-        ranked_items[0].action.pop("isPreferred", None)
-    for i, item in enumerate(ranked_items):
-        if winner is not None:
-            if i == winner:
-                item.action["isPreferred"] = True
-            else:
-                item.action.pop("isPreferred", None)
-        elif i != 0:
-            item.action.pop("isPreferred", None)
+    top = ranked_items[0] if ranked_items else None
+    keep = top is not None and may_be_preferred(top) and not _turned_down(top, evidence)
+    if keep and top is not None:
+        upstream_mark = top.action.get("isPreferred") is True
+        clear_winner = bool(ranked) and ranked[0].preferred
+        keep = upstream_mark or (top.learned and clear_winner)
+    for item in ranked_items:
+        item.action.pop("isPreferred", None)
+    if keep and top is not None:
+        top.action["isPreferred"] = True
+
+
+def _turned_down(item: _Item, evidence: Mapping[str, Any] | None) -> bool:
+    """Whether this user turns the action down (or undoes it) more often than they take it."""
+    if not evidence or item.pattern is None:
+        return False
+    stats = evidence.get(item.pattern.fingerprint)
+    return stats is not None and stats.counts.rejected + stats.counts.undone > stats.counts.accepted
 
 
 def _reslot(order: list[_Item], old: list[_Item], new: list[_Item]) -> list[_Item]:

@@ -46,7 +46,7 @@ def is_habit(action: dict[str, Any], habit: str) -> bool:
     [{"F401": "disable", "E711": "fix"}, {"F401": "fix", "E711": "disable"}],
     ids=["disables-imports-fixes-none", "fixes-imports-disables-none"],
 )
-async def test_three_choices_make_the_habit_first_and_a_fix_preferred(tmp_path: Path, habits: dict[str, str]) -> None:
+async def test_three_choices_make_the_habit_first_and_a_safe_fix_preferred(tmp_path: Path, habits: dict[str, str]) -> None:
     async with Editor(tmp_path) as editor:
         for k in range(3):
             uri = editor.open(f"f{k}.py", snippet(k))
@@ -66,9 +66,13 @@ async def test_three_choices_make_the_habit_first_and_a_fix_preferred(tmp_path: 
             if habit == "disable":
                 # First, as the habit says, but never preferred: editors apply a preferred fix unasked.
                 assert [a for a in actions if a.get("isPreferred")] == []
-            else:
+            elif code == "F401":
+                # ruff's safe fix, preferred by ruff, and the user takes it: it stays the one preferred.
                 assert quick[0].get("isPreferred") is True
                 assert [a for a in actions if a.get("isPreferred")] == [quick[0]]
+            else:
+                # E711's fix is unsafe (ruff sends isPreferred false): first by habit, never applied unasked.
+                assert [a for a in actions if a.get("isPreferred")] == []
         stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 6)
         assert stats["counts"]["rejected"] >= 6
 
