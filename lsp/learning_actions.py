@@ -381,8 +381,8 @@ def _mark_preferred(
     Editors apply a preferred fix unasked, so the user's habit alone does not
     make one: the top keeps its upstream's own mark (the tool calls the fix
     safe: ruff sends ``false`` for its unsafe fixes, Biome leaves them
-    unmarked) unless this user turns that action down more often than they
-    take it; a learned fix is preferred when the ranking says the evidence is
+    unmarked) unless this user turns that action down as often as they take
+    it; a learned fix is preferred when the ranking says the evidence is
     clear and it was accepted and worked (:func:`may_be_preferred`). A
     suppression never is.
     """
@@ -399,11 +399,18 @@ def _mark_preferred(
 
 
 def _turned_down(item: _Item, evidence: Mapping[str, Any] | None) -> bool:
-    """Whether this user turns the action down (or undoes it) more often than they take it."""
+    """Whether this user turns the action down (or undoes it) at least as often as they take it.
+
+    A preferred fix is applied unasked: a user who is split on it has not
+    asked for that.
+    """
     if not evidence or item.pattern is None:
         return False
     stats = evidence.get(item.pattern.fingerprint)
-    return stats is not None and stats.counts.rejected + stats.counts.undone > stats.counts.accepted
+    if stats is None:
+        return False
+    against = stats.counts.rejected + stats.counts.undone
+    return against > 0 and against >= stats.counts.accepted
 
 
 def _reslot(order: list[_Item], old: list[_Item], new: list[_Item]) -> list[_Item]:

@@ -112,3 +112,21 @@ def test_a_learned_twin_ranked_first_replaces_the_upstream_action_and_keeps_its_
     assert len(out) == 1 and out[0]["title"].startswith(LEARNED_PREFIX)
     # The tool marks that very edit preferred: the learned twin that stands in for it may carry the mark.
     assert out[0].get("isPreferred") is True
+
+
+def test_an_upstream_mark_goes_when_the_user_is_split_on_the_action() -> None:
+    """Taken once and turned down once: not something to apply unasked."""
+    from fixlore.lsp.learning_actions import action_pattern
+
+    fix = learned_fix(Counts())
+    rule_action = action_pattern("python", info(), "Something else", "quickfix")
+
+    def marks(counts: Counts) -> list[bool]:
+        stats = PatternStats(rule_action.fingerprint, Scope.USER, counts, time.time(), time.time())
+        out = answer(
+            [upstream("Something else", OTHER, preferred=True)], fix, Evidence({rule_action.fingerprint: stats})
+        )
+        return [bool(a.get("isPreferred")) for a in out if a["title"] == "Something else"]
+
+    assert marks(Counts(offered=2, accepted=2, succeeded=2)) == [True]
+    assert marks(Counts(offered=2, accepted=1, rejected=1, succeeded=1)) == [False]
