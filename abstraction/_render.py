@@ -17,7 +17,16 @@ from fixlore.abstraction._pattern import FixCategory
 from fixlore.abstraction._placeholders import NUMBER, is_string, string_prefix
 from fixlore.abstraction._shape import flat
 from fixlore.abstraction._text import Position, TextEdit, TextRange, position_at
-from fixlore.abstraction._tree import OUTSIDE, Source, StringState, Tok, glued, render, string_states
+from fixlore.abstraction._tree import (
+    OUTSIDE,
+    Source,
+    StringState,
+    Tok,
+    glued,
+    keyword_equals,
+    render,
+    string_states,
+)
 
 if TYPE_CHECKING:
     from fixlore.abstraction._match import _Ctx
@@ -38,6 +47,7 @@ def _diff_edits(
     edits: list[tuple[int, int, str]] = []
     a_toks = [t for t, _ in a_flat]
     states = string_states(a_toks) + [string_states(a_toks + [""])[-1]]
+    tight = keyword_equals(src.language, a_toks, states)
     ops = difflib.SequenceMatcher(None, b_flat, a_toks, False).get_opcodes()
     literals = _literals(toks, a_toks)
     for tag, i1, i2, j1, j2 in ops:
@@ -55,7 +65,8 @@ def _diff_edits(
                 pieces.append(old.text)
             else:
                 pieces.append(ctx.concrete(tok))
-        new_text = _render_lines(ctx, pieces, [ln for _, ln in a_flat[j1:j2]], after, base, states[j1:j2])
+        block_tight = frozenset(j - j1 for j in tight if j1 <= j < j2)
+        new_text = _render_lines(ctx, pieces, [ln for _, ln in a_flat[j1:j2]], after, base, states[j1:j2], block_tight)
         if i1 < i2:
             start, end = olds[0].start, olds[-1].end
             if not new_text:
@@ -76,6 +87,9 @@ def _diff_edits(
             at = prev.end if prev is not None else (nxt.start if nxt is not None else node.start_byte)
             gap = src.data[prev.end : nxt.start] if prev is not None and nxt is not None else b""
             lead = " " if prev is not None and pieces and _space(ctx, prev.text, pieces[0], states[j1]) else ""
+            if prev is not None and prev.text == "," and b"\n" in gap and "\n" not in new_text:
+                # One element per line there: the new one gets a line of its own, indented alike.
+                lead = "\n" + src.line_indent(prev.start)
             trail = ""
             if (
                 nxt is not None
@@ -119,20 +133,24 @@ def _render_lines(
     after: list[tuple[int, list[str]]],
     base: str,
     states: list[StringState],
+    tight: frozenset[int] = frozenset(),
 ) -> str:
     out: list[str] = []
     current: list[str] = []
     current_states: list[StringState] = []
+    current_tight: set[int] = set()
     line = lines[0] if lines else 0
-    for piece, ln, state in zip(pieces, lines, states, strict=True):
+    for k, (piece, ln, state) in enumerate(zip(pieces, lines, states, strict=True)):
         if ln != line:
-            out.append(render(current, ctx.kws, current_states))
+            out.append(render(current, ctx.kws, current_states, frozenset(current_tight)))
             out.append("\n" + base + " " * after[ln][0])
-            current, current_states = [], []
+            current, current_states, current_tight = [], [], set()
             line = ln
+        if k in tight:
+            current_tight.add(len(current))
         current.append(piece)
         current_states.append(state)
-    out.append(render(current, ctx.kws, current_states))
+    out.append(render(current, ctx.kws, current_states, frozenset(current_tight)))
     return "".join(out)
 
 

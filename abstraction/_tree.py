@@ -358,6 +358,24 @@ StringState = tuple[str | None, int]
 OUTSIDE: StringState = (None, 0)
 
 
+def keyword_equals(language: str, abstract: list[str], states: list[StringState]) -> frozenset[int]:
+    """Indices of Python's keyword-argument ``=`` (inside brackets, outside strings): written without spaces."""
+    if language != "python":
+        return frozenset()
+    out: set[int] = set()
+    depth = 0
+    for i, tok in enumerate(abstract):
+        if states[i][0] is not None:
+            continue
+        if tok in ("(", "[", "{"):
+            depth += 1
+        elif tok in (")", "]", "}"):
+            depth = max(0, depth - 1)
+        elif tok == "=" and depth > 0:
+            out.add(i)
+    return frozenset(out)
+
+
 def string_states(abstract: list[str]) -> list[StringState]:
     """The state *before* each abstract token (a structured string's pieces are glued, its code is not)."""
     quote, depth = OUTSIDE
@@ -387,12 +405,22 @@ def glued(state: StringState, prev: str, tok: str) -> bool:
     return depth == 0 or (depth == 1 and (prev == "{" or tok == "}"))
 
 
-def render(tokens_: list[str], kws: frozenset[str], states: list[StringState] | None = None) -> str:
-    """Join concrete tokens with canonical spacing (none inside a string's text, ``states`` say where)."""
+def render(
+    tokens_: list[str],
+    kws: frozenset[str],
+    states: list[StringState] | None = None,
+    tight: frozenset[int] = frozenset(),
+) -> str:
+    """Join concrete tokens with canonical spacing (none inside a string's text, ``states`` say where).
+
+    ``tight``: indices of tokens with no space on either side (Python's ``=`` of a keyword argument).
+    """
     out: list[str] = []
     prev = ""
     for i, tok in enumerate(tokens_):
-        if out and not (states is not None and glued(states[i], prev, tok)) and needs_space(prev, tok, kws):
+        if i in tight or i - 1 in tight:
+            pass
+        elif out and not (states is not None and glued(states[i], prev, tok)) and needs_space(prev, tok, kws):
             out.append(" ")
         out.append(tok)
         prev = tok

@@ -134,3 +134,24 @@ def test_instantiation_that_would_not_parse_offers_nothing() -> None:
     result = instantiate(p, "python", new, diag_at(new, "result", "Ruff", "F841", msg.format("result")))
     assert isinstance(result, Skipped) and result.reason is SkipReason.DOES_NOT_PARSE
     assert not isinstance(result, Instantiated)
+
+
+def test_an_added_keyword_argument_is_written_without_spaces_and_on_its_own_line_where_arguments_are() -> None:
+    msg = "No explicit `stacklevel` keyword argument found"
+
+    def call(name: str, layout: str) -> str:
+        return f"import warnings\n\n\ndef {name}():\n    warnings.warn({layout})\n"
+
+    per_line = '\n        "{}",\n        FutureWarning,\n    '
+    before = call("old", per_line.format("gone soon"))
+    after = before.replace("FutureWarning,\n", "FutureWarning,\n        stacklevel=2,\n")
+    p = learn("python", before, after, diag_at(before, "warnings.warn", "Ruff", "B028", msg))
+
+    other = call("new", per_line.format("later"))
+    assert apply(p, "python", other, diag_at(other, "warnings.warn", "Ruff", "B028", msg)) == other.replace(
+        "FutureWarning,\n", "FutureWarning,\n        stacklevel=2,\n"
+    )
+    one_line = call("new", '"later", FutureWarning,')
+    assert apply(p, "python", one_line, diag_at(one_line, "warnings.warn", "Ruff", "B028", msg)) == call(
+        "new", '"later", FutureWarning, stacklevel=2,'
+    )

@@ -46,7 +46,9 @@ def is_habit(action: dict[str, Any], habit: str) -> bool:
     [{"F401": "disable", "E711": "fix"}, {"F401": "fix", "E711": "disable"}],
     ids=["disables-imports-fixes-none", "fixes-imports-disables-none"],
 )
-async def test_three_choices_make_the_habit_first_and_a_safe_fix_preferred(tmp_path: Path, habits: dict[str, str]) -> None:
+async def test_three_choices_make_the_habit_first_and_a_safe_fix_preferred(
+    tmp_path: Path, habits: dict[str, str]
+) -> None:
     async with Editor(tmp_path) as editor:
         for k in range(3):
             uri = editor.open(f"f{k}.py", snippet(k))
