@@ -132,18 +132,20 @@ def _context(language: str, change: _Change) -> tuple[str, ...]:
 
 
 def _node_extra(b_src: Source, change: _Change) -> tuple[tuple[str, str], ...]:
-    """The tree-sitter kind of the before unit, when it is one node (instantiation looks for it)."""
+    """The tree-sitter kind of the before unit, when it is one node (instantiation looks for it).
+
+    The innermost named node of that span: a call alone in a function body is a
+    ``call`` (also an ``expression_statement`` and a ``block``), and only the call
+    is one wherever the fix applies again (see ``_match.same_span_kinds``).
+    """
     if not change.before:
         return ()
     b0, b1 = change.b_span
     node = b_src.root.descendant_for_byte_range(b0, b1)
-    found = None
     while node is not None and (node.start_byte, node.end_byte) == (b0, b1):
         if node.is_named and not node.is_error and node.parent is not None:
-            found = node.type
+            return (("node", node.type),)
         node = node.parent
-    if found is not None:
-        return (("node", found),)
     return ()
 
 

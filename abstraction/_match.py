@@ -69,7 +69,7 @@ def _edits_at_unit(
     b_flat = [t for t, _ in flat(before)]
     node_kind = dict(ctx.pattern.extra).get("node")
     for node in _candidates(ctx.src, d0, d1):
-        if node_kind and node.type != node_kind:
+        if node_kind and node_kind not in same_span_kinds(node):
             continue
         for end in {node.end_byte, header_end(node, node.start_byte)}:
             toks = tokens(ctx.src, node.start_byte, end, Namer(), ctx.code)
@@ -79,6 +79,23 @@ def _edits_at_unit(
             if edits is not None:
                 return edits
     return _edits_in_window(ctx, b_flat, after, d0, d1)
+
+
+def same_span_kinds(node: tree_sitter.Node) -> frozenset[str]:
+    """The kinds of ``node`` and of the nodes above and below it that span exactly its bytes."""
+    span = (node.start_byte, node.end_byte)
+    kinds = {node.type}
+    up = node.parent
+    while up is not None and (up.start_byte, up.end_byte) == span:
+        kinds.add(up.type)
+        up = up.parent
+    down = node
+    while down.named_child_count == 1:
+        down = down.named_children[0]
+        if (down.start_byte, down.end_byte) != span:
+            break
+        kinds.add(down.type)
+    return frozenset(kinds)
 
 
 def _edits_in_window(

@@ -155,3 +155,17 @@ def test_an_added_keyword_argument_is_written_without_spaces_and_on_its_own_line
     assert apply(p, "python", one_line, diag_at(one_line, "warnings.warn", "Ruff", "B028", msg)) == call(
         "new", '"later", FutureWarning, stacklevel=2,'
     )
+
+
+def test_a_fix_learned_inside_a_function_applies_at_module_level() -> None:
+    """The unit is the call, not the function body it was alone in."""
+    msg = "No explicit `stacklevel` keyword argument found"
+    before = (
+        'import warnings\n\n\ndef old():\n    warnings.warn(\n        "gone soon",\n        FutureWarning,\n    )\n'
+    )
+    after = before.replace("FutureWarning,\n", "FutureWarning,\n        stacklevel=2,\n")
+    p = learn("python", before, after, diag_at(before, "warnings.warn", "Ruff", "B028", msg))
+    top = 'import warnings\n\nwarnings.warn(\n    "later",\n    FutureWarning,\n)\n'
+    assert apply(p, "python", top, diag_at(top, "warnings.warn", "Ruff", "B028", msg)) == top.replace(
+        "FutureWarning,\n", "FutureWarning,\n    stacklevel=2,\n"
+    )
