@@ -47,7 +47,6 @@ from fixlore.abstraction._templates import bind_template
 from fixlore.abstraction._text import DiagnosticInfo, offset_at
 from fixlore.abstraction._tree import Source, error_count
 from fixlore.abstraction.languages import get_parser
-from fixlore.abstraction.syntax import python_parses
 
 logger = logging.getLogger(__name__)
 
@@ -112,7 +111,7 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
     new_edits = tuple(_to_edit(src, s, e, t) for s, e, t in edits)
-    local = _python_statement(src, text, edits) if language == "python" else None
+    local = (_python_statement(src, text, edits) or _top_level_insertion(src, edits)) if language == "python" else None
     if local is not None:
         # Only one top-level statement changes in a file that parses: parse that statement alone.
         old_part, new_part = local
@@ -130,14 +129,32 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
     return Instantiated(new_edits, _title(ctx, edits))
 
 
+def _top_level_insertion(src: Source, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:
+    """Whole statements inserted between top-level statements of a file that parses: ``("", inserted)``.
+
+    Such a file still parses when the inserted text does (an import added to
+    the import block): that text is parsed alone, not the file again.
+    """
+    if not edits or src.root.has_error:
+        return None
+    pieces = []
+    for start, end, piece in edits:
+        if start != end or src.data[start - 1 : start] not in (b"", b"\n") or not piece.endswith("\n"):
+            return None
+        if piece[:1] in (" ", "\t") or any(c.start_byte < start < c.end_byte for c in src.root.children):
+            return None
+        pieces.append(piece)
+    return "", "".join(pieces)
+
+
 def _python_statement(src: Source, text: str, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:
     """The top-level statement all ``edits`` fall in, before and after them, if the file parses.
 
     Parsing one statement instead of the file keeps a pattern's checks cheap in
     long files (most of a learned fix's cost was compiling the whole file again).
     """
-    if not edits or not python_parses_cached(text):
-        return None
+    if not edits or src.root.has_error:
+        return None  # the file does not parse (tree-sitter's tree says so without parsing it again)
     lo, hi = min(e[0] for e in edits), max(e[1] for e in edits)
     for node in src.root.children:
         if node.start_byte <= lo and hi <= node.end_byte and node.start_byte < node.end_byte:
@@ -153,12 +170,6 @@ def _python_statement(src: Source, text: str, edits: list[tuple[int, int, str]])
                 )
             return old.decode("utf-8", "surrogatepass"), new.decode("utf-8", "surrogatepass")
     return None
-
-
-@functools.lru_cache(maxsize=4)
-def python_parses_cached(text: str) -> bool:
-    """Whether ``text`` parses (once per text: every pattern tried on it asks)."""
-    return python_parses(text)
 
 
 def _may_go(ctx: _Ctx) -> frozenset[str]:

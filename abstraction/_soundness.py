@@ -215,24 +215,40 @@ _WORD_BYTES = re.compile(rb"\w")
 
 
 @functools.lru_cache(maxsize=8)
-def python_roles(text: str) -> Counter[str] | None:
-    """Names (``N:``), attribute names (``A:``) and numbers (``C:``) of a Python text; ``None`` if it does not parse.
+def _python_facts(text: str) -> tuple[Counter[str], frozenset[str]] | None:
+    """One parse of a Python text: its roles (see :func:`python_roles`) and the names it binds.
 
-    Cached: the text before a fix is the same for every pattern tried on it.
+    Cached: the text before a fix is the same for every pattern tried on it,
+    and each check of one result asks for both.
     """
     try:
         tree = compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
-    out: Counter[str] = Counter()
+    roles: Counter[str] = Counter()
+    bound: set[str] = set()
     for node in _walk(tree):
         if isinstance(node, ast.Name):
-            out["N:" + node.id] += 1
+            roles["N:" + node.id] += 1
+            if isinstance(node.ctx, ast.Store):
+                bound.add(node.id)
         elif isinstance(node, ast.Attribute):
-            out["A:" + node.attr] += 1
+            roles["A:" + node.attr] += 1
         elif isinstance(node, ast.Constant) and isinstance(node.value, int | float | complex):
-            out["C:" + repr(node.value)] += 1
-    return out
+            roles["C:" + repr(node.value)] += 1
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return roles, frozenset(bound)
+
+
+def python_roles(text: str) -> Counter[str] | None:
+    """Names (``N:``), attribute names (``A:``) and numbers (``C:``) of a Python text; ``None`` if it does not parse."""
+    facts = _python_facts(text)
+    return None if facts is None else facts[0]
 
 
 def roles_unsound(old: str, new: str, may_go: frozenset[str]) -> str | None:
@@ -274,24 +290,10 @@ def brings_unbound_name(old: str, new: str, text: str) -> str | None:
 _BUILTINS = frozenset(dir(builtins))
 
 
-@functools.lru_cache(maxsize=256)
 def _bound_names(text: str) -> frozenset[str]:
     """Names a Python text binds (imports, assignments, definitions, parameters)."""
-    try:
-        tree = compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return frozenset()
-    out: set[str] = set()
-    for node in _walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            out.add(node.id)
-        elif isinstance(node, ast.alias):
-            out.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            out.add(node.name)
-        elif isinstance(node, ast.arg):
-            out.add(node.arg)
-    return frozenset(out)
+    facts = _python_facts(text)
+    return frozenset() if facts is None else facts[1]
 
 
 _WORD = re.compile(r"[^\W\d]\w*")
