@@ -103,8 +103,13 @@ class LearnedFixes:
     def __init__(self, loop: LearningLoop) -> None:
         self._loop = loop
         self._cache: dict[str, tuple[int | None, dict[DiagId, Future[list[LearnedFix]]]]] = {}
+        self._work: dict[int, tuple[Any, ...]] = {}
+        """A queued future's id -> its arguments, to move it ahead when a request asks for it."""
         self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-fixes")
         """Learned fixes only: never queued behind learning's own work (opening the store, a settle)."""
+        self._asked = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-fixes-asked")
+        """The diagnostic a request asks for, when its turn in :attr:`_pool` has not come (a publish
+        of 80 diagnostics queues 80 instantiations; the lightbulb is for one of them)."""
         self._none: dict[Signature, float] = {}
         """Signature -> when no learned fix was found for it."""
 
@@ -118,6 +123,7 @@ class LearnedFixes:
     def close(self) -> None:
         """Stop preparing fixes (the session ends)."""
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._asked.shutdown(wait=False, cancel_futures=True)
 
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document."""
@@ -162,7 +168,11 @@ class LearnedFixes:
                 continue
             none.pop(signature, None)
             info = diag_info(raw, text, num_units)
-            entries[key] = self._pool.submit(_instantiate_all, found, language, text, info)
+            work = (found, language, text, info)
+            future = self._pool.submit(_instantiate_all, *work)
+            self._work[id(future)] = work
+            future.add_done_callback(self._forget_work)
+            entries[key] = future
 
     async def get(self, uri: str, version: int | None, raw: dict[str, Any]) -> list[LearnedFix]:
         """The learned fixes for one diagnostic, if ready within :data:`REQUEST_WAIT_S`."""
@@ -174,6 +184,11 @@ class LearnedFixes:
             if cached_version != version or key not in entries:
                 return []
         future = entries[key]
+        work = self._work.get(id(future))
+        if work is not None and future.cancel():
+            # Still queued behind the publish's other diagnostics: this one is wanted now.
+            future = self._asked.submit(_instantiate_all, *work)
+            entries[key] = future
         if not future.done():
             try:
                 await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), REQUEST_WAIT_S)
@@ -185,6 +200,9 @@ class LearnedFixes:
         except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not cost the request
             logger.warning("instantiating learned fixes failed: %s", type(exc).__name__)
             return []
+
+    def _forget_work(self, future: Future[list[LearnedFix]]) -> None:
+        self._work.pop(id(future), None)
 
 
 def _instantiate_all(found: list[PatternStats], language: str, text: str, info: Any) -> list[LearnedFix]:
