@@ -150,11 +150,13 @@ def may_be_preferred(item: _Item) -> bool:
     save): a suppression never is, whatever the user's habit (it may still
     rank first), and a learned fix only once verification says it works.
     """
+    return not _suppresses(item) and item.verified
+
+
+def _suppresses(item: _Item) -> bool:
     if _SUPPRESSION.search(str(item.action.get("title", ""))):
-        return False
-    if item.pattern is not None and item.pattern.category is FixCategory.ADD_SUPPRESSION:
-        return False
-    return item.verified
+        return True
+    return item.pattern is not None and item.pattern.category is FixCategory.ADD_SUPPRESSION
 
 
 def assemble(
@@ -383,19 +385,37 @@ def _mark_preferred(
     safe: ruff sends ``false`` for its unsafe fixes, Biome leaves them
     unmarked) unless this user turns that action down as often as they take
     it; a learned fix is preferred when the ranking says the evidence is
-    clear and it was accepted and worked (:func:`may_be_preferred`). A
-    suppression never is.
+    clear, it was accepted and worked (:func:`may_be_preferred`) and the user
+    has made no other of the fixes offered (:func:`_rivals`). A suppression
+    never is.
     """
     top = ranked_items[0] if ranked_items else None
     keep = top is not None and may_be_preferred(top) and not _turned_down(top, evidence)
     if keep and top is not None:
         upstream_mark = top.action.get("isPreferred") is True
         clear_winner = bool(ranked) and ranked[0].preferred
-        keep = upstream_mark or (top.learned and clear_winner)
+        keep = upstream_mark or (top.learned and clear_winner and not _rivals(top, ranked_items, evidence))
     for item in ranked_items:
         item.action.pop("isPreferred", None)
     if keep and top is not None:
         top.action["isPreferred"] = True
+
+
+def _rivals(top: _Item, items: list[_Item], evidence: Mapping[str, Any] | None) -> bool:
+    """Whether the user has also made another of these fixes (taken it, or made it by hand).
+
+    Two habits for one diagnostic (``xrange`` -> ``range`` here, an import of
+    ``xrange`` there) mean the choice depends on the code: neither is applied unasked.
+    """
+    if not evidence:
+        return False
+    for item in items:
+        if item is top or item.pattern is None or _suppresses(item):
+            continue
+        stats = evidence.get(item.pattern.fingerprint)
+        if stats is not None and stats.counts.accepted + stats.counts.manual > 0:
+            return True
+    return False
 
 
 def _turned_down(item: _Item, evidence: Mapping[str, Any] | None) -> bool:

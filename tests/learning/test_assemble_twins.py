@@ -130,3 +130,23 @@ def test_an_upstream_mark_goes_when_the_user_is_split_on_the_action() -> None:
 
     assert marks(Counts(offered=2, accepted=2, succeeded=2)) == [True]
     assert marks(Counts(offered=2, accepted=1, rejected=1, succeeded=1)) == [False]
+
+
+def test_a_learned_fix_is_not_preferred_when_the_user_also_makes_another_fix_offered_here() -> None:
+    """Accepted and verified, but the user also takes "Something else" at times: the choice depends on the code."""
+    from fixlore.lsp.learning_actions import action_pattern
+
+    fix = learned_fix(Counts(offered=3, accepted=3, succeeded=3, manual=2))
+    rule_action = action_pattern("python", info(), "Something else", "quickfix")
+
+    def top(other: Counts) -> dict[str, Any]:
+        stats = {
+            fix.pattern.fingerprint: fix.stats,
+            rule_action.fingerprint: PatternStats(rule_action.fingerprint, Scope.USER, other, time.time(), time.time()),
+        }
+        return answer([upstream("Something else", OTHER)], fix, Evidence(stats))[0]
+
+    alone = top(Counts(offered=3, rejected=3))
+    assert alone["title"].startswith(LEARNED_PREFIX) and alone.get("isPreferred") is True
+    split = top(Counts(offered=3, accepted=1, rejected=2, succeeded=1))
+    assert split["title"].startswith(LEARNED_PREFIX) and not split.get("isPreferred")
