@@ -172,12 +172,7 @@ class SyntaxChecker:
         if len(text) < PROCESS_CHARS:
             return self._server.thread_pool
         if self._processes is None:  # started at the first big file; most sessions never need it
-            self._processes = ProcessPoolExecutor(
-                max_workers=1,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=init_child,
-                initargs=(os.getpid(),),
-            )
+            self._processes = worker_process_pool()
         return self._processes
 
     def close(self) -> None:
@@ -224,6 +219,16 @@ class SyntaxChecker:
             return  # the text moved on; a newer check is scheduled
         self._pending.pop(uri, None)
         self._hub.set(uri, OWN_KEY, version, [to_lsp_diagnostic(current, p) for p in problems])
+
+
+def worker_process_pool() -> ProcessPoolExecutor:
+    """One worker process (spawned: no copy of the server's threads) that ends with the server."""
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=init_child,
+        initargs=(os.getpid(),),
+    )
 
 
 def init_child(server_pid: int | None = None) -> None:

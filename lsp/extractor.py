@@ -11,10 +11,8 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
-import multiprocessing
-import os
 import time
-from concurrent.futures import Executor, Future, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
@@ -112,14 +110,9 @@ class Extractor:
             if self._fallback:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-extract")
             else:
-                from fixlore.lsp.diagnostics import init_child  # the worker lets go of the editor's pipes
+                from fixlore.lsp.diagnostics import worker_process_pool  # lets go of the editor's pipes
 
-                self._pool = ProcessPoolExecutor(
-                    max_workers=1,
-                    mp_context=multiprocessing.get_context("spawn"),
-                    initializer=init_child,
-                    initargs=(os.getpid(),),
-                )
+                self._pool = worker_process_pool()
         return self._pool
 
     def _use_thread(self) -> None:
