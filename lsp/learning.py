@@ -229,7 +229,9 @@ class LearningLoop(StoreSide):
             # The text as opened, and what the editor was shown of it: that is the
             # baseline at once (a user who fixes what the lightbulb or the Problems
             # panel showed, right after opening, is making a fix to learn from).
-            self._want_settle(uri, delay=0.0)
+            # Now, not on a timer: an edit read in the same turn would cancel it.
+            _cancel(self._timers, uri)
+            self._settle_wanted.add(uri)
         self._settle_if_due(uri)
 
     # -- settling ------------------------------------------------------------------------
