@@ -121,7 +121,7 @@ def record_offers(learning: LearningLoop | None, assembly: Assembly) -> None:
     for pattern in assembly.offered:
         learning.record(EventKind.OFFERED, pattern)
     if assembly.offered:
-        learning.saw_offers(assembly.uri, assembly.version, [(g.diag, g.patterns) for g in assembly.groups])
+        learning.saw_offers(assembly.uri, assembly.version, [(g.diag, g.patterns, g.results) for g in assembly.groups])
 
 
 def register(server: FixloreServer) -> None:

@@ -44,6 +44,7 @@ from fixlore.lsp.timeline import (
     diag_info,
     diag_key,
     diag_line,
+    text_digest,
 )
 from fixlore.lsp.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Watch
 
@@ -62,6 +63,18 @@ SOURCE_WAIT_S = 10.0
 
 Past it, the document settles without the late sources: their diagnostics
 are kept as they were, neither fixed nor new, until they report."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Offered:
+    """An invoked list the user saw for one diagnostic (to tell a fix by hand from the actions it turned down)."""
+
+    key: tuple[str, str, str]
+    line: int
+    version: int | None
+    patterns: tuple[Pattern, ...]
+    results: dict[str, str]
+    """Upstream action's fingerprint -> digest of the text its edit makes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +97,7 @@ class LearningLoop(StoreSide):
         self.watches: dict[str, list[Watch]] = {}
         self.fixes = LearnedFixes(self)
         self.extractor = Extractor()
-        self._offers: dict[str, list[tuple[tuple[str, str, str], int, int | None, tuple[Pattern, ...]]]] = {}
+        self._offers: dict[str, list[_Offered]] = {}
         """Per document: the upstream actions the user was shown, per diagnostic (key, line, version)."""
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._source_timers: dict[str, asyncio.TimerHandle] = {}
@@ -149,25 +162,38 @@ class LearningLoop(StoreSide):
             self._want_settle(uri, delay=0.0)
 
     def saw_offers(
-        self, uri: str, version: int | None, groups: list[tuple[dict[str, Any], tuple[Pattern, ...]]]
+        self,
+        uri: str,
+        version: int | None,
+        groups: list[tuple[dict[str, Any], tuple[Pattern, ...], dict[str, str]]],
     ) -> None:
-        """The user was shown these actions for these diagnostics (an invoked list)."""
+        """The user was shown these actions for these diagnostics (an invoked list).
+
+        Per group: the diagnostic, the candidates' patterns, and for upstream actions
+        whose edit came with them, a digest of the text that edit makes (by fingerprint).
+        """
         offers = self._offers.setdefault(uri, [])
-        for diag, patterns in groups:
+        for diag, patterns, results in groups:
             upstream = tuple(p for p in patterns if p.action is not None)
             if upstream:
-                offers.append((diag_key(diag), diag_line(diag), version, upstream))
+                offers.append(_Offered(diag_key(diag), diag_line(diag), version, upstream, results))
         del offers[:-MAX_OFFERS]
 
-    def _rejected_by_hand(self, uri: str, tracked: Tracked) -> None:
-        """A diagnostic the user was offered actions for, fixed by hand: each of them was turned down."""
+    def _rejected_by_hand(self, uri: str, tracked: Tracked, after: str) -> None:
+        """A diagnostic the user was offered actions for, fixed by hand: each of them was turned down.
+
+        Except the one whose edit makes exactly the text the user typed: that one
+        they made themselves, and it is no reason to rank it lower.
+        """
         offers = self._offers.get(uri, [])
         timeline = self.timelines.get(uri)
-        for i, (key, line, version, patterns) in enumerate(offers):
-            now = timeline.line_now(line, version) if timeline is not None else line
-            if key == tracked.key and now is not None and abs(now - tracked.line) <= MATCH_LINES:
-                for pattern in patterns:
-                    self.record(EventKind.REJECTED, pattern)
+        typed = text_digest(after)
+        for i, offered in enumerate(offers):
+            now = timeline.line_now(offered.line, offered.version) if timeline is not None else offered.line
+            if offered.key == tracked.key and now is not None and abs(now - tracked.line) <= MATCH_LINES:
+                for pattern in offered.patterns:
+                    if offered.results.get(pattern.fingerprint) != typed:
+                        self.record(EventKind.REJECTED, pattern)
                 del offers[i]
                 return
 
@@ -423,7 +449,7 @@ class LearningLoop(StoreSide):
             return
         self.fixes_learned += 1
         self.record(EventKind.MANUAL, pattern)
-        self._rejected_by_hand(uri, tracked)
+        self._rejected_by_hand(uri, tracked, after)
         self.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
         timeline = self.timelines.get(uri)
         if timeline is None:

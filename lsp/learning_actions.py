@@ -39,7 +39,7 @@ from fixlore.abstraction import (
 )
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
 from fixlore.lsp.diagnostics import from_lsp_edits, to_lsp_range
-from fixlore.lsp.timeline import diag_info, lines_of
+from fixlore.lsp.timeline import diag_info, lines_of, text_digest
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -117,6 +117,8 @@ class GroupReport:
     evidence: bool
     patterns: tuple[Pattern, ...] = ()
     """The candidates' patterns (upstream actions and learned fixes)."""
+    results: dict[str, str] = field(default_factory=dict)
+    """For an invoked list: upstream actions' fingerprints -> digest of the text their inline edit makes."""
 
 
 @dataclass
@@ -206,8 +208,11 @@ def assemble(
         elif extra:
             order = _reslot(order, members, _one_of_twins(group, twins)[0])
         patterns = tuple(it.pattern for it in group if it.pattern is not None)
+        results = _results(members, uri, doc.source, num_units) if invoked and doc is not None else {}
         out.groups.append(
-            GroupReport(diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns)
+            GroupReport(
+                diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns, results
+            )
         )
         siblings[g] = patterns
         if invoked:
@@ -315,6 +320,20 @@ def _twins(
             if results[id(learned_item)] == theirs:
                 twins[id(learned_item)] = item
     return twins
+
+
+def _results(members: list[_Item], uri: str, text: str, num_units: Any) -> dict[str, str]:
+    """Digest of the text each upstream action's inline edit makes, by the action's fingerprint."""
+    out: dict[str, str] = {}
+    for item in members:
+        edits = _own_edits(item.action, uri)
+        if not edits or item.pattern is None:
+            continue
+        try:
+            out[item.pattern.fingerprint] = text_digest(apply_edits(text, from_lsp_edits(text, edits, num_units)))
+        except (KeyError, TypeError, ValueError):  # an edit the upstream got wrong
+            continue
+    return out
 
 
 def _one_of_twins(items: list[_Item], twins: dict[int, _Item]) -> tuple[list[_Item], list[int]]:

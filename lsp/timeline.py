@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import functools
+import hashlib
 from collections import deque
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -331,3 +332,8 @@ def _by_key(baseline: Sequence[Tracked], current: Sequence[dict[str, Any]]) -> C
             vanished.append(tracked)
     matched = {id(d) for _, d in stayed}
     return Comparison(tuple(vanished), tuple(stayed), tuple(d for d in current if id(d) not in matched))
+
+
+def text_digest(text: str) -> str:
+    """A short digest of a document text (to compare texts without keeping them)."""
+    return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()

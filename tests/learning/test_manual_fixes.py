@@ -201,3 +201,18 @@ async def test_a_fix_made_by_hand_after_seeing_the_list_turns_its_actions_down(t
         editor.save(uri)
         stats = await editor.until_stats(lambda s: s["session"]["manualFixes"] >= 1 and s["counts"]["rejected"] >= 2)
         assert stats["counts"]["accepted"] == 0
+
+
+async def test_typing_exactly_the_fix_an_action_offered_does_not_turn_that_action_down(tmp_path: Path) -> None:
+    """The user read ruff's fix in the list and typed it: only the other actions were turned down."""
+    async with Editor(tmp_path) as editor:
+        uri = editor.open("typed.py", "def check(value):\n    if value == None:\n        return 1\n    return 2\n")
+        diag = await editor.diagnostic(uri, "E711")
+        offered = await editor.code_actions(uri, diag)  # Invoked: the list was seen
+        titles = [a["title"] for a in offered if "E711" in a["title"]]
+        assert any("Disable" not in t for t in titles) and any("Disable" in t for t in titles)
+        editor.replace(uri, "value == None", "value is None")  # what ruff's fix makes
+        await editor.gone(uri, "E711")
+        editor.save(uri)
+        stats = await editor.until_stats(lambda s: s["session"]["manualFixes"] >= 1 and s["counts"]["rejected"] >= 1)
+        assert stats["counts"]["rejected"] == 1  # "Disable for this line" only
