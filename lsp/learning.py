@@ -27,7 +27,6 @@ import asyncio
 import logging
 import time
 from collections.abc import Collection
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
@@ -46,7 +45,7 @@ from fixlore.lsp.timeline import (
     diag_line,
     text_digest,
 )
-from fixlore.lsp.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Watch
+from fixlore.lsp.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Offered, Settled, Watch
 
 if TYPE_CHECKING:
     from fixlore.lsp.diagnostics import DiagnosticsHub
@@ -65,29 +64,6 @@ Past it, the document settles without the late sources: their diagnostics
 are kept as they were, neither fixed nor new, until they report."""
 
 
-@dataclass(frozen=True, slots=True)
-class _Offered:
-    """An invoked list the user saw for one diagnostic (to tell a fix by hand from the actions it turned down)."""
-
-    key: tuple[str, str, str]
-    line: int
-    version: int | None
-    patterns: tuple[Pattern, ...]
-    results: dict[str, str]
-    """Upstream action's fingerprint -> digest of the text its edit makes."""
-
-
-@dataclass(frozen=True, slots=True)
-class _State:
-    """A settled state of a document: its text and the diagnostics of that version, per source."""
-
-    version: int | None
-    text: str
-    by_source: dict[str, list[dict[str, Any]]]
-    lagging: set[str]
-    taken: float
-
-
 class LearningLoop(StoreSide):
     """One per server; ``server.features["learning"]``."""
 
@@ -97,7 +73,7 @@ class LearningLoop(StoreSide):
         self.watches: dict[str, list[Watch]] = {}
         self.fixes = LearnedFixes(self)
         self.extractor = Extractor()
-        self._offers: dict[str, list[_Offered]] = {}
+        self._offers: dict[str, list[Offered]] = {}
         """Per document: the upstream actions the user was shown, per diagnostic (key, line, version)."""
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._source_timers: dict[str, asyncio.TimerHandle] = {}
@@ -176,7 +152,7 @@ class LearningLoop(StoreSide):
         for diag, patterns, results in groups:
             upstream = tuple(p for p in patterns if p.action is not None)
             if upstream:
-                offers.append(_Offered(diag_key(diag), diag_line(diag), version, upstream, results))
+                offers.append(Offered(diag_key(diag), diag_line(diag), version, upstream, results))
         del offers[:-MAX_OFFERS]
 
     def _rejected_by_hand(self, uri: str, tracked: Tracked, after: str) -> None:
@@ -295,7 +271,7 @@ class LearningLoop(StoreSide):
         self._settling.add(uri)
         # The state is taken now, when it was found settled: the task may start after
         # the next edit, whose diagnostics are not in yet (a baseline of none lost a fix).
-        state = _State(doc.version, doc.source, self._hub().current_by_source(uri), lagging, time.monotonic())
+        state = Settled(doc.version, doc.source, self._hub().current_by_source(uri), lagging, time.monotonic())
         self.server.spawn(self._settle(uri, state), name="settle")
 
     def _hub(self) -> DiagnosticsHub:
@@ -324,7 +300,7 @@ class LearningLoop(StoreSide):
         self._source_timers.pop(uri, None)
         self._settle_if_due(uri)
 
-    async def _settle(self, uri: str, state: _State) -> None:
+    async def _settle(self, uri: str, state: Settled) -> None:
         try:
             await self._settle_once(uri, state)
         finally:
@@ -332,7 +308,7 @@ class LearningLoop(StoreSide):
             self.settles += 1
         self._settle_if_due(uri)  # asked again while this one ran
 
-    async def _settle_once(self, uri: str, state: _State) -> None:
+    async def _settle_once(self, uri: str, state: Settled) -> None:
         timeline = self.timelines.get(uri)
         doc = self.server.open_document(uri)
         if timeline is None or doc is None:

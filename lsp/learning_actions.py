@@ -11,7 +11,8 @@ its ``isPreferred`` marks stand exactly; with evidence the ranking orders them
 and at most one, the top, is preferred: an upstream's own mark when the user
 does not turn that action down, a learned fix when the evidence is clear and
 it was accepted and worked; the user's habit never promotes an action its
-upstream left unmarked (an unsafe fix). Every action gets ``fixlore.accept`` with a token; the upstream's own
+upstream left unmarked (an unsafe fix). Every action gets ``fixlore.accept``
+with a token; the upstream's own
 command is kept in the token's :class:`Offer` and run after recording.
 Titles are unique.
 """
@@ -181,6 +182,7 @@ def assemble(
         item.group = _group_of(item.action, diagnostics)
     lines = lines_of(doc.source) if doc is not None else ()
     num_units = doc.position_codec.client_num_units if doc is not None else len
+    source = doc.source if doc is not None else None
     out = Assembly(uri=uri, version=doc.version if doc is not None else None)
     order: list[_Item] = list(items)
     siblings: dict[int, tuple[Pattern, ...]] = {}
@@ -193,7 +195,8 @@ def assemble(
         for it in members:
             it.pattern = action_pattern(language, info, it.action["title"], str(it.action.get("kind") or ""))
         extra = [_learned_item(uri, doc, diag, fix, g) for fix in fixes if doc is not None]
-        twins = _twins(fixes, extra, members, uri, doc.source, num_units) if doc is not None else {}
+        made = _made_texts(members, uri, source, num_units) if source is not None and (fixes or invoked) else {}
+        twins = _twins(fixes, extra, members, made, source) if source is not None and made and fixes else {}
         group = members + extra
         candidates = [Candidate(key=_key(it), pattern=it.pattern, upstream_index=i) for i, it in enumerate(group)]
         rule_key = abstract_signature(language, info).rule_key
@@ -208,7 +211,11 @@ def assemble(
         elif extra:
             order = _reslot(order, members, _one_of_twins(group, twins)[0])
         patterns = tuple(it.pattern for it in group if it.pattern is not None)
-        results = _results(members, uri, doc.source, num_units) if invoked and doc is not None else {}
+        results = (
+            {it.pattern.fingerprint: text_digest(made[id(it)]) for it in members if id(it) in made and it.pattern}
+            if invoked
+            else {}
+        )
         out.groups.append(
             GroupReport(
                 diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns, results
@@ -217,7 +224,7 @@ def assemble(
         siblings[g] = patterns
         if invoked:
             out.offered.extend(patterns)
-    text = doc.source if doc is not None else ""
+    text = source or ""
     version = doc.version if doc is not None else None
     titles: set[str] = set()
     for item in order:
@@ -294,8 +301,26 @@ def _group_of(action: dict[str, Any], diagnostics: list[dict[str, Any]]) -> int 
     return None
 
 
+def _made_texts(members: list[_Item], uri: str, text: str, num_units: Any) -> dict[int, str]:
+    """The document as each upstream action's inline edit leaves it (by the item's id).
+
+    Once per request, and only for a list that has learned fixes or was invoked:
+    it finds learned fixes' twins and what a fix typed by hand may equal.
+    """
+    out: dict[int, str] = {}
+    for item in members:
+        edits = _own_edits(item.action, uri)
+        if not edits:
+            continue
+        try:
+            out[id(item)] = apply_edits(text, from_lsp_edits(text, edits, num_units))
+        except (KeyError, TypeError, ValueError):  # an edit the upstream got wrong
+            continue
+    return out
+
+
 def _twins(
-    fixes: list[LearnedFix], extra: list[_Item], members: list[_Item], uri: str, text: str, num_units: Any
+    fixes: list[LearnedFix], extra: list[_Item], members: list[_Item], made: dict[int, str], text: str
 ) -> dict[int, _Item]:
     """Learned fixes that make the same text as an upstream action of the diagnostic: id -> that action.
 
@@ -303,37 +328,12 @@ def _twins(
     the tool makes it): it is offered once (:func:`_one_of_twins`).
     """
     twins: dict[int, _Item] = {}
-    results: dict[int, str] = {}
-    for item in members:
-        edits = _own_edits(item.action, uri)
-        if not edits:
-            continue
-        try:
-            theirs = apply_edits(text, from_lsp_edits(text, edits, num_units))
-        except (KeyError, TypeError, ValueError):  # an edit the upstream got wrong: no twin
-            continue
-        for fix, learned_item in zip(fixes, extra, strict=True):
-            if id(learned_item) in twins:
-                continue
-            if id(learned_item) not in results:
-                results[id(learned_item)] = apply_edits(text, fix.edits)
-            if results[id(learned_item)] == theirs:
-                twins[id(learned_item)] = item
+    for fix, learned_item in zip(fixes, extra, strict=True):
+        ours = apply_edits(text, fix.edits)
+        twin = next((it for it in members if made.get(id(it)) == ours), None)
+        if twin is not None:
+            twins[id(learned_item)] = twin
     return twins
-
-
-def _results(members: list[_Item], uri: str, text: str, num_units: Any) -> dict[str, str]:
-    """Digest of the text each upstream action's inline edit makes, by the action's fingerprint."""
-    out: dict[str, str] = {}
-    for item in members:
-        edits = _own_edits(item.action, uri)
-        if not edits or item.pattern is None:
-            continue
-        try:
-            out[item.pattern.fingerprint] = text_digest(apply_edits(text, from_lsp_edits(text, edits, num_units)))
-        except (KeyError, TypeError, ValueError):  # an edit the upstream got wrong
-            continue
-    return out
 
 
 def _one_of_twins(items: list[_Item], twins: dict[int, _Item]) -> tuple[list[_Item], list[int]]:
@@ -408,15 +408,16 @@ def _mark_preferred(
     has made no other of the fixes offered (:func:`_rivals`). A suppression
     never is.
     """
-    top = ranked_items[0] if ranked_items else None
-    keep = top is not None and may_be_preferred(top) and not _turned_down(top, evidence)
-    if keep and top is not None:
-        upstream_mark = top.action.get("isPreferred") is True
-        clear_winner = bool(ranked) and ranked[0].preferred
-        keep = upstream_mark or (top.learned and clear_winner and not _rivals(top, ranked_items, evidence))
+    if not ranked_items:
+        return
+    top = ranked_items[0]
+    vouched = top.action.get("isPreferred") is True or (
+        top.learned and bool(ranked) and ranked[0].preferred and not _rivals(top, ranked_items, evidence)
+    )
+    keep = vouched and may_be_preferred(top) and not _turned_down(top, evidence)
     for item in ranked_items:
         item.action.pop("isPreferred", None)
-    if keep and top is not None:
+    if keep:
         top.action["isPreferred"] = True
 
 

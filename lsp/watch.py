@@ -1,12 +1,15 @@
-"""A fix under watch: what the learning loop keeps of an accepted or manual fix until its verdict.
+"""What the learning loop keeps per document between events (used by :mod:`fixlore.lsp.learning`).
 
-A watch is verified at the next settle and watched for undo; these windows
-say for how long. Used by :mod:`fixlore.lsp.learning`.
+A :class:`Watch` is an accepted or manual fix until its verdict: verified at
+the next settle and watched for undo; the windows say for how long. An
+:class:`Offered` list is remembered to tell a fix by hand from the actions it
+turned down; a :class:`Settled` state is what a settle compares.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from fixlore.abstraction import Pattern
 from fixlore.lsp.timeline import Tracked
@@ -36,3 +39,26 @@ class Watch:
     """Keys of diagnostics that appeared next to it at a settle before its verdict: the
     fix broke something if one is still there at the verdict (a placeholder the fix
     left for the user to fill in, filled in since, broke nothing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """An invoked list the user saw for one diagnostic (to tell a fix by hand from the actions it turned down)."""
+
+    key: tuple[str, str, str]
+    line: int
+    version: int | None
+    patterns: tuple[Pattern, ...]
+    results: dict[str, str]
+    """Upstream action's fingerprint -> digest of the text its edit makes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Settled:
+    """A settled state of a document: its text and the diagnostics of that version, per source."""
+
+    version: int | None
+    text: str
+    by_source: dict[str, list[dict[str, Any]]]
+    lagging: set[str]
+    taken: float
