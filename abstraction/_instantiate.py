@@ -148,28 +148,42 @@ def _top_level_insertion(src: Source, edits: list[tuple[int, int, str]]) -> tupl
 
 
 def _python_statement(src: Source, text: str, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:
-    """The top-level statement all ``edits`` fall in, before and after them, if the file parses.
+    """The innermost whole statement all ``edits`` fall in, before and after them, if the file parses.
 
     Parsing one statement instead of the file keeps a pattern's checks cheap in
-    long files (most of a learned fix's cost was compiling the whole file again).
+    long files (most of a learned fix's cost was compiling the whole file
+    again, and then a whole class when the fix was in one of its methods). An
+    indented statement is parsed under ``if 1:``, from the start of its line,
+    so its own indentation stands; both sides get the same header, so the
+    roles compared are the statement's.
     """
     if not edits or src.root.has_error:
         return None  # the file does not parse (tree-sitter's tree says so without parsing it again)
     lo, hi = min(e[0] for e in edits), max(e[1] for e in edits)
-    for node in src.root.children:
-        if node.start_byte <= lo and hi <= node.end_byte and node.start_byte < node.end_byte:
-            if src.data[node.start_byte - 1 : node.start_byte] not in (b"", b"\n"):
-                return None  # not at a line start (``a; b``): parse the file
-            old = src.data[node.start_byte : node.end_byte]
-            new = old
-            for start, end, piece in sorted(edits, reverse=True):
-                new = (
-                    new[: start - node.start_byte]
-                    + piece.encode("utf-8", "surrogatepass")
-                    + new[end - node.start_byte :]
-                )
-            return old.decode("utf-8", "surrogatepass"), new.decode("utf-8", "surrogatepass")
+    node = src.root.descendant_for_byte_range(lo, hi)
+    data = src.data
+    while node is not None and node.parent is not None:
+        parent = node.parent
+        if parent.type in _BLOCKS and node.start_byte <= lo and hi <= node.end_byte:
+            line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+            if not data[line_start : node.start_byte].strip():
+                return _statement_texts(data, line_start, node.end_byte, edits, parent.type != "module")
+        node = parent
     return None
+
+
+_BLOCKS = frozenset({"module", "block"})
+
+
+def _statement_texts(
+    data: bytes, lo: int, hi: int, edits: list[tuple[int, int, str]], indented: bool
+) -> tuple[str, str]:
+    old = data[lo:hi]
+    new = old
+    for start, end, piece in sorted(edits, reverse=True):
+        new = new[: start - lo] + piece.encode("utf-8", "surrogatepass") + new[end - lo :]
+    header = "if 1:\n" if indented else ""
+    return header + old.decode("utf-8", "surrogatepass"), header + new.decode("utf-8", "surrogatepass")
 
 
 def _may_go(ctx: _Ctx) -> frozenset[str]:

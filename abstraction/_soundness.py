@@ -127,9 +127,20 @@ EVIDENCE = 2
 
 
 def pattern_unsound(pattern: Pattern, seen: int = 1) -> str | None:
+    """Why ``pattern`` would drop user code it does not account for, or ``None`` (see :func:`_pattern_unsound`).
+
+    The answer depends only on the pattern and on whether ``seen`` reaches
+    :data:`EVIDENCE`, so it is remembered: every pattern is asked once per
+    diagnostic it is tried on, and the question costs a scan of its shape.
+    """
+    return _pattern_unsound(pattern, seen >= EVIDENCE)
+
+
+@functools.lru_cache(maxsize=8192)
+def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
     """Why ``pattern`` would drop user code it does not account for, or ``None``.
 
-    ``seen`` is how often the user made this very fix. Once is an example, not
+    ``habit``: the user made this very fix :data:`EVIDENCE` times or more. Once is an example, not
     a habit: a fix that deletes names the diagnostic does not name (the
     arguments of ``super($1, self)``) or literals is offered only after
     :data:`EVIDENCE` times, unless the names were exactly what the diagnostic
@@ -144,7 +155,7 @@ def pattern_unsound(pattern: Pattern, seen: int = 1) -> str | None:
         return unknown  # a pure insertion is sound unless it imports an unknown name
     if _renames_subject(pattern):
         return "replaces the diagnostic's name with a fixed one"
-    if seen >= EVIDENCE:
+    if habit:
         return None
     gone = dropped(pattern)
     if gone and AT_DIAGNOSTIC not in pattern.extra:

@@ -116,11 +116,12 @@ def main() -> None:
             seen_shapes[e["shape"]] += 1
             # best evidence first: more instances, then the most recent
             pool = sorted(learned[sig.rule_key], key=lambda p: (-p[1], -p[2]))
+            event_s = 0.0
             for entry in pool:
                 pattern: Pattern = entry[0]
                 t0 = time.perf_counter()
                 result = instantiate(pattern, "python", e["before"], diag, seen=entry[1])
-                inst_s += time.perf_counter() - t0
+                event_s += time.perf_counter() - t0
                 n_inst += 1
                 if not isinstance(result, Instantiated) or not result.edits:
                     continue
@@ -136,6 +137,8 @@ def main() -> None:
                 if exact:
                     rec["any_exact"] = True
                     break
+            inst_s += event_s
+            rec["inst_ms"] = event_s * 1000
             result = extract_pattern("python", e["before"], e["after"], diag)
             if isinstance(result, Extracted):
                 fp = result.pattern.fingerprint
@@ -167,6 +170,13 @@ def main() -> None:
         f"{len(recs)} events in {elapsed:.1f} s;"
         f" instantiate {n_inst} times, {1000 * inst_s / max(n_inst, 1):.2f} ms each"
     )
+    per_event = sorted(r["inst_ms"] for r in recs)
+    if per_event:
+        at = lambda q: per_event[min(len(per_event) - 1, int(q * len(per_event)))]  # noqa: E731
+        print(
+            f"learned fixes per diagnostic (every stored pattern tried): p50 {at(0.5):.2f} ms,"
+            f" p90 {at(0.9):.2f} ms, p99 {at(0.99):.2f} ms, max {per_event[-1]:.1f} ms"
+        )
     print("| pool | n | offered | exact (first offered) | any exact | wrong offered |")
     print("|---|---|---|---|---|---|")
     for name, pool in pools.items():
