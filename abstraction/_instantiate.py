@@ -148,27 +148,36 @@ def _top_level_insertion(src: Source, edits: list[tuple[int, int, str]]) -> tupl
 
 
 def _python_statement(src: Source, text: str, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:
-    """The innermost whole statement all ``edits`` fall in, before and after them, if the file parses.
+    """The innermost run of whole statements all ``edits`` fall in, before and after them, if the file parses.
 
-    Parsing one statement instead of the file keeps a pattern's checks cheap in
-    long files (most of a learned fix's cost was compiling the whole file
-    again, and then a whole class when the fix was in one of its methods). An
-    indented statement is parsed under ``if 1:``, from the start of its line,
-    so its own indentation stands; both sides get the same header, so the
-    roles compared are the statement's.
+    Parsing those statements instead of the file keeps a pattern's checks cheap
+    in long files (most of a learned fix's cost was compiling the whole file
+    again, and then a whole class when the fix was in one of its methods). The
+    run is the statements of one block (or of the module) that the edits touch,
+    from the start of the first one's line: an indented run is parsed under
+    ``if 1:`` with a ``pass`` after it, so its own indentation stands and a
+    statement deleted from the run leaves something to parse; both sides get
+    the same frame, so the roles compared are the statements'. A run that is
+    the whole of its block is taken with the statement that owns the block (a
+    block emptied by the fix does not parse).
     """
     if not edits or src.root.has_error:
         return None  # the file does not parse (tree-sitter's tree says so without parsing it again)
     lo, hi = min(e[0] for e in edits), max(e[1] for e in edits)
-    node = src.root.descendant_for_byte_range(lo, hi)
     data = src.data
-    while node is not None and node.parent is not None:
-        parent = node.parent
-        if parent.type in _BLOCKS and node.start_byte <= lo and hi <= node.end_byte:
-            line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-            if not data[line_start : node.start_byte].strip():
-                return _statement_texts(data, line_start, node.end_byte, edits, parent.type != "module")
-        node = parent
+    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(lo, hi)
+    while node is not None:
+        if node.type in _BLOCKS:
+            run = [c for c in node.named_children if c.start_byte <= hi and lo <= c.end_byte]
+            if run:
+                first = run[0].start_byte
+                line_start = data.rfind(b"\n", 0, min(lo, first)) + 1
+                indent = data[data.rfind(b"\n", 0, first) + 1 : first]
+                whole = len(run) == len(node.named_children)
+                if not data[line_start:first].strip() and (node.type == "module" or not whole):
+                    frame = None if node.type == "module" else indent.decode()
+                    return _statement_texts(data, line_start, max(hi, run[-1].end_byte), edits, frame)
+        node = node.parent
     return None
 
 
@@ -176,14 +185,19 @@ _BLOCKS = frozenset({"module", "block"})
 
 
 def _statement_texts(
-    data: bytes, lo: int, hi: int, edits: list[tuple[int, int, str]], indented: bool
+    data: bytes, lo: int, hi: int, edits: list[tuple[int, int, str]], indent: str | None
 ) -> tuple[str, str]:
     old = data[lo:hi]
     new = old
     for start, end, piece in sorted(edits, reverse=True):
         new = new[: start - lo] + piece.encode("utf-8", "surrogatepass") + new[end - lo :]
-    header = "if 1:\n" if indented else ""
-    return header + old.decode("utf-8", "surrogatepass"), header + new.decode("utf-8", "surrogatepass")
+    if indent is None:
+        return old.decode("utf-8", "surrogatepass"), new.decode("utf-8", "surrogatepass")
+    head, tail = "if 1:\n", f"\n{indent}pass\n"
+    return (
+        head + old.decode("utf-8", "surrogatepass") + tail,
+        head + new.decode("utf-8", "surrogatepass") + tail,
+    )
 
 
 def _may_go(ctx: _Ctx) -> frozenset[str]:
@@ -242,8 +256,18 @@ def _line_starts(text: str) -> list[int]:
 
 @functools.lru_cache(maxsize=4)
 def _source(language: str, text: str) -> Source:
-    """One parse of a text for all the patterns tried on it (a publish tries several per diagnostic)."""
-    return Source(language, text)
+    """One parse of a text for all the patterns tried on it (a publish tries several per diagnostic).
+
+    Parsed incrementally from the text parsed before it in the same language:
+    the documents being edited are parsed again after each change, and most
+    of a long file is the same as in its previous version.
+    """
+    src = Source(language, text, previous=_last_parsed.get(language))
+    _last_parsed[language] = src
+    return src
+
+
+_last_parsed: dict[str, Source] = {}
 
 
 def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tuple[int, int, str]] | None:
