@@ -12,13 +12,17 @@ fixlore may keep.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import replace
 
 from fixlore.abstraction._pattern import ActionTemplate, EditShape, Hole, Pattern, Signature
-from fixlore.abstraction._placeholders import hole, hole_index, is_hole, is_numbered, is_placeholder, tokenizer
+from fixlore.abstraction._placeholders import hole, hole_index, is_hole, is_numbered, is_placeholder, numbered, tokenizer
+from fixlore.abstraction._templates import _template_tokens, first_line, message_tokens
 from fixlore.abstraction._vocab import class_members, class_of, is_allowed_name
+
+STDLIB_MODULE = "python.stdlib_module"
 
 _TOKEN = tokenizer(r"\w+|\s+|.", re.S)
 
@@ -150,3 +154,103 @@ def _common_tail(x: tuple[str, ...], y: tuple[str, ...]) -> tuple[str, ...]:
             break
         out.append(p)
     return tuple(reversed(out))
+
+
+_NAME = re.compile(r"[^\W\d]\w*")
+
+
+def lift(pattern: Pattern, message: str) -> Pattern | None:
+    """``pattern`` made to fit a diagnostic that names other names where its template keeps kept words.
+
+    A fix learned for "`sys` imported but unused" (``import sys`` deleted)
+    keeps ``sys`` literally, since it is the standard library's; "`io`
+    imported but unused" is the same fix. Each column where the template has a
+    kept name and ``message`` another name becomes a placeholder, in the
+    template and in the shape alike: a hole over the class both names are in
+    (``sys``/``io``: standard-library modules), or a numbered placeholder when
+    the message's name is the user's. Anti-unification with the diagnostic at
+    hand, as :func:`merge` does with another pattern; the result is used to
+    instantiate and is never stored. The soundness guard then judges it like
+    any pattern (``import $1`` added for a user's name stays refused).
+    ``None`` when nothing is to lift or a column cannot be lifted.
+    """
+    language = pattern.signature.language
+    a_toks, names = message_tokens(language, message)
+    t_toks = _template_tokens(pattern.signature.message)
+    if len(t_toks) != len(a_toks):
+        return None
+    texts = [pattern.signature.message] + ([pattern.shape.before, pattern.shape.after] if pattern.shape else [])
+    next_num = 1 + max((int(m.group()[1:]) for t in texts for m in _NUMBERED.finditer(t)), default=0)
+    next_hole = 1 + max((hole_index(h.name) for h in pattern.holes), default=0)
+    renames: dict[str, str] = {}
+    holes = list(pattern.holes)
+    for t, a in zip(t_toks, a_toks, strict=True):
+        if t == a or is_placeholder(t) or t in renames:
+            continue
+        value = names.get(a, a) if is_numbered(a) else a
+        if not (_NAME.fullmatch(t) and _NAME.fullmatch(value) and is_allowed_name(language, t)):
+            return None
+        if is_numbered(a):
+            renames[t] = numbered(next_num)
+            next_num += 1
+            continue
+        klass = class_of(language, {t, value})
+        if klass is None:
+            return None
+        renames[t] = hole(next_hole)
+        holes.append(Hole(renames[t], klass))
+        next_hole += 1
+    if not renames:
+        return None
+    swap = re.compile(r"(?<![\w$])(" + "|".join(map(re.escape, renames)) + r")(?!\w)")
+
+    def sub(text: str) -> str:
+        return swap.sub(lambda m: renames[m.group()], text)
+
+    sig = pattern.signature
+    shape = pattern.shape
+    if shape is not None:
+        before, after = sub(shape.before).split(), sub(shape.after).split()
+        if _replaces(before, after, set(renames.values())) or _brings(before, sub(shape.after), holes, renames):
+            return None
+    return replace(
+        pattern,
+        signature=Signature(sig.language, sig.source, sig.code, sub(first_line(sig.message))),
+        shape=EditShape(shape.anchor, shape.unit, sub(shape.before), sub(shape.after)) if shape else None,
+        holes=tuple(holes),
+    )
+
+
+_NUMBERED = re.compile(r"\$\d+")
+
+
+def _replaces(before: list[str], after: list[str], lifted: set[str]) -> bool:
+    """Whether the fix puts another name where a lifted one was (``xrange`` -> ``range``).
+
+    Such a fix is about that very name: ``file`` -> ``open`` says nothing of
+    ``xrange``, although both are Python 2's builtins. A fix that keeps, moves,
+    imports or deletes the name is about any name of its class.
+    """
+    ops = difflib.SequenceMatcher(a=before, b=after, autojunk=False).get_opcodes()
+    return any(
+        tag == "replace" and lifted & set(before[i1:i2]) and any(_NAME.fullmatch(t) for t in after[j1:j2])
+        for tag, i1, i2, j1, j2 in ops
+    )
+
+
+def _brings(before: list[str], after: str, holes: list[Hole], renames: dict[str, str]) -> bool:
+    """Whether the fix adds a lifted name anywhere but as a standard-library module imported whole.
+
+    ``import $H1`` over standard-library modules holds for any of them (the
+    module exists); ``from six.moves import $H1`` learned for ``xrange`` does
+    not hold for ``unicode``, although both are Python 2's builtins.
+    """
+    klass = {h.name: h.klass for h in holes}
+    for name in renames.values():
+        added = after.split().count(name) - before.count(name)
+        if added <= 0:
+            continue
+        plain = re.findall(rf"^\s*import {re.escape(name)}\s*$", after, re.M)
+        if klass.get(name) != STDLIB_MODULE or len(plain) < added:
+            return True
+    return False

@@ -19,6 +19,7 @@ from collections import Counter
 
 import tree_sitter
 
+from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, place_import
 from fixlore.abstraction._match import _Ctx, _edits_at_unit, _NoMatch
 from fixlore.abstraction._pattern import Anchor, Pattern
@@ -80,7 +81,15 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.SIGNATURE_MISMATCH)
     binding = bind_template(language, sig.message, diag.message, pattern.holes)
     if binding is None:
-        return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
+        lifted = lift(pattern, diag.message)
+        binding = None if lifted is None else bind_template(language, lifted.signature.message, diag.message, lifted.holes)
+        if lifted is None or binding is None:
+            return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
+        pattern = lifted
+        shape = lifted.shape
+        unsound = pattern_unsound(pattern, seen)
+        if unsound is not None or shape is None:
+            return Skipped(SkipReason.UNSOUND, unsound or "")
     if not derive_holes(binding, pattern.holes):
         return Skipped(SkipReason.NO_MATCH, "no module exports the name")
     if shape.before and not _may_fit(shape.before, text, diag.range.start.line, shape.before.count("\n") + 1):

@@ -262,8 +262,9 @@ def _match(ctx: _Ctx, pattern_toks: list[str], toks: list[Tok]) -> None:
             if tok.text not in class_members(ctx.src.language, ctx.holes.get(p, "")):
                 raise _NoMatch(p)
         elif is_numbered(p):
-            # Only a user name fits: not grammar punctuation such as Bash's ``$``.
-            if not is_numbered(tok.abstract):
+            # Only a user name fits (not grammar punctuation such as Bash's ``$``),
+            # or the kept name the diagnostic's message bound this placeholder to.
+            if not is_numbered(tok.abstract) and ctx.binding.get(p) != tok.text:
                 raise _NoMatch(p)
         elif STRING_QUOTE.match(p) and STRING_QUOTE.match(tok.abstract):
             # A quote fits the user's other quote (``"`` and ``'``): same prefix, same kind (triple or not).

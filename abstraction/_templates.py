@@ -204,6 +204,25 @@ def _action_category(title: str, kind: str) -> FixCategory:
     return FixCategory.OTHER
 
 
+_KEPT_NAME = re.compile(r"[^\W\d]\w*")
+
+
+@lru_cache(maxsize=1024)
+def message_tokens(language: str, message: str) -> tuple[tuple[str, ...], dict[str, str]]:
+    """A concrete message templated, as match tokens, and each placeholder's concrete name.
+
+    Cached: every pattern tried at a diagnostic matches its template against
+    the same message. The mapping is shared: read it, never change it.
+    """
+    namer = Namer()
+    return tuple(_MATCH_TOKEN.findall(template_text(language, message, namer))), namer.concrete
+
+
+@lru_cache(maxsize=8192)
+def _template_tokens(template: str) -> tuple[str, ...]:
+    return tuple(_MATCH_TOKEN.findall(first_line(template)))
+
+
 def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole, ...]) -> dict[str, str] | None:
     """Match a concrete message against a template: placeholder -> concrete text.
 
@@ -213,10 +232,8 @@ def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole
     line, so a message with a hint appended (ruff's ``help:``) binds to a
     template learned without it, and a template stored with one still binds.
     """
-    namer = Namer()
-    abstract = template_text(language, concrete, namer)
-    a_toks = _MATCH_TOKEN.findall(abstract)
-    t_toks = _MATCH_TOKEN.findall(first_line(template))
+    a_toks, names = message_tokens(language, concrete)
+    t_toks = _template_tokens(template)
     if len(a_toks) != len(t_toks):
         return None
     klass = {h.name: h.klass for h in holes}
@@ -227,11 +244,15 @@ def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole
         if is_hole(t):
             # A hole may bind a name the templating hid (``SimpleNamespace`` for
             # a ``python.stdlib_export`` hole): the binding is used, never stored.
-            value = namer.concrete.get(a, a) if is_numbered(a) else a
+            value = names.get(a, a) if is_numbered(a) else a
             if value not in class_members(language, klass.get(t, "")):
                 return None
         elif is_numbered(t) and is_numbered(a):
-            value = namer.concrete[a]
+            value = names[a]
+        elif is_numbered(t) and _KEPT_NAME.fullmatch(a) and is_allowed_name(language, a):
+            # "`$1` imported but unused" fits "`typing` imported but unused": the
+            # name is kept in messages (the standard library's) but is a name all the same.
+            value = a
         else:
             return None
         if binding.setdefault(t, value) != value:
