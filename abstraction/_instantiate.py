@@ -39,6 +39,7 @@ from fixlore.abstraction._soundness import (
     deletable,
     dropped,
     edit_unsound,
+    format_left_unapplied,
     pattern_unsound,
     python_roles,
     roles_unsound,
@@ -132,7 +133,7 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         old_part, new_part = text, _edited(src, edits)
     if language == "python":
         unsound = roles_unsound(old_part, new_part, _may_go(ctx)) if ctx.unit is not None else None
-        unsound = unsound or brings_unbound_name(old_part, new_part, text)
+        unsound = unsound or brings_unbound_name(old_part, new_part, text) or format_left_unapplied(old_part, new_part)
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
     return Instantiated(new_edits, _title(ctx, edits))

@@ -24,6 +24,7 @@ import difflib
 import functools
 import re
 from collections import Counter
+from typing import NamedTuple
 
 from fixlore.abstraction._pattern import Pattern
 from fixlore.abstraction._placeholders import NUMBER, PLACEHOLDER, STRING, is_numbered, tokenizer
@@ -226,11 +227,11 @@ _WORD_BYTES = re.compile(rb"\w")
 
 
 @functools.lru_cache(maxsize=8)
-def _python_facts(text: str) -> tuple[Counter[str], frozenset[str]] | None:
-    """One parse of a Python text: its roles (see :func:`python_roles`) and the names it binds.
+def _python_facts(text: str) -> _Facts | None:
+    """One parse of a Python text: its roles (see :func:`python_roles`), the names it binds, its format strings.
 
     Cached: the text before a fix is the same for every pattern tried on it,
-    and each check of one result asks for both.
+    and each check of one result asks for all of them.
     """
     try:
         tree = compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
@@ -238,6 +239,8 @@ def _python_facts(text: str) -> tuple[Counter[str], frozenset[str]] | None:
         return None
     roles: Counter[str] = Counter()
     bound: set[str] = set()
+    formats: Counter[str] = Counter()
+    applied: Counter[str] = Counter()
     for node in _walk(tree):
         if isinstance(node, ast.Name):
             roles["N:" + node.id] += 1
@@ -245,15 +248,64 @@ def _python_facts(text: str) -> tuple[Counter[str], frozenset[str]] | None:
                 bound.add(node.id)
         elif isinstance(node, ast.Attribute):
             roles["A:" + node.attr] += 1
-        elif isinstance(node, ast.Constant) and isinstance(node.value, int | float | complex):
-            roles["C:" + repr(node.value)] += 1
+            if node.attr == "format" and _is_str(node.value):
+                applied[node.value.value] += 1  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, int | float | complex):
+                roles["C:" + repr(node.value)] += 1
+            elif isinstance(node.value, str) and _has_fields(node.value):
+                formats[node.value] += 1
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_str(node.left):
+            applied[node.left.value] += 1  # type: ignore[attr-defined]
         elif isinstance(node, ast.alias):
             bound.add((node.asname or node.name).split(".")[0])
         elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
             bound.add(node.name)
         elif isinstance(node, ast.arg):
             bound.add(node.arg)
-    return roles, frozenset(bound)
+    return _Facts(roles, frozenset(bound), formats, applied)
+
+
+class _Facts(NamedTuple):
+    roles: Counter[str]
+    bound: frozenset[str]
+    formats: Counter[str]
+    """String constants that hold replacement fields (``{name}``, ``%s``), by value."""
+    applied: Counter[str]
+    """String constants formatted where they stand (``"...".format(...)``, ``"..." % x``), by value."""
+
+
+def _is_str(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+_BRACE_FIELD = re.compile(r"\{[^{}]*\}")
+_PERCENT_FIELD = re.compile(r"%(?:\(\w+\))?[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[sdrifgeExXoca]")
+
+
+def _has_fields(value: str) -> bool:
+    """Whether a string holds a replacement field of ``str.format`` or ``%`` (``{{``/``%%`` aside)."""
+    if "{" in value and _BRACE_FIELD.search(value.replace("{{", "").replace("}}", "")):
+        return True
+    return "%" in value and _PERCENT_FIELD.search(value.replace("%%", "")) is not None
+
+
+def format_left_unapplied(old: str, new: str) -> str | None:
+    """Why a Python fix leaves a format string without its arguments (``.format(...)`` or ``% x`` cut away), or ``None``.
+
+    Learned where the human also rewrote the string, ``"<{type} 'int'>".format(type=T)``
+    -> ``"<class 'int'>"`` abstracts to deleting the call; on other code the
+    string would keep ``{type}`` and print it.
+    """
+    before, after = _python_facts(old), _python_facts(new)
+    if before is None or after is None:
+        return None
+    for value, n in after.formats.items():
+        bare_after = n - after.applied[value]
+        bare_before = before.formats[value] - before.applied[value]
+        if bare_after > bare_before and before.applied[value] > after.applied[value]:
+            return "leaves a format string without its arguments"
+    return None
 
 
 def python_roles(text: str) -> Counter[str] | None:

@@ -202,3 +202,19 @@ def test_a_python2_name_ported_to_a_builtin_applies_anywhere() -> None:
     other = "for k in xrange(10):\n    print(k)\n"
     fixed = apply(p, "python", other, diag_at(other, "xrange", "Ruff", "F821", message))
     assert fixed == "for k in range(10):\n    print(k)\n"
+
+
+def test_a_learned_fix_never_cuts_a_format_call_away_from_a_string_that_keeps_its_fields() -> None:
+    from fixlore.abstraction import Instantiated, SkipReason, instantiate
+
+    from ._helpers import code, diag_at, learn
+
+    message = "Use f-string instead of `format` call"
+    # the human rewrote the string too: "{kind}" became its value
+    before = code('label = "<{kind} int>".format(kind=KIND)\n')
+    after = code('label = "<class int>"\n')
+    pattern = learn("python", before, after, diag_at(before, '"<{kind} int>".format(kind=KIND)', "Ruff", "UP032", message))
+    other = code('title = "<{kind} str>".format(kind=KIND)\n')
+    result = instantiate(pattern, "python", other, diag_at(other, '"<{kind} str>".format(kind=KIND)', "Ruff", "UP032", message), seen=5)
+    assert not isinstance(result, Instantiated), result
+    assert result.reason is SkipReason.UNSOUND
