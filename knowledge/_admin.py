@@ -42,6 +42,7 @@ from ._model import (
     PruneReport,
 )
 from ._store import Store
+from ._untrusted import read_regular
 
 if TYPE_CHECKING:
     from ._delta import WorkspaceDelta
@@ -329,10 +330,7 @@ class AdminMixin:
 
     def _import_file(self, path: Path, max_bytes: int) -> ImportReport:
         try:
-            size = Path(path).stat().st_size
-            if size > max_bytes:
-                raise InvalidImport(f"file too large: {size} bytes, the limit is {max_bytes}")
-            data = Path(path).read_bytes()
+            data = read_regular(path, max_bytes)
         except OSError as exc:
             raise InvalidImport(f"cannot read the file: {exc.strerror}") from None
         entries = parse_entries(data, self.verifier, max_bytes=max_bytes)
