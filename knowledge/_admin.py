@@ -365,7 +365,8 @@ class AdminMixin:
                     fresh = [e for e in fresh if e.digest not in again]
                 existing = db.count_existing(batch.patterns)
                 db.apply_in_tx(batch)
-                db.mark_imported([(e.digest, e.fingerprint) for e in fresh])
+                db.mark_imported([(e.digest, e.fingerprint, e.record.counts.as_tuple()) for e in fresh])
+                imported = db.imported_counts()
             from ._loading import add_pending
 
             # Still under _db_lock: a cold rule key being loaded sees this import
@@ -373,6 +374,7 @@ class AdminMixin:
             with self._cond:
                 for fp, d in batch.patterns.items():
                     add_pending(self._index, fp, d)
+                self._index.imported = {fp: Counts(*c) for fp, c in imported.items()}
         unchanged = len(entries) - len(fresh)
         logger.info("imported %d patterns (%d merged, %d imported before)", len(fresh) - existing, existing, unchanged)
         return ImportReport(imported=len(fresh) - existing, merged=existing, unchanged=unchanged)
