@@ -393,6 +393,7 @@ class AdminMixin:
             self._ws_pending.pop(fp, None)
             gone = self._index.remove(Scope.USER, fp)
             in_ws = self._index.remove(Scope.WORKSPACE, fp)
+            self._index.imported.pop(fp, None)
         if self._db is not None:
             db = self._rw()
             with self._db_lock:
@@ -410,5 +411,6 @@ class AdminMixin:
             self._epoch = db.meta("epoch")
         with self._cond:
             self._index.clear(Scope.USER)
+            self._index.imported = {}
             self._pending.patterns.clear()
             self._pending.events.clear()

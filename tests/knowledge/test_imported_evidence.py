@@ -126,3 +126,16 @@ def test_team_evidence_is_capped_and_never_preferred(scope: Scope) -> None:
         own=Counts(rejected=3),
     )
     assert rank_actions(cands, {LEARNED.fingerprint: mine}, now=now)[0].candidate.key == NOQA.fingerprint
+
+
+@pytest.mark.parametrize("how", ["forget", "reset"])
+def test_after_forget_or_reset_what_the_user_does_again_is_all_their_own(tmp_path: Path, how: str) -> None:
+    home = tmp_path / "home"
+    import_file(home, export_with_counts(tmp_path, accepted=BILLION))
+    with Knowledge.open(home, base=False, auto_prune=False) as k:
+        if how == "forget":
+            assert k.forget(LEARNED.fingerprint)
+        else:
+            k.reset()
+        record(k, EventKind.MANUAL, 2)
+        assert k.evidence(RULE)[LEARNED.fingerprint].own == Counts(manual=2)
