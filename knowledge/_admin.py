@@ -42,6 +42,7 @@ from ._model import (
     PruneReport,
 )
 from ._store import Store
+from ._untrusted import read_regular
 
 if TYPE_CHECKING:
     from ._delta import WorkspaceDelta
@@ -329,10 +330,7 @@ class AdminMixin:
 
     def _import_file(self, path: Path, max_bytes: int) -> ImportReport:
         try:
-            size = Path(path).stat().st_size
-            if size > max_bytes:
-                raise InvalidImport(f"file too large: {size} bytes, the limit is {max_bytes}")
-            data = Path(path).read_bytes()
+            data = read_regular(path, max_bytes)
         except OSError as exc:
             raise InvalidImport(f"cannot read the file: {exc.strerror}") from None
         entries = parse_entries(data, self.verifier, max_bytes=max_bytes)
@@ -367,7 +365,8 @@ class AdminMixin:
                     fresh = [e for e in fresh if e.digest not in again]
                 existing = db.count_existing(batch.patterns)
                 db.apply_in_tx(batch)
-                db.mark_imported([(e.digest, e.fingerprint) for e in fresh])
+                db.mark_imported([(e.digest, e.fingerprint, e.record.counts.as_tuple()) for e in fresh])
+                imported = db.imported_counts()
             from ._loading import add_pending
 
             # Still under _db_lock: a cold rule key being loaded sees this import
@@ -375,6 +374,7 @@ class AdminMixin:
             with self._cond:
                 for fp, d in batch.patterns.items():
                     add_pending(self._index, fp, d)
+                self._index.imported = {fp: Counts(*c) for fp, c in imported.items()}
         unchanged = len(entries) - len(fresh)
         logger.info("imported %d patterns (%d merged, %d imported before)", len(fresh) - existing, existing, unchanged)
         return ImportReport(imported=len(fresh) - existing, merged=existing, unchanged=unchanged)
@@ -393,6 +393,7 @@ class AdminMixin:
             self._ws_pending.pop(fp, None)
             gone = self._index.remove(Scope.USER, fp)
             in_ws = self._index.remove(Scope.WORKSPACE, fp)
+            self._index.imported.pop(fp, None)
         if self._db is not None:
             db = self._rw()
             with self._db_lock:
@@ -410,5 +411,6 @@ class AdminMixin:
             self._epoch = db.meta("epoch")
         with self._cond:
             self._index.clear(Scope.USER)
+            self._index.imported = {}
             self._pending.patterns.clear()
             self._pending.events.clear()

@@ -1,7 +1,7 @@
 """The exchange format: versioned JSON for export, import, workspace scope and base knowledge.
 
 Import files are untrusted input. :func:`parse_document` checks size, JSON
-syntax, the schema (the same rules as ``docs/knowledge-schema.json``, checked
+syntax (strictly: see ``._untrusted``), the schema (the same rules as ``docs/knowledge-schema.json``, checked
 here by hand so the runtime needs no schema library), value ranges, that each
 fingerprint matches its pattern, and that every pattern passes the privacy
 verifier. Any problem raises :class:`InvalidImport` naming the place
@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import gc
 import hashlib
-import json
 import math
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -28,6 +27,7 @@ from fixlore.abstraction._pattern import (
 )
 
 from ._model import COUNT_KINDS, Counts, InvalidImport
+from ._untrusted import check_unicode, loads
 
 FORMAT = "fixlore-knowledge"
 FORMAT_VERSION = 1
@@ -166,12 +166,7 @@ def _parse_entries(
 ) -> list[Entry]:
     if len(data) > max_bytes:
         raise InvalidImport(f"file too large: {len(data)} bytes, the limit is {max_bytes}")
-    try:
-        doc = json.loads(data.decode("utf-8"))
-    except UnicodeDecodeError as exc:
-        raise InvalidImport(f"not UTF-8 text (byte {exc.start})") from None
-    except json.JSONDecodeError as exc:
-        raise InvalidImport(f"malformed JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    doc = loads(data)
     _obj(doc, "(document)", required=_DOC_KEYS, optional=_DOC_OPTIONAL)
     if doc["format"] != FORMAT:
         raise InvalidImport(f"format: expected {FORMAT!r}, this is not a fixlore knowledge file")
@@ -302,6 +297,8 @@ def _text(v: Any, where: str, sub: str = "", name: str = "") -> None:
         raise InvalidImport(f"{where}{sub}{name}: expected a string")
     if len(v) > MAX_TEXT:
         raise InvalidImport(f"{where}{sub}{name}: {len(v)} characters, the limit is {MAX_TEXT}")
+    if not check_unicode(v):
+        raise InvalidImport(f"{where}{sub}{name}: not valid Unicode (a lone surrogate)")
 
 
 def _pairs(v: Any, where: str, sub: str) -> None:

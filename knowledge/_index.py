@@ -49,8 +49,10 @@ def new_row(at: float, context: tuple[str, ...], body: str | None) -> Row:
     return [0] * len(COUNT_KINDS) + [at, at, 0, context, body]
 
 
-def row_stats(fp: str, scope: Scope, row: Row, *, with_pattern: bool = False) -> PatternStats:
-    """The public value of a row."""
+def row_stats(
+    fp: str, scope: Scope, row: Row, *, with_pattern: bool = False, own: Counts | None = None
+) -> PatternStats:
+    """The public value of a row (``own``: see :attr:`PatternStats.own`)."""
     body = row[R_BODY]
     if with_pattern and isinstance(body, str):
         # Parse on first use and keep it: learned fixes are looked up on the request path.
@@ -64,6 +66,7 @@ def row_stats(fp: str, scope: Scope, row: Row, *, with_pattern: bool = False) ->
         workspaces=row[R_WS],
         context=row[R_CTX],
         pattern=body if with_pattern and isinstance(body, Pattern) else None,
+        own=own,
     )
 
 
@@ -191,6 +194,8 @@ class Index:
         """At most this many rows are packed; an evicted key beyond that goes cold."""
         self._context_id: dict[tuple[str, ...], int] = {}
         self._context_list: list[tuple[str, ...]] = []
+        self.imported: dict[str, Counts] = {}
+        """What imports added to user-scope counts, per fingerprint (only those with any)."""
 
     def is_cold(self, rule_key: RuleKey) -> bool:
         """Whether the user-scope rows of ``rule_key`` must be read from the store first."""
@@ -379,7 +384,7 @@ class Index:
         """A read-only view: fingerprint -> stats from the highest scope holding it."""
         # .get, not "in" then [...]: a lazy store may evict the key from another thread.
         layers = ((s, self._bucket(s, rule_key)) for s in SCOPE_ORDER)
-        return EvidenceView(tuple((s, b) for s, b in layers if b is not None))
+        return EvidenceView(tuple((s, b) for s, b in layers if b is not None), self.imported)
 
     def _bucket(self, scope: Scope, rule_key: RuleKey) -> Mapping[str, Row] | None:
         bucket = self.scopes[scope].get(rule_key)
@@ -424,6 +429,9 @@ class Index:
         return list(found)
 
 
+_NO_COUNTS = Counts()
+
+
 def _evidence_order(s: PatternStats) -> tuple[int, int, str]:
     c = s.counts
     return (-(c.accepted + c.manual), c.failed + c.undone, s.fingerprint)
@@ -432,17 +440,30 @@ def _evidence_order(s: PatternStats) -> tuple[int, int, str]:
 class EvidenceView(Mapping[str, PatternStats]):
     """Lazy mapping over the index buckets of one rule key (highest scope wins)."""
 
-    __slots__ = ("layers",)
+    __slots__ = ("imported", "layers", "user")
 
-    def __init__(self, layers: tuple[tuple[Scope, Mapping[str, Row]], ...]) -> None:
+    def __init__(self, layers: tuple[tuple[Scope, Mapping[str, Row]], ...], imported: Mapping[str, Counts]) -> None:
         self.layers = layers
+        self.user = next((b for s, b in layers if s is Scope.USER), None)
+        self.imported = imported
 
     def __getitem__(self, fp: str) -> PatternStats:
         for scope, bucket in self.layers:
             row = bucket.get(fp)
             if row is not None:
-                return row_stats(fp, scope, row)
+                return row_stats(fp, scope, row, own=self._own(fp, scope, row))
         raise KeyError(fp)
+
+    def _own(self, fp: str, scope: Scope, row: Row) -> Counts:
+        """The user's own counts of ``fp``: the user row's, less what imports added."""
+        if scope is Scope.BASE:
+            return _NO_COUNTS
+        mine = row if scope is Scope.USER else self.user.get(fp) if self.user is not None else None
+        if mine is None:
+            return _NO_COUNTS
+        counts = Counts(*mine[:R_FIRST])
+        imported = self.imported.get(fp)
+        return counts if imported is None else counts.minus(imported)
 
     def __iter__(self) -> Iterator[str]:
         seen: set[str] = set()

@@ -116,6 +116,7 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         self._rev = 0
         self._epoch = ""
         self._data_version = -1
+        self._imports = ""
         self._eager_max = eager_max
         self._cache_rows = cache_rows
         self._inflight: Batch | None = None

@@ -26,7 +26,7 @@ from . import _admin
 from ._delta import Batch, PatternDelta
 from ._exchange import Verifier
 from ._index import R_BODY, R_CTX, R_FIRST, R_LAST, R_WS, Index, Row
-from ._model import COUNT_KINDS, RuleKey
+from ._model import COUNT_KINDS, Counts, RuleKey
 from ._store import Store
 from ._workspace import WorkspaceScope
 
@@ -57,6 +57,7 @@ class LoadingMixin:
     _epoch: str
     _rev: int
     _data_version: int
+    _imports: str
 
     def _load(self, base: bool) -> None:
         if base:
@@ -83,6 +84,8 @@ class LoadingMixin:
                 self._data_version = db.data_version()
                 self._epoch = db.meta("epoch")
                 self._rev = int(db.meta("rev", "0"))
+                imports = db.meta("imports", "0")
+                imported = db.imported_counts()
                 fresh = Index()
                 # All rows, archived ones too: counted on an index, no table scan at open.
                 if db.scalar("SELECT count(*) FROM patterns") > self._eager_max:
@@ -92,6 +95,7 @@ class LoadingMixin:
                         fresh.put(Scope.USER, (r[1], r[2], r[3]), r[0], _row_from_db(r))
             with self._cond:
                 self._index.replace(Scope.USER, fresh.scopes[Scope.USER], lazy=lazy)
+                self._set_imported(imports, imported)
                 for fp, d in self._pending.patterns.items():
                     add_pending(self._index, fp, d)
         if lazy:
@@ -191,6 +195,8 @@ class LoadingMixin:
                     rev = int(db.meta("rev", "0"))
                     gone = db.forgotten_since(self._rev)
                     rows = list(db.rows(since_rev=self._rev))
+                    imports = db.meta("imports", "0")
+                    imported = db.imported_counts() if imports != self._imports else None
             if full:
                 self._reload_user()
                 return True
@@ -208,7 +214,14 @@ class LoadingMixin:
                         if d is not None:
                             add_pending(self._index, r[0], d)
                 self._rev = rev
-        return bool(gone or rows)
+                if imported is not None:
+                    self._set_imported(imports, imported)
+        return bool(gone or rows or imported is not None)
+
+    def _set_imported(self, imports: str, imported: dict[str, tuple[int, ...]]) -> None:
+        """What imports added to the user's counts, as of the store's ``imports`` counter."""
+        self._imports = imports
+        self._index.imported = {fp: Counts(*c) for fp, c in imported.items()}
 
     def _read_bodies(self, key: RuleKey) -> None:
         """A lazy store reads learned fixes' patterns on their first lookup (then they stay)."""

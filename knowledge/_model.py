@@ -83,6 +83,10 @@ class Counts:
         """How often the fix was applied (accepted or made by hand)."""
         return self.accepted + self.manual
 
+    def minus(self, other: Counts) -> Counts:
+        """These counts less ``other``'s, none below zero."""
+        return Counts(*(max(0, a - b) for a, b in zip(self.as_tuple(), other.as_tuple(), strict=True)))
+
 
 @dataclass(frozen=True, slots=True)
 class PatternStats:
@@ -99,6 +103,18 @@ class PatternStats:
     """The context (enclosing node kinds) the pattern was first seen in."""
     pattern: Pattern | None = None
     """The pattern itself, when the index holds it (learned fixes always)."""
+    own: Counts | None = None
+    """Of the evidence, what this user did: the user store's counts of the pattern less
+    what imports added to them (``knowledge import``). :meth:`Knowledge.evidence` always
+    sets it (zero for base knowledge, and for a workspace or team pattern this user has
+    not used); ``None``, for values built by hand, means all of ``counts`` is the user's
+    own in the user scope and none of it in the others. See :meth:`own_counts`."""
+
+    def own_counts(self) -> Counts:
+        """The user's own part of :attr:`counts` (see :attr:`own`)."""
+        if self.own is not None:
+            return self.own
+        return self.counts if self.scope is Scope.USER else Counts()
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,7 +161,13 @@ class RankingConfig:
     preferred_margin: float = 0.1
     """The top score must beat the runner-up by at least this to be preferred."""
     preferred_min_uses: int = 2
-    """The top candidate needs at least this many acceptances (or manual fixes)."""
+    """The top candidate needs at least this many acceptances (or manual fixes) of the
+    user's own (or, for an upstream action, of base knowledge): evidence from elsewhere
+    (an import, the team, a workspace file) never makes a fix preferred."""
+    elsewhere_cap: float = 2.0
+    """Evidence from elsewhere counts as at most this many observations (acceptance and
+    success each, in the proportions it has): it informs a ranking, and is set aside
+    once the user turns the fix down at least as often as they take it."""
 
 
 @dataclass(frozen=True, slots=True)

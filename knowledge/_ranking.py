@@ -7,7 +7,12 @@ For each candidate the score combines
 * context match: the overlap of the stored context with the request's,
 
 where every observation is weighted by the scope it comes from and by a
-recency decay (half-life) of the pattern's last sighting. A candidate with no
+recency decay (half-life) of the pattern's last sighting. Evidence from
+elsewhere (the counts beyond the user's own, :meth:`PatternStats.own_counts`)
+never counts toward a preferred fix; an import's or the team's is also scaled
+down to at most ``elsewhere_cap`` observations, and set aside when the user
+turns the fix down at least as often as they take it (a workspace file, the
+project's own, outranks the user as it did). A candidate with no
 evidence scores exactly the prior, so with no evidence at all the upstream
 order stands (ties are broken by upstream position). The result is
 deterministic and each score comes with an explanation: plain strings of
@@ -21,7 +26,7 @@ from collections.abc import Mapping, Sequence
 
 from fixlore.abstraction._pattern import Scope
 
-from ._model import Candidate, PatternStats, RankedAction, RankingConfig
+from ._model import Candidate, Counts, PatternStats, RankedAction, RankingConfig
 
 _DAY = 86400.0
 
@@ -85,15 +90,28 @@ def _score(
         decay = math.pow(0.5, age_days / config.half_life_days)
     scope_w = dict(config.scope_weights).get(stats.scope, 1.0)
     w = decay * scope_w
-    pos = (c.accepted + c.manual) * w
-    neg = (c.rejected + c.undone) * w
+    # Shipped knowledge counts as it is; otherwise the user's own counts do, and what
+    # came from elsewhere (an import, the team, a workspace file) is capped.
+    own = c if stats.scope is Scope.BASE else stats.own_counts()
+    other = c.minus(own)
+    against = own.rejected + own.undone
+    if stats.scope is Scope.WORKSPACE:
+        cap = math.inf  # the project's file outranks the user (its counts are capped only toward preferred)
+    elif against and against >= own.accepted + own.manual:
+        cap, other = 0.0, _NONE  # the user turns it down: evidence from elsewhere does not overrule that
+    else:
+        cap = config.elsewhere_cap
+    o_pos, o_neg = _capped(other.accepted + other.manual, other.rejected + other.undone, cap)
+    o_ok, o_bad = _capped(other.succeeded, other.failed, cap)
+    pos = (own.accepted + own.manual + o_pos) * w
+    neg = (own.rejected + own.undone + o_neg) * w
     acceptance = (a0 + pos) / (a0 + b0 + pos + neg)
-    ok = c.succeeded * w
-    bad = c.failed * w
+    ok = (own.succeeded + o_ok) * w
+    bad = (own.failed + o_bad) * w
     success = (a0 + ok) / (a0 + b0 + ok + bad)
     ctx, shared, total = _context_match(stats.context, cand.pattern.context if cand.pattern else ())
     score = config.weight_acceptance * acceptance + config.weight_success * success + config.weight_context * ctx
-    why = (
+    why: tuple[str, ...] = (
         f"score {score:.3f} = {config.weight_acceptance:g}*acceptance"
         f" + {config.weight_success:g}*success + {config.weight_context:g}*context",
         f"acceptance {acceptance:.3f}: Beta({a0:g}+{pos:.2f}, {b0:g}+{neg:.2f})"
@@ -113,7 +131,25 @@ def _score(
         f"context {ctx:.2f}: {shared} of {total} node kinds shared",
         f"upstream position {cand.upstream_index}",
     )
-    return score, why, float(c.accepted + c.manual)
+    if other != _NONE:
+        counted = "as they are" if cap == math.inf else f"as at most {cap:g} observations each"
+        why += (
+            f"from elsewhere ({'workspace file' if cap == math.inf else 'import or team'}):"
+            f" {other.accepted + other.manual} used, {other.rejected + other.undone} turned down,"
+            f" {other.succeeded} succeeded, {other.failed} failed; counted {counted}, never toward preferred",
+        )
+    return score, why, float(own.accepted + own.manual)
+
+
+_NONE = Counts()
+
+
+def _capped(yes: int, no: int, cap: float) -> tuple[float, float]:
+    """``yes`` and ``no`` scaled down, in proportion, to at most ``cap`` together."""
+    total = yes + no
+    if total <= cap:
+        return float(yes), float(no)
+    return cap * yes / total, cap * no / total
 
 
 def _context_match(stored: Sequence[str], request: Sequence[str]) -> tuple[float, int, int]:

@@ -157,6 +157,14 @@ MIGRATIONS: tuple[Migration, ...] = (
         ) WITHOUT ROWID;
         """,
     ),
+    Migration(
+        6,
+        # What each imported record added to the user's counts, so that ranking can tell
+        # the user's own evidence from imported evidence (imports before this step are
+        # taken as the user's own: what they added was not recorded).
+        "".join(f"ALTER TABLE imported ADD COLUMN {col} INTEGER NOT NULL DEFAULT 0;" for col in COUNT_COLUMNS)
+        + "CREATE INDEX IF NOT EXISTS imported_fingerprint ON imported (fingerprint)",
+    ),
 )
 
 

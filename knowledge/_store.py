@@ -168,13 +168,33 @@ class Store:
             found.update(str(r[0]) for r in rows)
         return found
 
-    def mark_imported(self, digests: Iterable[tuple[str, str]]) -> None:
-        """Remember imported records' ``(digest, fingerprint)`` (inside the caller's transaction)."""
+    def mark_imported(self, records: Iterable[tuple[str, str, tuple[int, ...]]]) -> None:
+        """Remember imported records' ``(digest, fingerprint, counts)`` (inside the caller's transaction).
+
+        The counts are what the record added to the user's: ranking tells them from the user's own.
+        """
         now = time.time()
         self.conn.executemany(
-            "INSERT OR IGNORE INTO imported (digest, fingerprint, at) VALUES (?, ?, ?)",
-            ((d, fp, now) for d, fp in digests),
+            f"INSERT OR IGNORE INTO imported (digest, fingerprint, at, {_COLS})"
+            f" VALUES (?, ?, ?, {', '.join('?' * len(COUNT_COLUMNS))})",
+            ((d, fp, now, *counts) for d, fp, counts in records),
         )
+        self.conn.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'imports'")
+        self.conn.execute("INSERT OR IGNORE INTO meta (key, value) VALUES ('imports', '1')")
+
+    def imported_counts(self) -> dict[str, tuple[int, ...]]:
+        """Per fingerprint, what imports added to the user's counts (only fingerprints with any)."""
+        sums = ", ".join(f"sum(imported.{c})" for c in COUNT_COLUMNS)
+        try:
+            rows = self.conn.execute(
+                f"SELECT imported.fingerprint, {sums} FROM imported"
+                " JOIN patterns ON patterns.fingerprint = imported.fingerprint GROUP BY imported.fingerprint"
+            ).fetchall()
+        except sqlite3.OperationalError as exc:
+            if "no such" not in str(exc):
+                raise
+            return {}  # a store of an older schema opened read-only: no import was recorded
+        return {r[0]: tuple(r[1:]) for r in rows if any(r[1:])}
 
     def _events_deleted(self) -> None:
         """Events were deleted (inside the caller's transaction): keep team publishing exact.

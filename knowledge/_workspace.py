@@ -21,9 +21,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ._delta import WorkspaceDelta
-from ._exchange import Record, Verifier, dump_document, parse_document
+from ._exchange import MAX_BYTES, Record, Verifier, dump_document, parse_document
 from ._model import InvalidImport
 from ._paths import workspace_file
+from ._untrusted import read_regular
 
 logger = logging.getLogger(__name__)
 
@@ -39,16 +40,12 @@ class WorkspaceScope:
 
     def load(self) -> list[Record]:
         """The file's records; ``[]`` if it does not exist or is invalid (then never written)."""
+        if self.broken:
+            return []
         try:
-            data = self.path.read_bytes()
+            return parse_document(read_regular(self.path, MAX_BYTES), self.verifier)
         except FileNotFoundError:
             return []
-        except OSError as exc:
-            logger.warning("workspace knowledge unreadable: %s", exc.strerror)
-            self.broken = True
-            return []
-        try:
-            return parse_document(data, self.verifier)
         except InvalidImport as exc:
             # The message names a place in the file and a rule, never its content.
             logger.warning("workspace knowledge ignored: %s", exc)

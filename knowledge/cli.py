@@ -20,6 +20,7 @@ from typing import Any, TextIO
 from ._admin import PatternDetail
 from ._knowledge import Knowledge
 from ._model import ExportFilters, InvalidImport, KnowledgeError, PatternStats
+from ._untrusted import printable
 
 EXIT_OK = 0
 EXIT_NOT_FOUND = 1
@@ -189,7 +190,7 @@ def _stats_json(s: PatternStats) -> dict[str, Any]:
 def _table(rows: Sequence[Sequence[str]], out: TextIO) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     for r in rows:
-        print("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip(), file=out)
+        print(printable("  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip()), file=out)
 
 
 def _list(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
@@ -261,7 +262,7 @@ def _show(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
     if d.archived_at is not None:
         lines.append(("archived", f"{_date(d.archived_at)}: {d.archive_reason}"))
     for name, value in lines:
-        print(f"{name:>10}  {value}", file=out)
+        print(f"{name:>10}  {printable(value)}", file=out)
     if d.trend:
         print("     trend  week of      acc rej  ok fail man", file=out)
         for week, wc in d.trend:
@@ -301,7 +302,7 @@ def _stats(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
     )
     print(f"events     {st.events} in the log; {st.refused} refused by the privacy verifier", file=out)
     if st.by_language:
-        print("languages  " + ", ".join(f"{n} {v}" for n, v in st.by_language), file=out)
+        print(printable("languages  " + ", ".join(f"{n} {v}" for n, v in st.by_language)), file=out)
     c = st.counts
     print(
         f"counts     offered {c.offered}, accepted {c.accepted}, rejected {c.rejected},"

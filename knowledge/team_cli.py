@@ -25,6 +25,7 @@ from ._knowledge import Knowledge
 from ._model import KnowledgeError
 from ._team import TeamPattern, TrustConfig, resolve, team_review
 from ._teamdb import TeamError, team_conninfo
+from ._untrusted import printable
 from ._verify import check_privacy
 
 EXIT_OK = 0
@@ -147,7 +148,7 @@ def _run(args: argparse.Namespace, url: str, trust: TrustConfig, out: TextIO) ->
                 sig = p.record.pattern.signature
                 print(
                     f"{row['id'][:10]:<10} {row['state']:<9} {row['workspaces']:>10} {row['uses']:>5}"
-                    f" {row['approvals']:>9}  {sig.language} {sig.source} {sig.code}",
+                    f" {row['approvals']:>9}  {printable(f'{sig.language} {sig.source} {sig.code}')}",
                     file=out,
                 )
             if read.refused:

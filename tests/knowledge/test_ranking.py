@@ -31,10 +31,12 @@ def st(
     age_days: float = 0.0,
     scope: Scope = Scope.USER,
     context: tuple[str, ...] = (),
+    mine: bool = False,
 ) -> PatternStats:
-    """Evidence for candidate ``key``."""
+    """Evidence for candidate ``key`` (``mine``: all of it the user's own, whatever the scope)."""
     counts = Counts(offered=acc + rej, accepted=acc, rejected=rej, succeeded=ok, failed=fail, manual=man, undone=undone)
-    return PatternStats(key, scope, counts, NOW - age_days * DAY - 1, NOW - age_days * DAY, 1, context)
+    at = NOW - age_days * DAY
+    return PatternStats(key, scope, counts, at - 1, at, 1, context, own=counts if mine else None)
 
 
 def order(ranked: list) -> str:  # noqa: ANN001 - list of RankedAction
@@ -68,6 +70,15 @@ CASES = [
         2,
         [st("a", acc=3, scope=Scope.USER), st("b", acc=3, scope=Scope.WORKSPACE)],
         "ba",
+    ),
+    ("a workspace file's counts alone make nothing preferred", 2, [st("b", acc=9, ok=9, scope=Scope.WORKSPACE)], "ba"),
+    ("... the user's own there do", 2, [st("b", acc=9, ok=9, scope=Scope.WORKSPACE, mine=True)], "Ba"),
+    ("a team's evidence informs: first, not preferred", 2, [st("b", acc=50, ok=50, scope=Scope.TEAM)], "ba"),
+    (
+        "a team's evidence is capped: the user's own outranks it",
+        2,
+        [st("a", acc=3, ok=3), st("b", acc=50, ok=50, scope=Scope.TEAM)],
+        "ab",
     ),
     (
         "user outranks base for equal counts",
