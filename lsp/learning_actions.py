@@ -387,7 +387,7 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
         "diagnostics": [diag],
         "edit": {"changes": {uri: edits}},
     }
-    counts = fix.stats.counts
+    counts = fix.stats.own_counts()
     # Verified as fixlore applies it: accepted from this list before, and it has worked
     # more often than not. Hand-made fixes alone show the habit, not that the instance is right.
     verified = counts.accepted >= 1 and counts.succeeded > counts.failed
@@ -433,7 +433,7 @@ def _rivals(top: _Item, items: list[_Item], evidence: Mapping[str, Any] | None) 
         if item is top or item.pattern is None or _suppresses(item):
             continue
         stats = evidence.get(item.pattern.fingerprint)
-        if stats is not None and stats.counts.accepted + stats.counts.manual > 0:
+        if stats is not None and (own := stats.own_counts()).accepted + own.manual > 0:
             return True
     return False
 
@@ -449,8 +449,9 @@ def _turned_down(item: _Item, evidence: Mapping[str, Any] | None) -> bool:
     stats = evidence.get(item.pattern.fingerprint)
     if stats is None:
         return False
-    against = stats.counts.rejected + stats.counts.undone
-    return against > 0 and against >= stats.counts.accepted
+    own = stats.own_counts()  # an import's accepts do not outvote what this user did
+    against = own.rejected + own.undone
+    return against > 0 and against >= own.accepted
 
 
 def _reslot(order: list[_Item], old: list[_Item], new: list[_Item]) -> list[_Item]:
