@@ -32,6 +32,7 @@ def build_parser() -> argparse.ArgumentParser:
             "fixlore explain app.py 12:5                     # why the fixes there rank as they do",
             "fixlore knowledge list                          # what fixlore has learned",
             "fixlore dashboard                               # the same, as pictures in the browser",
+            codes=EXIT_CODES,
         ),
     )
     parser.add_argument("--version", action="version", version=f"fixlore {__version__}")
@@ -79,10 +80,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def examples(*lines: str) -> dict[str, Any]:
+EXIT_CODES = (
+    "0  success, also when there was nothing to do or the reader of the output left early (| head)",
+    "1  something needed is missing or not found, or the server cannot listen (port in use)",
+    "2  usage error (unknown option, bad address or port, a line past the end of the file)",
+    "3  invalid input (a malformed export file)",
+    "4  knowledge store error (unreadable, locked, not allowed)",
+)
+
+
+def examples(*lines: str, codes: Sequence[str] = ()) -> dict[str, Any]:
     """``add_parser``/``ArgumentParser`` keywords for a help text that ends with these example lines."""
+    preface = "exit codes:\n" + "\n".join(f"  {line}" for line in codes) + "\n\n" if codes else ""
     return {
-        "epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
+        "epilog": preface + "examples:\n" + "\n".join(f"  {line}" for line in lines),
         "formatter_class": argparse.RawDescriptionHelpFormatter,
     }
 
