@@ -12,8 +12,7 @@ import asyncio
 import difflib
 import logging
 import time
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import BrokenExecutor, Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 from fixlore.abstraction import FixCategory, Pattern, is_placeholder
@@ -89,7 +88,7 @@ class Extractor:
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._executor(), _extract, language, before, after, info)
-        except (BrokenProcessPool, OSError, RuntimeError) as exc:
+        except (BrokenExecutor, OSError, RuntimeError) as exc:
             if self._fallback:
                 raise
             logger.warning("extraction worker failed (%s); extracting in a thread from now on", type(exc).__name__)

@@ -4,6 +4,11 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from importlib.metadata import version
+from pathlib import Path
+
+from fixlore.lsp import __version__
+from fixlore.lsp.framing import encode_message
 
 PROBE = (
     "import sys\n"
@@ -17,3 +22,46 @@ def test_building_the_server_does_not_import_libcst() -> None:
     proc = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "[]"
+
+
+# Loaded later if at all: the knowledge store (opened in a worker once the workspace is
+# known), the other sub-commands, worker processes, libcst (in the extraction worker).
+NOT_BEFORE_THE_ANSWER = (
+    "libcst",
+    "multiprocessing",
+    "importlib.metadata",
+    "fixlore.knowledge._knowledge",
+    "fixlore.knowledge._admin",
+    "fixlore.knowledge._team",
+    "fixlore.knowledge.cli",
+    "fixlore.knowledge.dashboard_cli",
+    "fixlore.knowledge.team_cli",
+    "fixlore.lsp.explain",
+)
+
+
+def test_serve_answers_initialize_before_loading_what_it_needs_later(tmp_path: Path) -> None:
+    log = tmp_path / "importtime.txt"
+    with log.open("w") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-X", "importtime", "-m", "fixlore.lsp", "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            cwd=tmp_path,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        params = {"processId": None, "rootUri": None, "capabilities": {}}
+        process.stdin.write(encode_message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
+        process.stdin.flush()
+        header = process.stdout.readline()  # everything imported so far was imported before the answer
+        process.kill()
+        process.wait()
+    assert header.startswith(b"Content-Length: ")
+    loaded = {line.split("|")[2].strip() for line in log.read_text().splitlines() if line.startswith("import time:")}
+    assert "fixlore.lsp.server" in loaded  # the log is the server's
+    assert [m for m in NOT_BEFORE_THE_ANSWER if m in loaded] == []
+
+
+def test_the_version_is_the_distributions() -> None:
+    assert __version__ == version("fixlore")
