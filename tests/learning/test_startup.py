@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from importlib.metadata import version
 from pathlib import Path
 
+from fixlore.abstraction import DiagnosticInfo, Extracted, Position, TextRange, extract_pattern
 from fixlore.lsp import __version__
+from fixlore.lsp.extractor import Extractor
 from fixlore.lsp.framing import encode_message
 
 PROBE = (
@@ -65,3 +68,35 @@ def test_serve_answers_initialize_before_loading_what_it_needs_later(tmp_path: P
 
 def test_the_version_is_the_distributions() -> None:
     assert __version__ == version("fixlore")
+
+
+E711_BEFORE = "def f(x):\n    if x == None:\n        return 1\n"
+E711 = DiagnosticInfo("Ruff", "E711", "Comparison to `None`", TextRange(Position(1, 12), Position(1, 16)))
+
+
+async def test_the_extractor_started_in_the_background_extracts_in_its_worker() -> None:
+    extractor = Extractor()
+    extractor.start()  # returns at once; the worker is made by a thread of its own
+    try:
+        result = await extractor.extract("python", E711_BEFORE, E711_BEFORE.replace("== None", "is None"), E711)
+    finally:
+        extractor.close()
+
+    expected = extract_pattern("python", E711_BEFORE, E711_BEFORE.replace("== None", "is None"), E711)
+    assert isinstance(result, Extracted) and isinstance(expected, Extracted)
+    assert result.pattern.fingerprint == expected.pattern.fingerprint
+
+
+def test_closing_while_the_extractor_starts_leaves_no_worker() -> None:
+    import multiprocessing
+
+    for _ in range(5):
+        extractor = Extractor()
+        extractor.start()
+        extractor.close()  # at once: before, while or after the starting thread makes the pool
+        threads = [t for t in threading.enumerate() if t.name == "fixlore-extractor-start"]
+        for thread in threads:
+            thread.join(30)
+    for child in multiprocessing.active_children():  # reaps the ended ones
+        child.join(30)
+    assert multiprocessing.active_children() == []
