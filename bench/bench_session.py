@@ -261,6 +261,10 @@ async def startup_window(args: argparse.Namespace, root: Path) -> None:
             Editor("ruff", RUFF),
             Editor("fixlore", [*fixlore_command(), "serve", "--upstream", "python=" + " ".join(RUFF)]),
         ]
+        if args.before:  # an older tree in the same run: DIR/fixlore/{lsp,abstraction,knowledge}
+            older = ["env", f"PYTHONPATH={args.before}", sys.executable, "-m", "fixlore.lsp"]
+            editors.append(Editor("before", [*older, "serve", "--upstream", "python=" + " ".join(RUFF)]))
+        labels = [e.label for e in editors]
         for editor in editors:
             await editor.start(root)
         began = time.perf_counter()
@@ -274,7 +278,7 @@ async def startup_window(args: argparse.Namespace, root: Path) -> None:
         for window, (start, stop) in (("first 5 s", (0.0, 5.0)), ("10-15 s", (10.0, 15.0))):
             await asyncio.sleep(max(0.0, began + start - time.perf_counter()))
             while time.perf_counter() < began + stop:
-                for editor in editors if i % 2 == 0 else editors[::-1]:
+                for editor in editors[i % len(editors) :] + editors[: i % len(editors)]:
                     col = 2 + i % 2
                     editor.change(uri, (line, 2), (line, col), "" if i % 2 else "x")
                     elapsed, result = await editor.timed("textDocument/codeAction", action_params(uri, line, 2, [], 2))
@@ -291,11 +295,9 @@ async def startup_window(args: argparse.Namespace, root: Path) -> None:
     for (label, window), times in windows.items():
         p50, p99, top = pct(times, 0.5), pct(times, 0.99), max(times) * 1000
         print(f"{label:<9}{window:<11}{len(times):>6}{p50:>9.3f}{p99:>9.3f}{top:>9.3f}")
-    slowest = ", ".join(
-        f"{ms * 1000:.0f} ms at {at:.2f} s" for ms, label, at in sorted(worst)[-6:] if label == "fixlore"
-    )
-    print(f"  fixlore's slowest: {slowest}")
-    for label in ("ruff", "fixlore"):
+    for label in labels:
+        slowest = sorted((ms, at) for ms, who, at in worst if who == label)[-3:]
+        print(f"  {label}: slowest " + ", ".join(f"{ms * 1000:.0f} ms at {at:.2f} s" for ms, at in slowest))
         first, steady = windows[(label, "first 5 s")], windows[(label, "10-15 s")]
         print(f"  {label}: first-5-s p99 minus steady p99 = {pct(first, 0.99) - pct(steady, 0.99):+.3f} ms")
 
@@ -308,6 +310,7 @@ async def main() -> None:
     parser.add_argument("--startup", action="store_true", help="also the first 5 s after initialized")
     parser.add_argument("--startup-only", action="store_true")
     parser.add_argument("--startup-rounds", type=int, default=3)
+    parser.add_argument("--before", metavar="DIR", help="--startup: also an older tree, DIR/fixlore/lsp, ...")
     parser.add_argument("--startup-gap", type=int, default=20, help="ms between keystrokes in that measure")
     args = parser.parse_args()
     if args.quick:

@@ -205,4 +205,7 @@ def test_demo_shows_a_fix_learned_from_hand_edits(flags: list[str]) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     section = proc.stdout.split("Learning from hand edits", 1)[1]
     assert "Offered for a new file: Apply learned fix: " in section
-    assert "def shipping_cost(order, rate):" in section  # applied: the colon typed in by fixlore
+    assert "Accepted: def shipping_cost(order, rate):" in section  # applied: the colon typed in by fixlore
+    # and learning from that accepted quick fix, standalone too: it worked, so it is preferred next time
+    assert "Learned from that choice: accepted +1, worked +1" in section
+    assert "with `def discount(order, percent):`  <- preferred" in section
