@@ -198,10 +198,10 @@ def _list(k: Knowledge, args: argparse.Namespace, out: TextIO) -> int:
     if args.json:
         json.dump([_stats_json(s) for s in items], out, indent=1)
         print(file=out)
-        return EXIT_OK if items else EXIT_NOT_FOUND
+        return EXIT_OK  # an empty list is an answer, not an error
     if not items:
         print("no patterns", file=out)
-        return EXIT_NOT_FOUND
+        return EXIT_OK
     rows = [
         ["ID", "SCOPE", "LANG", "RULE", "CATEGORY", "KIND", "OFFER", "ACC", "REJ", "OK", "FAIL", "MAN", "LAST SEEN"]
     ]

@@ -51,19 +51,54 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     sub = p.add_subparsers(dest="team_command", metavar="COMMAND", required=True)
-    sub.add_parser("init", parents=[common], help="create or upgrade the team schema (as the database's owner)")
-    add = sub.add_parser("add-member", parents=[common], help="put an existing login role in a team")
+    sub.add_parser(
+        "init",
+        parents=[common],
+        help="create or upgrade the team schema (as the database's owner)",
+        **_examples("fixlore team init --url 'host=db.internal dbname=fixlore user=admin'"),
+    )
+    add = sub.add_parser(
+        "add-member",
+        parents=[common],
+        help="put an existing login role in a team",
+        **_examples("fixlore team add-member alice --team web", "fixlore team add-member bob --team web --reviewer"),
+    )
     add.add_argument("role", help="a PostgreSQL login role (CREATE ROLE name LOGIN)")
     add.add_argument("--team", required=True, help="the team's name")
     add.add_argument("--reviewer", action="store_true", help="may also approve and reject team patterns")
-    sub.add_parser("status", parents=[common], help="your team and its batches")
-    sync = sub.add_parser("sync", parents=[common, trust], help="publish the outbox and pull the team's evidence now")
+    sub.add_parser(
+        "status", parents=[common], help="your team and its batches", **_examples("fixlore team status --json")
+    )
+    sync = sub.add_parser(
+        "sync",
+        parents=[common, trust],
+        help="publish the outbox and pull the team's evidence now",
+        **_examples("fixlore team sync", "fixlore team sync --url service=fixlore --min-workspaces 5"),
+    )
     sync.add_argument("--home", type=Path, help="knowledge directory (default: $FIXLORE_HOME or the user data dir)")
-    sub.add_parser("review", parents=[common, trust], help="team patterns with their evidence and state")
+    sub.add_parser(
+        "review",
+        parents=[common, trust],
+        help="team patterns with their evidence and state",
+        **_examples("fixlore team review", "fixlore team review --json --min-approvals 1"),
+    )
     for verdict in ("approve", "reject"):
-        v = sub.add_parser(verdict, parents=[common], help=f"{verdict} a team pattern (reviewers)")
+        v = sub.add_parser(
+            verdict,
+            parents=[common],
+            help=f"{verdict} a team pattern (reviewers)",
+            **_examples(f"fixlore team {verdict} 3f9a0c1e   # an id prefix from `team review`"),
+        )
         v.add_argument("id", help="pattern id (or a unique prefix, from `team review`)")
     p.set_defaults(run=run)
+
+
+def _examples(*lines: str) -> dict[str, Any]:
+    """``add_parser`` keywords for a help text that ends with these example lines."""
+    return {
+        "epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
+        "formatter_class": argparse.RawDescriptionHelpFormatter,
+    }
 
 
 def configured_url(cwd: Path | None = None) -> str:

@@ -14,14 +14,16 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from fixlore.knowledge import cli as knowledge_cli
-from fixlore.knowledge import dashboard_cli, team_cli
-from fixlore.lsp import __version__, explain
+from fixlore.lsp import __version__
 from fixlore.lsp.config import parse_upstream_flag
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of the ``fixlore`` command."""
+def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:
+    """The argument parser of the ``fixlore`` command.
+
+    ``serve_only``: without the other sub-commands, whose modules (knowledge,
+    dashboard, team, explain) an editor starting the server would wait for.
+    """
     parser = argparse.ArgumentParser(
         prog="fixlore",
         description="A language server that learns how you fix problems.",
@@ -32,6 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
             "fixlore explain app.py 12:5                     # why the fixes there rank as they do",
             "fixlore knowledge list                          # what fixlore has learned",
             "fixlore dashboard                               # the same, as pictures in the browser",
+            codes=EXIT_CODES,
         ),
     )
     parser.add_argument("--version", action="version", version=f"fixlore {__version__}")
@@ -71,6 +74,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument("--workspace", metavar="DIR", help="use this workspace instead of the shipped sample")
     demo.add_argument("--no-ruff", action="store_true", help="do not use `ruff server` as upstream")
+    if serve_only:
+        return parser
+
+    from fixlore.knowledge import cli as knowledge_cli
+    from fixlore.knowledge import dashboard_cli, team_cli
+    from fixlore.lsp import explain
 
     knowledge_cli.register(sub)
     dashboard_cli.register(sub)
@@ -79,10 +88,20 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def examples(*lines: str) -> dict[str, Any]:
+EXIT_CODES = (
+    "0  success, also when there was nothing to do or the reader of the output left early (| head)",
+    "1  something needed is missing or not found, or the server cannot listen (port in use)",
+    "2  usage error (unknown option, bad address or port, a line past the end of the file)",
+    "3  invalid input (a malformed export file)",
+    "4  knowledge store error (unreadable, locked, not allowed)",
+)
+
+
+def examples(*lines: str, codes: Sequence[str] = ()) -> dict[str, Any]:
     """``add_parser``/``ArgumentParser`` keywords for a help text that ends with these example lines."""
+    preface = "exit codes:\n" + "\n".join(f"  {line}" for line in codes) + "\n\n" if codes else ""
     return {
-        "epilog": "examples:\n" + "\n".join(f"  {line}" for line in lines),
+        "epilog": preface + "examples:\n" + "\n".join(f"  {line}" for line in lines),
         "formatter_class": argparse.RawDescriptionHelpFormatter,
     }
 
@@ -132,7 +151,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(serve_only=argv[:1] == ["serve"])
     args, extra = parser.parse_known_args(argv)
     if extra:  # argparse would blame the top level; the sub-command's usage is the helpful one
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")

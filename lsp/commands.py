@@ -21,11 +21,12 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
-from fixlore.knowledge import ExportFilters, InvalidImport, Knowledge, KnowledgeError, PatternStats
+from fixlore.knowledge import ExportFilters, InvalidImport, KnowledgeError, PatternStats
 from fixlore.lsp.code_actions import accept
 from fixlore.lsp.learning_actions import ACCEPT
 
 if TYPE_CHECKING:
+    from fixlore.knowledge import Knowledge  # the store's modules load with the store, after `initialize`
     from fixlore.lsp.learning import LearningLoop
     from fixlore.lsp.learning_actions import Tokens
     from fixlore.lsp.server import FixloreServer

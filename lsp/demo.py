@@ -5,8 +5,9 @@ never touched) and a private knowledge home is used, so the demo leaves
 nothing behind. It starts ``fixlore serve`` as a child process over stdio
 (with ``ruff server`` as the Python upstream when ruff is installed), opens
 each file, and prints the diagnostics it receives. Then it shows both kinds of
-learning: fixes accepted from ruff's quick fixes change their order (with ruff),
-and a fix made by hand twice is offered back, and applied, in a new file
+learning: fixes accepted from ruff's quick fixes change their order (with ruff);
+a fix made by hand twice is offered back in a new file, and once accepted
+there and found to work, it is offered as the preferred fix in the next one
 (standalone too).
 """
 
@@ -133,6 +134,7 @@ async def _show_learning(session: EditorSession, workspace: Path, out: Callable[
 _PAUSE_MS = 300
 _HAND_FIXED = ("def total(rows, start)", "def average(amounts, weights)")
 _FRESH = "def shipping_cost(order, rate)"
+_FRESH_AGAIN = "def discount(order, percent)"
 
 
 async def _stats_after(session: EditorSession, predicate: Callable[[dict[str, Any]], bool]) -> dict[str, Any]:
@@ -166,21 +168,37 @@ async def _show_hand_learning(session: EditorSession, workspace: Path, code: str
         await session.gone(uri, code)
         await _stats_after(session, _more("manualFixes", fixes))
         out(f"  [{k + 1}] types `:` after `{header}`")
-    path = workspace / "by_hand_new.py"
-    path.write_text(f"{_FRESH}\n    return order * rate\n")
+    uri, learned = await _learned_fixes(session, workspace / "by_hand_new.py", _FRESH, code)
+    if not learned:
+        out("  (no learned fix was offered in time)")
+        return
+    out(f"  Offered for a new file: {learned[0]['title']}")
+    counts = (await _stats_after(session, lambda s: True))["counts"]
+    await session.apply(learned[0])  # its edit, then its command (fixlore.accept)
+    out(f"  Accepted: {session.texts[uri].splitlines()[0]}")
+    # The accepted fix is judged once the file settles: the diagnostic went and nothing broke.
+    done = await _stats_after(session, lambda s: s["counts"]["succeeded"] > counts["succeeded"])
+    gained = {key: done["counts"][key] - counts[key] for key in ("accepted", "succeeded")}
+    out(f"  Learned from that choice: accepted +{gained['accepted']}, worked +{gained['succeeded']}")
+    _, again = await _learned_fixes(session, workspace / "by_hand_again.py", _FRESH_AGAIN, code)
+    if again:
+        mark = "  <- preferred" if again[0].get("isPreferred") else ""
+        out(f"  Offered for the next file: {again[0]['title']}{mark}")
+
+
+async def _learned_fixes(
+    session: EditorSession, path: Path, header: str, code: str
+) -> tuple[str, list[dict[str, Any]]]:
+    """A new file that starts with ``header``, and the learned fixes offered for its ``code`` (asked until offered)."""
+    path.write_text(f"{header}\n    return 1\n")
     uri = session.open(path)
     for _ in range(50):  # the learned fix is instantiated for this file in the background
         diag = await session.diagnostic(uri, code)
         learned = [a for a in await session.code_actions(uri, diag) if a["title"].startswith("Apply learned fix")]
         if learned:
-            break
+            return uri, learned
         await _stats_after(session, lambda s: True)
-    else:
-        out("  (no learned fix was offered in time)")
-        return
-    out(f"  Offered for a new file: {learned[0]['title']}")
-    await session.apply(learned[0])
-    out(f"  Applied: {session.texts[uri].splitlines()[0]}")
+    return uri, []
 
 
 def run_demo(workspace: str | None = None, use_ruff: bool = True, out: Callable[[str], None] = print) -> int:

@@ -14,13 +14,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import multiprocessing
 import os
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +27,8 @@ from fixlore.abstraction.syntax import SyntaxProblem, syntax_problems
 from fixlore.lsp.timeline import to_code_points
 
 if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+
     from pygls.workspace import TextDocument
 
     from fixlore.lsp.server import FixloreServer
@@ -210,7 +210,7 @@ class SyntaxChecker:
         loop = asyncio.get_running_loop()
         try:
             problems = await loop.run_in_executor(self._executor(text), syntax_problems, language, text)
-        except BrokenProcessPool:  # the child died (out of memory?): no diagnostics this time, a new child next
+        except BrokenExecutor:  # the child died (out of memory?): no diagnostics this time, a new child next
             logger.warning("the syntax-check process ended unexpectedly")
             self._processes = None
             return
@@ -223,6 +223,9 @@ class SyntaxChecker:
 
 def worker_process_pool() -> ProcessPoolExecutor:
     """One worker process (spawned: no copy of the server's threads) that ends with the server."""
+    import multiprocessing  # here: most sessions never start a worker, and `initialize` need not wait for it
+    from concurrent.futures import ProcessPoolExecutor
+
     return ProcessPoolExecutor(
         max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),

@@ -11,9 +11,9 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
+import threading
 import time
-from concurrent.futures import Executor, Future, ThreadPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
+from concurrent.futures import BrokenExecutor, Executor, Future, ThreadPoolExecutor
 from typing import Any
 
 from fixlore.abstraction import FixCategory, Pattern, is_placeholder
@@ -72,12 +72,23 @@ class Extractor:
     def __init__(self) -> None:
         self._pool: Executor | None = None
         self._fallback = False
+        self._closed = False
+        self._lock = threading.Lock()  # the starting thread and the event loop both may make the pool
 
     def start(self) -> None:
-        """Start the worker and load libcst in it (after ``initialized``; returns at once)."""
-        pool = self._executor()
+        """Start the worker and load libcst in it, from a thread of its own (after ``initialized``).
+
+        Starting a process takes its parent ~0.1-0.2 s (multiprocessing's import,
+        the spawn): on the event loop, the editor's first requests waited for it.
+        """
+        threading.Thread(target=self._start, name="fixlore-extractor-start", daemon=True).start()
+
+    def _start(self) -> None:
         try:
-            future = pool.submit(warm_up)
+            with self._lock:
+                if self._closed:
+                    return
+                future = self._executor_locked().submit(warm_up)
         except (OSError, RuntimeError) as exc:
             logger.warning("extraction worker not started (%s); extracting in a thread", type(exc).__name__)
             self._use_thread()
@@ -89,7 +100,7 @@ class Extractor:
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._executor(), _extract, language, before, after, info)
-        except (BrokenProcessPool, OSError, RuntimeError) as exc:
+        except (BrokenExecutor, OSError, RuntimeError) as exc:
             if self._fallback:
                 raise
             logger.warning("extraction worker failed (%s); extracting in a thread from now on", type(exc).__name__)
@@ -98,14 +109,23 @@ class Extractor:
 
     def close(self) -> None:
         """Stop the worker (pending extractions are dropped: the session is ending)."""
+        with self._lock:
+            self._closed = True
+            self._stop_pool()
+
+    def _stop_pool(self) -> None:
         if self._pool is not None:
             # The worker holds nothing to keep: end it now rather than let the exit wait for it.
-            for process in list(getattr(self._pool, "_processes", {}).values()):
+            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
                 process.terminate()
             self._pool.shutdown(wait=False, cancel_futures=True)
             self._pool = None
 
     def _executor(self) -> Executor:
+        with self._lock:
+            return self._executor_locked()
+
+    def _executor_locked(self) -> Executor:
         if self._pool is None:
             if self._fallback:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-extract")
@@ -116,8 +136,9 @@ class Extractor:
         return self._pool
 
     def _use_thread(self) -> None:
-        self.close()
-        self._fallback = True
+        with self._lock:
+            self._stop_pool()
+            self._fallback = True
 
 
 def _log_warm_up(future: Future[float]) -> None:

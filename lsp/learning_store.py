@@ -22,9 +22,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import Pattern, Signature
-from fixlore.knowledge import Event, EventKind, Knowledge
+from fixlore.knowledge import Event, EventKind
 
 if TYPE_CHECKING:
+    from fixlore.knowledge import Knowledge
     from fixlore.lsp.config import FixloreConfig
     from fixlore.lsp.server import FixloreServer
 
@@ -91,6 +92,8 @@ class StoreSide:
         loop = asyncio.get_running_loop()
 
         def open_() -> Knowledge:
+            from fixlore.knowledge import Knowledge  # the store's modules load here, in the worker
+
             return Knowledge.open(
                 workspace_root=root,
                 learning=config.learning,

@@ -158,6 +158,9 @@ def test_explain_past_the_end_of_a_line_is_a_usage_error(tmp_path: Path) -> None
         ["explain"],
         ["knowledge"],
         *(["knowledge", sub] for sub in ("list", "show", "stats", "prune", "export", "import", "forget", "reset")),
+        ["dashboard"],
+        ["team"],
+        *(["team", sub] for sub in ("init", "add-member", "status", "sync", "review", "approve", "reject")),
     ],
 )
 def test_help_lists_examples(command: list[str]) -> None:
@@ -166,6 +169,20 @@ def test_help_lists_examples(command: list[str]) -> None:
     assert proc.returncode == 0
     examples = proc.stdout.split("examples:\n", 1)[1].splitlines()
     assert examples and all(line.startswith(f"  fixlore {' '.join(command)}".rstrip()) for line in examples), examples
+
+
+def test_help_documents_the_exit_codes() -> None:
+    proc = run("--help")
+
+    codes = proc.stdout.split("exit codes:\n", 1)[1].split("\n\n", 1)[0].splitlines()
+    assert [line.split()[0] for line in codes] == ["0", "1", "2", "3", "4"]
+    assert "nothing to do" in codes[0]
+
+
+def test_an_empty_list_is_success(tmp_path: Path) -> None:
+    proc = run("knowledge", "list", "--no-base", "--home", str(tmp_path / "home"))
+
+    assert (proc.returncode, proc.stdout) == (0, "no patterns\n")
 
 
 @pytest.mark.parametrize("how", ["--home", "FIXLORE_HOME"])
@@ -188,4 +205,7 @@ def test_demo_shows_a_fix_learned_from_hand_edits(flags: list[str]) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     section = proc.stdout.split("Learning from hand edits", 1)[1]
     assert "Offered for a new file: Apply learned fix: " in section
-    assert "def shipping_cost(order, rate):" in section  # applied: the colon typed in by fixlore
+    assert "Accepted: def shipping_cost(order, rate):" in section  # applied: the colon typed in by fixlore
+    # and learning from that accepted quick fix, standalone too: it worked, so it is preferred next time
+    assert "Learned from that choice: accepted +1, worked +1" in section
+    assert "with `def discount(order, percent):`  <- preferred" in section

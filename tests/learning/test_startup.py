@@ -4,6 +4,14 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
+from importlib.metadata import version
+from pathlib import Path
+
+from fixlore.abstraction import DiagnosticInfo, Extracted, Position, TextRange, extract_pattern
+from fixlore.lsp import __version__
+from fixlore.lsp.extractor import Extractor
+from fixlore.lsp.framing import encode_message
 
 PROBE = (
     "import sys\n"
@@ -17,3 +25,76 @@ def test_building_the_server_does_not_import_libcst() -> None:
     proc = subprocess.run([sys.executable, "-c", PROBE], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.strip() == "[]"
+
+
+# Loaded later if at all: the other sub-commands, worker processes, libcst (in the
+# extraction worker). The knowledge store's modules are not listed: a worker thread
+# that starts once the workspace is known imports them, and may begin before the answer.
+NOT_BEFORE_THE_ANSWER = (
+    "libcst",
+    "multiprocessing",
+    "importlib.metadata",
+    "fixlore.knowledge.cli",
+    "fixlore.knowledge.dashboard_cli",
+    "fixlore.knowledge.team_cli",
+    "fixlore.lsp.explain",
+)
+
+
+def test_serve_answers_initialize_before_loading_what_it_needs_later(tmp_path: Path) -> None:
+    log = tmp_path / "importtime.txt"
+    with log.open("w") as err:
+        process = subprocess.Popen(
+            [sys.executable, "-X", "importtime", "-m", "fixlore.lsp", "serve"],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=err,
+            cwd=tmp_path,
+        )
+        assert process.stdin is not None and process.stdout is not None
+        params = {"processId": None, "rootUri": None, "capabilities": {}}
+        process.stdin.write(encode_message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}))
+        process.stdin.flush()
+        header = process.stdout.readline()  # everything imported so far was imported before the answer
+        process.kill()
+        process.wait()
+    assert header.startswith(b"Content-Length: ")
+    loaded = {line.split("|")[2].strip() for line in log.read_text().splitlines() if line.startswith("import time:")}
+    assert "fixlore.lsp.server" in loaded  # the log is the server's
+    assert [m for m in NOT_BEFORE_THE_ANSWER if m in loaded] == []
+
+
+def test_the_version_is_the_distributions() -> None:
+    assert __version__ == version("fixlore")
+
+
+E711_BEFORE = "def f(x):\n    if x == None:\n        return 1\n"
+E711 = DiagnosticInfo("Ruff", "E711", "Comparison to `None`", TextRange(Position(1, 12), Position(1, 16)))
+
+
+async def test_the_extractor_started_in_the_background_extracts_in_its_worker() -> None:
+    extractor = Extractor()
+    extractor.start()  # returns at once; the worker is made by a thread of its own
+    try:
+        result = await extractor.extract("python", E711_BEFORE, E711_BEFORE.replace("== None", "is None"), E711)
+    finally:
+        extractor.close()
+
+    expected = extract_pattern("python", E711_BEFORE, E711_BEFORE.replace("== None", "is None"), E711)
+    assert isinstance(result, Extracted) and isinstance(expected, Extracted)
+    assert result.pattern.fingerprint == expected.pattern.fingerprint
+
+
+def test_closing_while_the_extractor_starts_leaves_no_worker() -> None:
+    import multiprocessing
+
+    for _ in range(5):
+        extractor = Extractor()
+        extractor.start()
+        extractor.close()  # at once: before, while or after the starting thread makes the pool
+        threads = [t for t in threading.enumerate() if t.name == "fixlore-extractor-start"]
+        for thread in threads:
+            thread.join(30)
+    for child in multiprocessing.active_children():  # reaps the ended ones
+        child.join(30)
+    assert multiprocessing.active_children() == []
