@@ -42,6 +42,7 @@ from fixlore.abstraction._soundness import (
     format_left_unapplied,
     pattern_unsound,
     python_roles,
+    renames_a_working_name,
     roles_unsound,
     subject_of_diagnostic,
 )
@@ -133,7 +134,12 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         old_part, new_part = text, _edited(src, edits)
     if language == "python":
         unsound = roles_unsound(old_part, new_part, _may_go(ctx)) if ctx.unit is not None else None
-        unsound = unsound or brings_unbound_name(old_part, new_part, text) or format_left_unapplied(old_part, new_part)
+        unsound = (
+            unsound
+            or brings_unbound_name(old_part, new_part, text)
+            or format_left_unapplied(old_part, new_part)
+            or renames_a_working_name(pattern, seen, text)
+        )
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
     return Instantiated(new_edits, _title(ctx, edits))

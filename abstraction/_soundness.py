@@ -87,6 +87,49 @@ def _renames_subject(pattern: Pattern) -> bool:
     return False
 
 
+def _renamed_kept_names(pattern: Pattern) -> frozenset[str]:
+    """The names a message keeps literally that the fix replaces by another fixed name.
+
+    ``xrange`` -> ``range`` for "Undefined name `xrange`" is a port's rule;
+    ``object`` -> ``property`` for "Class `$1` inherits from `object`" was one
+    class's redesign. One example cannot tell them apart in general; in Python
+    :func:`renames_a_working_name` can, where the fix applies.
+    """
+    shape = pattern.shape
+    if shape is None:
+        return frozenset()
+    named = set(_BACKTICKED.findall(pattern.signature.message))
+    before, after = _counts_order(shape.before), _counts_order(shape.after)
+    out: set[str] = set()
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "replace" and named & set(before[i1:i2]):
+            if any(_NAME.fullmatch(t) and not is_numbered(t) and t not in named for t in after[j1:j2]):
+                out |= named & set(before[i1:i2])
+    return frozenset(out)
+
+
+def renames_a_working_name(pattern: Pattern, seen: int, text: str) -> str | None:
+    """Why a Python fix seen once would replace a name that works in ``text`` by another, or ``None``.
+
+    Replacing a name that is not defined (``xrange`` in Python 3) repairs code
+    that cannot run there, so one example of it is enough; replacing one that
+    resolves (a builtin such as ``object``, or a name the file binds) changes
+    what working code does, and needs the user's habit (:data:`EVIDENCE`).
+    """
+    if seen >= EVIDENCE:
+        return None
+    renamed = _renamed_kept_names(pattern)
+    if not renamed:
+        return None
+    if renamed & _BUILTINS or renamed & _bound_names(text):
+        return "replaces a name that works, on one example's word"
+    return None
+
+
+_BACKTICKED = re.compile(r"`([^\W\d]\w*)`")
+
+
 _IMPORT_LINE = re.compile(r"^\s*(?:from\s+(?P<module>\S+(?:\s+\.)*)\s+)?import\s+(?P<names>.+)$")
 
 
@@ -158,6 +201,8 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
         return "replaces the diagnostic's name with a fixed one"
     if habit:
         return None
+    if _renamed_kept_names(pattern) and pattern.signature.language != "python":
+        return "replaces the name the diagnostic is about on one example's word"
     gone = dropped(pattern)
     if gone and AT_DIAGNOSTIC not in pattern.extra:
         return f"drops a name ({min(gone)}) on one example's word"

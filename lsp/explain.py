@@ -51,6 +51,9 @@ async def explain_at(server: FixloreServer, uri: str, position: dict[str, Any]) 
     line = int(position.get("line", 0))
     character = position.get("character")
     hub = server.features["diagnostics"]
+    learning = server.features.get("learning")
+    if learning is not None:
+        await learning.ready()  # the evidence is the point: wait for the store if it is still opening
     proxy = server.features.get("proxy")
     if proxy is not None:
         proxy.diagnostics.settle(uri)

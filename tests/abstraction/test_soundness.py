@@ -218,3 +218,25 @@ def test_a_learned_fix_never_cuts_a_format_call_away_from_a_string_that_keeps_it
     result = instantiate(pattern, "python", other, diag_at(other, '"<{kind} str>".format(kind=KIND)', "Ruff", "UP032", message), seen=5)
     assert not isinstance(result, Instantiated), result
     assert result.reason is SkipReason.UNSOUND
+
+
+def test_one_example_renames_a_broken_name_but_not_a_working_one() -> None:
+    from fixlore.abstraction import Instantiated, instantiate
+
+    from ._helpers import code, diag_at, learn
+
+    # "object" works: replacing it changes what the class is (one class's redesign)
+    before = code("class Cached(object):\n    pass\n")
+    message = "Class `Cached` inherits from `object`"
+    pattern = learn("python", before, code("class Cached(property):\n    pass\n"), diag_at(before, "object", "Ruff", "UP004", message))
+    other = code("class Loop(object):\n    pass\n")
+    diag = diag_at(other, "object", "Ruff", "UP004", "Class `Loop` inherits from `object`")
+    assert not isinstance(instantiate(pattern, "python", other, diag, seen=1), Instantiated)
+    assert isinstance(instantiate(pattern, "python", other, diag, seen=2), Instantiated)  # a habit
+    # "xrange" is undefined in Python 3: replacing it repairs code that cannot run
+    before = code("for i in xrange(3):\n    print(i)\n")
+    fixed = code("for i in range(3):\n    print(i)\n")
+    pattern = learn("python", before, fixed, diag_at(before, "xrange", "Ruff", "F821", "Undefined name `xrange`"))
+    other = code("total = sum(xrange(9))\n")
+    diag = diag_at(other, "xrange", "Ruff", "F821", "Undefined name `xrange`")
+    assert isinstance(instantiate(pattern, "python", other, diag, seen=1), Instantiated)
