@@ -13,7 +13,6 @@ Exit codes as ``fixlore knowledge`` (0 ok, 2 usage, 4 store error).
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sqlite3
 import sys
@@ -23,6 +22,8 @@ import webbrowser
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TextIO
+
+import orjson
 
 from ._knowledge import Knowledge
 from ._model import KnowledgeError
@@ -113,7 +114,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         if args.serve:
             return serve(k, port=args.port, open_browser=not args.no_open, out=out)
         data = dashboard_data(k)
-        text = json.dumps(data, separators=(",", ":")) + "\n" if args.json else render_html(data)
+        text = orjson.dumps(data).decode() + "\n" if args.json else render_html(data)
         if args.output == "-" or (args.json and args.output is None):
             out.write(text)
             return EXIT_OK
@@ -146,7 +147,7 @@ def make_server(k: Knowledge, port: int = 0) -> ThreadingHTTPServer:
                 if path == "/":
                     body, ctype = render_html(dashboard_data(k), live=LIVE_PATH).encode(), "text/html"
                 elif path == "/data.json":
-                    body, ctype = json.dumps(dashboard_data(k), separators=(",", ":")).encode(), "application/json"
+                    body, ctype = orjson.dumps(dashboard_data(k)), "application/json"
                 elif path == LIVE_PATH:
                     body, ctype = store_revision(k).encode(), "text/plain"
                 else:
