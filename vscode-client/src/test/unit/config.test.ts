@@ -37,6 +37,7 @@ describe("toServerConfig", () => {
         diagnosticsDebounceMs: 0,
         manualFixPauseMs: 500,
         upstreamTimeoutMs: 1000,
+        teamKnowledge: " host=db.internal dbname=fixlore user=alice ",
         path: "/opt/fixlore/bin/fixlore",
       }),
     );
@@ -50,7 +51,20 @@ describe("toServerConfig", () => {
       diagnosticsDebounceMs: 0,
       manualFixPauseMs: 500,
       upstreamTimeoutMs: 1000,
+      teamKnowledge: "host=db.internal dbname=fixlore user=alice",
     });
+  });
+
+  it("refuses a team store setting with a password, and never repeats the password", () => {
+    for (const bad of ["host=db password=hunter2", "postgresql://me:hunter2@db/x", "postgresql://db/x?password=hunter2"]) {
+      const { config, problems } = toServerConfig(readerOf({ teamKnowledge: bad }));
+      assert.deepEqual(config, {});
+      assert.equal(problems.length, 1);
+      assert.match(problems[0], /teamKnowledge holds a password/);
+      assert.doesNotMatch(problems[0], /hunter2/);
+    }
+    assert.deepEqual(toServerConfig(readerOf({ teamKnowledge: "fixlore-team" })).config, { teamKnowledge: "fixlore-team" });
+    assert.match(toServerConfig(readerOf({ teamKnowledge: 5 })).problems[0], /teamKnowledge must be/);
   });
 
   it("never sends the launch settings (path, interpreter) to the server", () => {
