@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import Pattern, Signature
-from fixlore.knowledge import Event, EventKind, Knowledge
+from fixlore.knowledge import Event, EventKind, Knowledge, TrustConfig
 
 if TYPE_CHECKING:
     from fixlore.lsp.config import FixloreConfig
@@ -35,6 +35,17 @@ REFRESH_INTERVAL_S = 3.0
 """How often another editor window's learning is pulled in (a cheap poll, in a worker)."""
 EARLY_EVENTS = 1000
 """At most this many events wait for the store while it opens."""
+
+
+def _scopes(config: FixloreConfig) -> tuple[object, ...]:
+    """The settings that decide which scopes the knowledge holds (a change reopens it)."""
+    return (
+        config.workspace_knowledge,
+        config.base_knowledge,
+        config.team_knowledge,
+        config.team_min_workspaces,
+        config.team_min_approvals,
+    )
 
 
 class StoreSide:
@@ -75,11 +86,7 @@ class StoreSide:
         if self.knowledge is None and self._opening is None:
             self._open(new, root)
         elif self.knowledge is not None:
-            if (old.workspace_knowledge, old.base_knowledge, old.team_knowledge) != (
-                new.workspace_knowledge,
-                new.base_knowledge,
-                new.team_knowledge,
-            ):
+            if _scopes(old) != _scopes(new):
                 stale, self.knowledge = self.knowledge, None
                 self.executor.submit(stale.close)
                 self._open(new, root)
@@ -97,6 +104,7 @@ class StoreSide:
                 workspace_scope=config.workspace_knowledge,
                 base=config.base_knowledge,
                 team=config.team_knowledge or None,  # a background thread; never on the request path
+                team_trust=TrustConfig(config.team_min_workspaces, config.team_min_approvals),
             )
 
         future = loop.run_in_executor(self.executor, open_)

@@ -123,3 +123,35 @@ async def test_a_team_store_that_hangs_never_slows_the_editor(tmp_path: Path) ->
             assert len(hole.accepted) >= 1
     finally:
         hole.close()
+
+
+async def test_the_servers_trust_threshold_is_a_setting(team: TeamEnv, tmp_path: Path) -> None:
+    """With ``teamMinWorkspaces: 1`` a fix made by hand in one workspace is offered in another at once."""
+    header = HEADERS[0]
+    root = tmp_path / "ws"
+    root.mkdir()
+    env = {"FIXLORE_HOME": str(tmp_path / "home")}
+    async with Editor(root, ruff=False, settings={"teamKnowledge": team.url("alice")}, env=env) as editor:
+        text = f"{header}\n    return len(total.__name__)\n"
+        await fix_by_hand(editor, "m.py", text, "python-syntax", lambda uri: editor.insert(uri, len(header), ":"))
+        deadline = asyncio.get_running_loop().time() + 30
+        while not workspaces_with(team, 1):
+            assert asyncio.get_running_loop().time() < deadline, "never published"
+            await asyncio.sleep(0.2)
+
+    async def offered(settings: dict[str, Any], wait: float) -> bool:
+        root = tmp_path / "fresh"
+        root.mkdir()
+        env = {"FIXLORE_HOME": str(root / "home")}
+        async with Editor(root, ruff=False, settings={"teamKnowledge": team.url("bob"), **settings}, env=env) as ed:
+            uri = ed.open("copy.py", "def shipping_cost(order, rate)\n    return order * rate\n")
+            diag = await ed.diagnostic(uri, "python-syntax")
+            deadline = asyncio.get_running_loop().time() + wait
+            while asyncio.get_running_loop().time() < deadline:
+                if learned(await ed.code_actions(uri, diag)):
+                    return True
+                await asyncio.sleep(0.2)
+            return False
+
+    # The default (3 workspaces, test_three_workspaces_teach_a_fourth...) would not offer it.
+    assert await offered({"teamMinWorkspaces": 1}, 30)

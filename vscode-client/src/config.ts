@@ -57,6 +57,8 @@ export interface ServerConfig {
   upstreamTimeoutMs: number;
   /** The team store (docs/team.md): a PostgreSQL connection string or libpq service name, never a password. */
   teamKnowledge: string;
+  teamMinWorkspaces: number;
+  teamMinApprovals: number;
 }
 
 /** The defaults of the server (lsp/config.py), for reference; the extension never sends them. */
@@ -70,6 +72,8 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = Object.freeze({
   manualFixPauseMs: 2000,
   upstreamTimeoutMs: 3000,
   teamKnowledge: "",
+  teamMinWorkspaces: 3,
+  teamMinApprovals: 2,
 });
 
 /** The largest millisecond value the server accepts (lsp/config.py). */
@@ -156,6 +160,16 @@ export function toServerConfig(read: SettingsReader): MappedConfig {
   set("manualFixPauseMs", millis("manualFixPauseMs"));
   set("upstreamTimeoutMs", millis("upstreamTimeoutMs"));
   set("teamKnowledge", mapTeamKnowledge(given("teamKnowledge"), problems));
+  const atLeastOne = (key: "teamMinWorkspaces" | "teamMinApprovals"): number | undefined => {
+    const value = given(key);
+    if (value === undefined || (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= 1000)) {
+      return value as number | undefined;
+    }
+    problems.push(`fixlore.${key} must be a whole number from 1 to 1000; ignored (default: ${DEFAULT_CONFIG[key]}).`);
+    return undefined;
+  };
+  set("teamMinWorkspaces", atLeastOne("teamMinWorkspaces"));
+  set("teamMinApprovals", atLeastOne("teamMinApprovals"));
   return { config, problems };
 }
 

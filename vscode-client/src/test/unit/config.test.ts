@@ -38,6 +38,8 @@ describe("toServerConfig", () => {
         manualFixPauseMs: 500,
         upstreamTimeoutMs: 1000,
         teamKnowledge: " host=db.internal dbname=fixlore user=alice ",
+        teamMinWorkspaces: 5,
+        teamMinApprovals: 1,
         path: "/opt/fixlore/bin/fixlore",
       }),
     );
@@ -52,6 +54,8 @@ describe("toServerConfig", () => {
       manualFixPauseMs: 500,
       upstreamTimeoutMs: 1000,
       teamKnowledge: "host=db.internal dbname=fixlore user=alice",
+      teamMinWorkspaces: 5,
+      teamMinApprovals: 1,
     });
   });
 
@@ -65,6 +69,14 @@ describe("toServerConfig", () => {
     }
     assert.deepEqual(toServerConfig(readerOf({ teamKnowledge: "fixlore-team" })).config, { teamKnowledge: "fixlore-team" });
     assert.match(toServerConfig(readerOf({ teamKnowledge: 5 })).problems[0], /teamKnowledge must be/);
+  });
+
+  it("takes the team's trust thresholds as whole numbers from 1 to 1000", () => {
+    for (const bad of [0, 2.5, "3", 1001, true]) {
+      const { config, problems } = toServerConfig(readerOf({ teamMinWorkspaces: bad, teamMinApprovals: bad }));
+      assert.deepEqual(config, {});
+      assert.equal(problems.length, 2);
+    }
   });
 
   it("never sends the launch settings (path, interpreter) to the server", () => {
