@@ -9,6 +9,8 @@ from three workspaces (k = 3).
 from __future__ import annotations
 
 import asyncio
+import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -149,6 +151,9 @@ async def test_the_servers_trust_threshold_is_a_setting(team: TeamEnv, tmp_path:
             deadline = asyncio.get_running_loop().time() + wait
             while asyncio.get_running_loop().time() < deadline:
                 if learned(await ed.code_actions(uri, diag)):
+                    # `explain` (the editors' command, and `fixlore explain`) names the team's evidence.
+                    why = json.dumps(await ed.execute("fixlore.explain", [uri, diag["range"]["start"]]))
+                    assert re.search(r"team: \d+ accepted in 1 workspaces", why), why
                     return True
                 await asyncio.sleep(0.2)
             return False
