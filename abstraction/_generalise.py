@@ -18,7 +18,15 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from fixlore.abstraction._pattern import ActionTemplate, EditShape, Hole, Pattern, Signature
-from fixlore.abstraction._placeholders import hole, hole_index, is_hole, is_numbered, is_placeholder, numbered, tokenizer
+from fixlore.abstraction._placeholders import (
+    hole,
+    hole_index,
+    is_hole,
+    is_numbered,
+    is_placeholder,
+    numbered,
+    tokenizer,
+)
 from fixlore.abstraction._templates import _template_tokens, first_line, message_tokens
 from fixlore.abstraction._vocab import class_members, class_of, is_allowed_name
 

@@ -84,7 +84,9 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
     binding = bind_template(language, sig.message, diag.message, pattern.holes)
     if binding is None:
         lifted = lift(pattern, diag.message)
-        binding = None if lifted is None else bind_template(language, lifted.signature.message, diag.message, lifted.holes)
+        binding = (
+            None if lifted is None else bind_template(language, lifted.signature.message, diag.message, lifted.holes)
+        )
         if lifted is None or binding is None:
             return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
         pattern = lifted

@@ -336,7 +336,7 @@ def _has_fields(value: str) -> bool:
 
 
 def format_left_unapplied(old: str, new: str) -> str | None:
-    """Why a Python fix leaves a format string without its arguments (``.format(...)`` or ``% x`` cut away), or ``None``.
+    """Why a Python fix leaves a format string without its arguments (its ``.format(...)`` or ``% x`` cut away).
 
     Learned where the human also rewrote the string, ``"<{type} 'int'>".format(type=T)``
     -> ``"<class 'int'>"`` abstracts to deleting the call; on other code the

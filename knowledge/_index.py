@@ -70,6 +70,22 @@ def row_stats(
     )
 
 
+def decided(row: Row) -> bool:
+    """Whether a row holds a decision or a verification, not only offers.
+
+    A scope whose row was only offered (a learned fix shown from the team's or the
+    base's evidence is recorded as offered in the user store) has no habit to speak
+    for: the next scope's evidence ranks instead, until the user takes or turns down
+    the action.
+    """
+    return any(row[1:R_FIRST])
+
+
+def decided_counts(c: Counts) -> bool:
+    """:func:`decided` for a :class:`Counts`."""
+    return any(c.as_tuple()[1:])
+
+
 _PACKED = struct.Struct("<7i2diIB")
 """A packed row: seven counts, first and last seen, workspaces, context id, has a shape."""
 FP_BYTES = 10
@@ -398,7 +414,11 @@ class Index:
         for scope, bucket in self.evidence(rule_key).layers:
             for fp, row in bucket.items():
                 # "": a lazily read learned fix whose pattern could not be read (yet).
-                if fp not in out and row[R_BODY] is not None and row[R_BODY] != "":
+                if row[R_BODY] is None or row[R_BODY] == "":
+                    continue
+                found = out.get(fp)
+                # The highest scope that decided something wins; offers alone give way (see ``decided``).
+                if found is None or (not decided_counts(found.counts) and decided(row)):
                     out[fp] = row_stats(fp, scope, row, with_pattern=True)
         return list(out.values())
 
@@ -448,11 +468,17 @@ class EvidenceView(Mapping[str, PatternStats]):
         self.imported = imported
 
     def __getitem__(self, fp: str) -> PatternStats:
+        offered_only: tuple[Scope, Row] | None = None
         for scope, bucket in self.layers:
             row = bucket.get(fp)
             if row is not None:
-                return row_stats(fp, scope, row, own=self._own(fp, scope, row))
-        raise KeyError(fp)
+                if decided(row):
+                    return row_stats(fp, scope, row, own=self._own(fp, scope, row))
+                offered_only = offered_only or (scope, row)
+        if offered_only is None:
+            raise KeyError(fp)
+        scope, row = offered_only
+        return row_stats(fp, scope, row, own=self._own(fp, scope, row))
 
     def _own(self, fp: str, scope: Scope, row: Row) -> Counts:
         """The user's own counts of ``fp``: the user row's, less what imports added."""

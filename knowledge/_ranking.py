@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from fixlore.abstraction._pattern import Scope
 
@@ -78,16 +79,50 @@ def _prior_score(cand: Candidate, config: RankingConfig) -> tuple[float, tuple[s
     )
 
 
-def _score(
-    cand: Candidate, stats: PatternStats, now: float, config: RankingConfig
-) -> tuple[float, tuple[str, ...], float]:
+def top_key(
+    candidates: Sequence[Candidate],
+    evidence: Mapping[str, PatternStats],
+    *,
+    now: float,
+    config: RankingConfig = RankingConfig(),  # noqa: B008 - frozen, immutable default
+) -> str | None:
+    """The key :func:`rank_actions` puts first, without building explanations (for replays of a log)."""
+    best: tuple[tuple[float, int], str] | None = None
+    for cand in candidates:
+        stats = evidence.get(cand.key)
+        score = prior_score(config) if stats is None else _factors(cand, stats, now, config).score
+        order = (-round(score, 9), cand.upstream_index)
+        if best is None or order < best[0]:  # strict: a full tie keeps the earlier one, as the stable sort does
+            best = (order, cand.key)
+    return None if best is None else best[1]
+
+
+class _Factors(NamedTuple):
+    score: float
+    decay: float
+    scope_w: float
+    pos: float
+    neg: float
+    acceptance: float
+    ok: float
+    bad: float
+    success: float
+    ctx: float
+    shared: int
+    total: int
+    own: Counts
+    other: Counts
+    cap: float
+
+
+def _factors(cand: Candidate, stats: PatternStats, now: float, config: RankingConfig) -> _Factors:
+    """The parts of a candidate's score (:func:`_score` explains them, :func:`top_key` needs the sum only)."""
     c = stats.counts
     a0, b0 = config.prior_alpha, config.prior_beta
-    age_days = max(0.0, now - stats.last_seen) / _DAY
     if stats.scope is Scope.BASE or config.half_life_days <= 0:
         decay = 1.0  # shipped knowledge does not age
     else:
-        decay = math.pow(0.5, age_days / config.half_life_days)
+        decay = math.pow(0.5, max(0.0, now - stats.last_seen) / _DAY / config.half_life_days)
     scope_w = dict(config.scope_weights).get(stats.scope, 1.0)
     w = decay * scope_w
     # Shipped knowledge counts as it is; otherwise the user's own counts do, and what
@@ -111,6 +146,19 @@ def _score(
     success = (a0 + ok) / (a0 + b0 + ok + bad)
     ctx, shared, total = _context_match(stats.context, cand.pattern.context if cand.pattern else ())
     score = config.weight_acceptance * acceptance + config.weight_success * success + config.weight_context * ctx
+    return _Factors(score, decay, scope_w, pos, neg, acceptance, ok, bad, success, ctx, shared, total, own, other, cap)
+
+
+def _score(
+    cand: Candidate, stats: PatternStats, now: float, config: RankingConfig
+) -> tuple[float, tuple[str, ...], float]:
+    c = stats.counts
+    a0, b0 = config.prior_alpha, config.prior_beta
+    age_days = max(0.0, now - stats.last_seen) / _DAY
+    f = _factors(cand, stats, now, config)
+    score, decay, scope_w, pos, neg, acceptance = f.score, f.decay, f.scope_w, f.pos, f.neg, f.acceptance
+    ok, bad, success, ctx, shared, total = f.ok, f.bad, f.success, f.ctx, f.shared, f.total
+    own, other, cap = f.own, f.other, f.cap
     why: tuple[str, ...] = (
         f"score {score:.3f} = {config.weight_acceptance:g}*acceptance"
         f" + {config.weight_success:g}*success + {config.weight_context:g}*context",

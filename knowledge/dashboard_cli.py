@@ -3,14 +3,16 @@
 By default the page is written to a temporary file and opened in the browser
 (:mod:`webbrowser`); ``-o FILE`` writes it without opening anything (``-o -``
 to standard output); ``--json`` gives the data instead; ``--serve`` serves it
-on 127.0.0.1 and the page reloads itself when the store changes. Exit codes as
-``fixlore knowledge`` (0 ok, 2 usage, 4 store error).
+on 127.0.0.1 and the page reloads itself when the store changes. With a team
+store configured (``--team URL``, ``teamKnowledge`` or ``FIXLORE_TEAM_KNOWLEDGE``,
+as ``fixlore team``), the team's trusted patterns are pulled once and shown as
+the ``team`` scope; an unreachable team store leaves that scope out and says so.
+Exit codes as ``fixlore knowledge`` (0 ok, 2 usage, 4 store error).
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sqlite3
 import sys
@@ -21,9 +23,13 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any, TextIO
 
+import orjson
+
 from ._knowledge import Knowledge
 from ._model import KnowledgeError
+from ._teamdb import team_conninfo
 from .dashboard import dashboard_data, render_html, store_revision
+from .team_cli import configured_url
 
 logger = logging.getLogger(__name__)
 
@@ -58,6 +64,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
     p.add_argument("--home", type=Path, help="knowledge directory (default: $FIXLORE_HOME or the user data dir)")
     p.add_argument("--workspace", type=Path, help="also show this workspace's .fixlore/ scope")
     p.add_argument("--no-base", action="store_true", help="leave out the shipped base knowledge")
+    p.add_argument(
+        "--team",
+        metavar="URL",
+        help="also show the team's trusted patterns, pulled once from this team store"
+        " (default: the configured teamKnowledge, else $FIXLORE_TEAM_KNOWLEDGE)",
+    )
+    p.add_argument("--no-team", action="store_true", help="do not read the team store")
     p.set_defaults(run=run)
 
 
@@ -71,6 +84,11 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         print("fixlore: --port must be between 0 and 65535", file=sys.stderr)
         return EXIT_USAGE
     try:
+        team = None if args.no_team else team_conninfo(args.team if args.team is not None else configured_url())
+    except ValueError as exc:
+        print(f"fixlore: the team store setting {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
         k = Knowledge.open(
             args.home,
             workspace_root=args.workspace,
@@ -82,15 +100,21 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             eager_max=0,
             cache_rows=0,
             packed_rows=0,
+            team=team or None,
+            team_interval=0,  # pulled once here, not in a thread
         )
     except KnowledgeError as exc:
         print(f"fixlore: {exc}", file=sys.stderr)
         return EXIT_STORE
     try:
+        if k.team is not None:
+            report = k.team.sync(publish=False)
+            if report.error:  # the page is still made, without the team scope
+                print(f"fixlore: the team scope is left out: {report.error}", file=sys.stderr)
         if args.serve:
             return serve(k, port=args.port, open_browser=not args.no_open, out=out)
         data = dashboard_data(k)
-        text = json.dumps(data, separators=(",", ":")) + "\n" if args.json else render_html(data)
+        text = orjson.dumps(data).decode() + "\n" if args.json else render_html(data)
         if args.output == "-" or (args.json and args.output is None):
             out.write(text)
             return EXIT_OK
@@ -123,7 +147,7 @@ def make_server(k: Knowledge, port: int = 0) -> ThreadingHTTPServer:
                 if path == "/":
                     body, ctype = render_html(dashboard_data(k), live=LIVE_PATH).encode(), "text/html"
                 elif path == "/data.json":
-                    body, ctype = json.dumps(dashboard_data(k), separators=(",", ":")).encode(), "application/json"
+                    body, ctype = orjson.dumps(dashboard_data(k)), "application/json"
                 elif path == LIVE_PATH:
                     body, ctype = store_revision(k).encode(), "text/plain"
                 else:

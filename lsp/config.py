@@ -77,6 +77,10 @@ class FixloreConfig:
     """The team store: a PostgreSQL connection string, URI or libpq service name; empty: none.
     Never with a password (libpq reads it from ``.pgpass``, ``PGPASSFILE`` or the environment).
     Also ``FIXLORE_TEAM_KNOWLEDGE``, which every other layer overrides (:func:`env_layer`)."""
+    team_min_workspaces: int = 3
+    """A team pattern is trusted once seen in this many distinct workspaces ..."""
+    team_min_approvals: int = 2
+    """... or approved by this many reviewers (and rejected by none)."""
 
 
 _CAMEL = re.compile(r"(?<!^)(?=[A-Z])")
@@ -148,6 +152,10 @@ def _coerce(name: str, value: Any) -> Any:
         if not isinstance(value, str):
             raise ValueError(f"expected a connection string or a service name, got {type(value).__name__}")
         return team_conninfo(value)
+    if name in ("team_min_workspaces", "team_min_approvals"):
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:
+            raise ValueError("expected a whole number from 1 to 1000")
+        return value
     if name.endswith("_ms"):
         if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= 600_000:
             raise ValueError("expected a whole number of milliseconds from 0 to 600000")

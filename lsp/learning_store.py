@@ -38,6 +38,17 @@ EARLY_EVENTS = 1000
 """At most this many events wait for the store while it opens."""
 
 
+def _scopes(config: FixloreConfig) -> tuple[object, ...]:
+    """The settings that decide which scopes the knowledge holds (a change reopens it)."""
+    return (
+        config.workspace_knowledge,
+        config.base_knowledge,
+        config.team_knowledge,
+        config.team_min_workspaces,
+        config.team_min_approvals,
+    )
+
+
 class StoreSide:
     """The knowledge store as the learning loop uses it."""
 
@@ -76,11 +87,7 @@ class StoreSide:
         if self.knowledge is None and self._opening is None:
             self._open(new, root)
         elif self.knowledge is not None:
-            if (old.workspace_knowledge, old.base_knowledge, old.team_knowledge) != (
-                new.workspace_knowledge,
-                new.base_knowledge,
-                new.team_knowledge,
-            ):
+            if _scopes(old) != _scopes(new):
                 stale, self.knowledge = self.knowledge, None
                 self.executor.submit(stale.close)
                 self._open(new, root)
@@ -92,7 +99,7 @@ class StoreSide:
         loop = asyncio.get_running_loop()
 
         def open_() -> Knowledge:
-            from fixlore.knowledge import Knowledge  # the store's modules load here, in the worker
+            from fixlore.knowledge import Knowledge, TrustConfig  # the store's modules load here, in the worker
 
             return Knowledge.open(
                 workspace_root=root,
@@ -100,6 +107,7 @@ class StoreSide:
                 workspace_scope=config.workspace_knowledge,
                 base=config.base_knowledge,
                 team=config.team_knowledge or None,  # a background thread; never on the request path
+                team_trust=TrustConfig(config.team_min_workspaces, config.team_min_approvals),
             )
 
         future = loop.run_in_executor(self.executor, open_)

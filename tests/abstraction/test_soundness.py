@@ -213,9 +213,13 @@ def test_a_learned_fix_never_cuts_a_format_call_away_from_a_string_that_keeps_it
     # the human rewrote the string too: "{kind}" became its value
     before = code('label = "<{kind} int>".format(kind=KIND)\n')
     after = code('label = "<class int>"\n')
-    pattern = learn("python", before, after, diag_at(before, '"<{kind} int>".format(kind=KIND)', "Ruff", "UP032", message))
+    pattern = learn(
+        "python", before, after, diag_at(before, '"<{kind} int>".format(kind=KIND)', "Ruff", "UP032", message)
+    )
     other = code('title = "<{kind} str>".format(kind=KIND)\n')
-    result = instantiate(pattern, "python", other, diag_at(other, '"<{kind} str>".format(kind=KIND)', "Ruff", "UP032", message), seen=5)
+    result = instantiate(
+        pattern, "python", other, diag_at(other, '"<{kind} str>".format(kind=KIND)', "Ruff", "UP032", message), seen=5
+    )
     assert not isinstance(result, Instantiated), result
     assert result.reason is SkipReason.UNSOUND
 
@@ -228,7 +232,12 @@ def test_one_example_renames_a_broken_name_but_not_a_working_one() -> None:
     # "object" works: replacing it changes what the class is (one class's redesign)
     before = code("class Cached(object):\n    pass\n")
     message = "Class `Cached` inherits from `object`"
-    pattern = learn("python", before, code("class Cached(property):\n    pass\n"), diag_at(before, "object", "Ruff", "UP004", message))
+    pattern = learn(
+        "python",
+        before,
+        code("class Cached(property):\n    pass\n"),
+        diag_at(before, "object", "Ruff", "UP004", message),
+    )
     other = code("class Loop(object):\n    pass\n")
     diag = diag_at(other, "object", "Ruff", "UP004", "Class `Loop` inherits from `object`")
     assert not isinstance(instantiate(pattern, "python", other, diag, seen=1), Instantiated)

@@ -200,3 +200,29 @@ def test_serve_refreshes_the_page_when_the_store_changes(tmp_path: Path, fixlore
 def test_screenshots_are_kept() -> None:
     chromium_path()
     assert ARTEFACTS.is_dir() and any(ARTEFACTS.glob("*.png"))
+
+
+@pytest.mark.slow
+def test_a_100k_store_loads_without_errors_with_every_series(tmp_path_factory: pytest.TempPathFactory) -> None:
+    chromium_path()
+    home = tmp_path_factory.mktemp("dashboard-100k")
+    written = populate(home, 100_000)
+    page_file = dashboard(home, tmp_path_factory.mktemp("page") / "100k.html", "--no-base")
+
+    def check(page: Any) -> dict[str, Any]:
+        out: dict[str, Any] = {"all": shown(page), "charts": {c: series(page, c) for c in CHARTS}}
+        out["rows"] = page.locator("#rules-table tbody tr").count()
+        out["python"] = choose(page, "#f-language", "python")
+        page.fill("#f-search", "$1 is none")
+        page.wait_for_function("(n) => document.body.dataset.shown !== String(n)", arg=out["python"])
+        out["search"] = shown(page)
+        return out
+
+    got, _ = with_page(page_file, "store-100k", check)  # fails on any console or page error
+    assert got["all"] == written["patterns"] - written["archived"]
+    for chart, labels in CHARTS.items():
+        c = got["charts"][chart]
+        assert c["series"] == labels == c["chartjs"]
+        assert all(p > 0 for p in c["points"]), (chart, c)
+    assert got["rows"] > 0
+    assert 0 < got["search"] < got["python"] < got["all"]

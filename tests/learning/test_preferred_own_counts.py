@@ -13,7 +13,9 @@ from .test_assemble_twins import learned_fix
 
 def _stats(counts: Counts, own: Counts) -> PatternStats:
     fix = learned_fix(counts)
-    return PatternStats(fix.pattern.fingerprint, Scope.USER, counts, time.time(), time.time(), pattern=fix.pattern, own=own)
+    return PatternStats(
+        fix.pattern.fingerprint, Scope.USER, counts, time.time(), time.time(), pattern=fix.pattern, own=own
+    )
 
 
 def test_an_imported_billion_accepts_do_not_outvote_the_users_own_rejections() -> None:

@@ -3,6 +3,10 @@
 Usage: ``python publish_proc.py HOME CONNINFO``. Records five events, puts them
 in three outbox batches, and kills itself with SIGKILL right after PostgreSQL
 committed the second batch, before the outbox row of that batch is deleted.
+
+``python publish_proc.py HOME CONNINFO many``: records ``MANY`` events, queues
+them in batches of 5, prints ``publishing`` and publishes them one by one, to be
+killed from outside at any moment.
 """
 
 from __future__ import annotations
@@ -19,9 +23,34 @@ from fixlore.knowledge import Event, EventKind, Knowledge, _team, _teamdb
 sys.path.insert(0, str(Path(__file__).parent.parent / "knowledge"))
 from _patterns import FIX, LEARNED  # noqa: E402
 
+MANY = 600
+
+
+def many(home: Path, url: str) -> None:
+    _team.BATCH_EVENTS = 5
+    k = Knowledge.open(home, workspace_root=home / "ws", base=False, auto_prune=False, team=url, team_interval=0)
+    for i in range(MANY):
+        k.record(
+            Event(
+                EventKind.MANUAL if i % 2 else EventKind.ACCEPTED,
+                LEARNED if i % 3 else FIX,
+                k.workspace_id,
+                time.time(),
+            )
+        )
+    k.flush()
+    assert k.team is not None
+    k.team.enqueue()
+    print("publishing", flush=True)
+    k.team.sync()
+    print("not killed", flush=True)
+
 
 def main() -> None:
     home, url = Path(sys.argv[1]), sys.argv[2]
+    if sys.argv[3:] == ["many"]:
+        many(home, url)
+        return
     _team.BATCH_EVENTS = 2
     real = _teamdb.publish
     done: list[str] = []

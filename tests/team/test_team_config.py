@@ -49,3 +49,13 @@ def test_a_bad_team_knowledge_value_keeps_the_default_and_says_why(value: Any, f
 def test_the_environment_variable_alone() -> None:
     assert env_layer({}) == {} and env_layer({"FIXLORE_TEAM_KNOWLEDGE": "  "}) == {}
     assert env_layer(ENV) == {"teamKnowledge": "host=env dbname=t"}
+
+
+def test_the_trust_thresholds_are_settings() -> None:
+    config, problems = parse_config(merge_layers({"teamMinWorkspaces": 5}, {"team_min_approvals": 1}))
+    assert problems == [] and (config.team_min_workspaces, config.team_min_approvals) == (5, 1)
+    assert (parse_config({})[0].team_min_workspaces, parse_config({})[0].team_min_approvals) == (3, 2)
+    for bad in (0, 1001, 2.5, "3", True):
+        config, problems = parse_config({"teamMinWorkspaces": bad, "teamMinApprovals": bad})
+        assert (config.team_min_workspaces, config.team_min_approvals) == (3, 2)
+        assert len(problems) == 2 and all("from 1 to 1000" in p for p in problems)

@@ -351,6 +351,53 @@ def test_fixlore_killed_mid_publish_resends_exactly_the_missing_batches(team: Te
     assert rows[LEARNED.fingerprint] == (0, 3, 1) and rows[FIX.fingerprint] == (2, 0, 1)
 
 
+def test_fixlore_killed_at_any_moment_of_a_long_publish_loses_and_doubles_nothing(
+    team: TeamEnv, tmp_path: Path
+) -> None:
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    from .publish_proc import MANY
+
+    for attempt, wait_batches in enumerate((3, 17, 41)):  # killed early, and later, into the same team store
+        home = tmp_path / f"h{attempt}"
+        proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).parent / "publish_proc.py"), str(home), team.url("alice"), "many"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=dict(os.environ),
+        )
+        try:
+            assert proc.stdout is not None and proc.stdout.readline().strip() == "publishing"
+            deadline = time.monotonic() + 60
+            with connect(team.admin_url) as c:
+                before = c.execute("SELECT count(*) FROM fixlore.batches").fetchone()[0]
+                while c.execute("SELECT count(*) FROM fixlore.batches").fetchone()[0] < before + wait_batches:
+                    assert proc.poll() is None and time.monotonic() < deadline, "the publish ended before the kill"
+                    time.sleep(0.005)
+            proc.send_signal(signal.SIGKILL)
+        finally:
+            proc.kill()
+            proc.wait(30)
+        store = sqlite3.connect(home / "knowledge.sqlite3")
+        left = store.execute("SELECT count(*) FROM team_outbox").fetchone()[0]
+        store.close()
+        assert 0 < left < MANY // 5
+        with team.open(home, "alice", workspace=home / "ws") as k:
+            assert k.team is not None
+            report = k.team.sync()
+            assert report.error is None and report.pending == 0 and report.sent + report.resent == left
+            assert report.resent <= 1  # at most the batch committed just before the kill
+    rows = team_rows(team)
+    published = 3 * MANY
+    assert sum(a + m for a, m, _ in rows.values()) == published
+    assert rows[FIX.fingerprint][0] + rows[FIX.fingerprint][1] == 3 * len([i for i in range(MANY) if i % 3 == 0])
+    assert rows[LEARNED.fingerprint][2] == 3  # three stores, three workspaces
+
+
 def test_after_a_reset_new_events_are_still_published_and_old_ones_not_again(team: TeamEnv, tmp_path: Path) -> None:
     with team.open(tmp_path / "h", "alice", workspace=tmp_path / "ws") as k:
         assert k.team is not None

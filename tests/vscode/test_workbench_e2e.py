@@ -96,3 +96,7 @@ def test_the_palette_commands_explain_list_patterns_and_restart(workbench: CodeS
 
 def test_a_fix_made_by_hand_twice_is_offered_in_a_new_file(workbench: CodeServer) -> None:
     drive(workbench, "manual")
+
+
+def test_show_dashboard_opens_the_page_in_a_webview(workbench: CodeServer) -> None:
+    drive(workbench, "dashboard")

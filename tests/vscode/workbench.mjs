@@ -1,7 +1,7 @@
 // Drives a real VS Code workbench (code-server) in headless Chromium, as a user would:
 // keyboard and clicks in, the DOM read back out (never the pixels). One scenario per run:
 //
-//   node workbench.mjs diagnostics|preference|manual|commands
+//   node workbench.mjs diagnostics|preference|manual|commands|dashboard
 //
 // Environment: WORKBENCH_URL (code-server with the folder), WORKSPACE (its path on disk),
 // CHROMIUM (the browser), SHOTS (where each step's screenshot goes), NODE_PATH (the
@@ -30,6 +30,13 @@ const browser = await chromium.launch({
 });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
 page.setDefaultTimeout(WAIT);
+// Content Security Policy refusals, from the workbench and every frame (webviews included).
+const refused = [];
+page.on("console", (m) => {
+  if (/Content Security Policy|Refused to (load|execute|apply|connect)/.test(m.text())) {
+    refused.push(m.text());
+  }
+});
 
 /** Keep a screenshot of this step (an artefact for people; the checks read the DOM). */
 async function shot(name) {
@@ -138,6 +145,8 @@ async function quickFixes() {
       return rows.evaluateAll((els) => els.map((el) => el.getAttribute("aria-label")));
     }
     check(Date.now() < deadline, "Ctrl+. never offered a code action");
+    // The message stays until something dismisses it (on a loaded machine it outlived the 90 s wait).
+    await page.keyboard.press("Escape");
     await none.waitFor({ state: "hidden" });
   }
 }
@@ -293,6 +302,38 @@ const scenarios = {
     const text = await problems();
     check(/imported but unused/.test(text), `no diagnostics after the restart:\n${text}`);
     await shot("restarted");
+  },
+
+  // 5. "fixlore: Show Dashboard" after one quick fix was chosen: the server's page in a webview,
+  // drawn under its own Content Security Policy (nothing refused), with the choice in its table.
+  async dashboard() {
+    await openWorkbench();
+    const disable = "Ruff (F401): Disable for this line";
+    await openFile("a.py");
+    await statusItem().waitFor();
+    await squiggles().first().waitFor();
+    await goTo(1, 9);
+    await quickFixes();
+    await pickQuickFix(disable);
+    await waitText((t) => /import os\s+# noqa: F401/.test(t), "the noqa comment");
+    await runCommand("fixlore: Show Dashboard");
+    await page.locator(".tab.active", { hasText: "fixlore: Dashboard" }).waitFor();
+    // A webview is VS Code's host frame holding the page's own frame.
+    const view = page.frameLocator("iframe.webview.ready").frameLocator("iframe#active-frame");
+    await view.locator("body[data-ready='1']").waitFor();
+    await shot("dashboard");
+    const rows = await view
+      .locator("#rules-table tbody tr")
+      .evaluateAll((els) => els.map((el) => [el.dataset.rule, el.querySelector("td").textContent]));
+    check(
+      rows.some(([rule, scope]) => /F401/.test(rule ?? "") && scope === "user"),
+      `no user-scope F401 row in the dashboard: ${JSON.stringify(rows.slice(0, 20))}`,
+    );
+    const series = await view.locator("#chart-decisions").getAttribute("data-series");
+    check(JSON.parse(series).includes("accepted"), `the decisions chart has no accepted series: ${series}`);
+    const drawn = await view.locator("#chart-decisions").evaluate((c) => c.width > 0 && c.height > 0);
+    check(drawn, "the decisions chart was not drawn");
+    check(refused.length === 0, `the Content Security Policy refused: ${refused.join("\n")}`);
   },
 };
 

@@ -55,6 +55,10 @@ export interface ServerConfig {
   diagnosticsDebounceMs: number;
   manualFixPauseMs: number;
   upstreamTimeoutMs: number;
+  /** The team store (docs/team.md): a PostgreSQL connection string or libpq service name, never a password. */
+  teamKnowledge: string;
+  teamMinWorkspaces: number;
+  teamMinApprovals: number;
 }
 
 /** The defaults of the server (lsp/config.py), for reference; the extension never sends them. */
@@ -67,6 +71,9 @@ export const DEFAULT_CONFIG: Readonly<ServerConfig> = Object.freeze({
   diagnosticsDebounceMs: 250,
   manualFixPauseMs: 2000,
   upstreamTimeoutMs: 3000,
+  teamKnowledge: "",
+  teamMinWorkspaces: 3,
+  teamMinApprovals: 2,
 });
 
 /** The largest millisecond value the server accepts (lsp/config.py). */
@@ -152,6 +159,17 @@ export function toServerConfig(read: SettingsReader): MappedConfig {
   set("diagnosticsDebounceMs", millis("diagnosticsDebounceMs"));
   set("manualFixPauseMs", millis("manualFixPauseMs"));
   set("upstreamTimeoutMs", millis("upstreamTimeoutMs"));
+  set("teamKnowledge", mapTeamKnowledge(given("teamKnowledge"), problems));
+  const atLeastOne = (key: "teamMinWorkspaces" | "teamMinApprovals"): number | undefined => {
+    const value = given(key);
+    if (value === undefined || (typeof value === "number" && Number.isInteger(value) && value >= 1 && value <= 1000)) {
+      return value as number | undefined;
+    }
+    problems.push(`fixlore.${key} must be a whole number from 1 to 1000; ignored (default: ${DEFAULT_CONFIG[key]}).`);
+    return undefined;
+  };
+  set("teamMinWorkspaces", atLeastOne("teamMinWorkspaces"));
+  set("teamMinApprovals", atLeastOne("teamMinApprovals"));
   return { config, problems };
 }
 
@@ -185,6 +203,26 @@ export function configurationFor(section: string | undefined, config: ServerSett
 export function changeNeedsRestart(affects: (key: string) => boolean, sentAtStart: ServerSettings): boolean {
   const keys = [...LAUNCH_SETTING_KEYS, "upstreams", ...Object.keys(sentAtStart)];
   return keys.some((key) => affects(`fixlore.${key}`));
+}
+
+/** As the server's `team_conninfo`: a password in the setting is refused (libpq reads it from ~/.pgpass). */
+const PASSWORD = [/(?:^|\s)password\s*=/i, /^[a-z]+:\/\/[^/@?]*:[^/@?]*@/i, /[?&]password=/i];
+
+function mapTeamKnowledge(value: unknown, problems: string[]): string | undefined {
+  if (value === undefined) {
+    return undefined;
+  }
+  if (typeof value !== "string") {
+    problems.push("fixlore.teamKnowledge must be a connection string or a libpq service name; ignored.");
+    return undefined;
+  }
+  if (PASSWORD.some((re) => re.test(value.trim()))) {
+    problems.push(
+      "fixlore.teamKnowledge holds a password; ignored (put the password in ~/.pgpass or PGPASSFILE instead).",
+    );
+    return undefined;
+  }
+  return value.trim();
 }
 
 function mapLogLevel(value: unknown, problems: string[]): LogLevel | undefined {

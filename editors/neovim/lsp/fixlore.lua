@@ -51,6 +51,8 @@ return {
       manualFixPauseMs = 2000,
       upstreamTimeoutMs = 3000,
       teamKnowledge = '', -- a PostgreSQL connection string or service name (docs/team.md)
+      teamMinWorkspaces = 3, -- a team pattern is trusted once seen in this many workspaces ...
+      teamMinApprovals = 2, -- ... or approved by this many reviewers
     },
   },
 }

@@ -37,6 +37,9 @@ describe("toServerConfig", () => {
         diagnosticsDebounceMs: 0,
         manualFixPauseMs: 500,
         upstreamTimeoutMs: 1000,
+        teamKnowledge: " host=db.internal dbname=fixlore user=alice ",
+        teamMinWorkspaces: 5,
+        teamMinApprovals: 1,
         path: "/opt/fixlore/bin/fixlore",
       }),
     );
@@ -50,7 +53,30 @@ describe("toServerConfig", () => {
       diagnosticsDebounceMs: 0,
       manualFixPauseMs: 500,
       upstreamTimeoutMs: 1000,
+      teamKnowledge: "host=db.internal dbname=fixlore user=alice",
+      teamMinWorkspaces: 5,
+      teamMinApprovals: 1,
     });
+  });
+
+  it("refuses a team store setting with a password, and never repeats the password", () => {
+    for (const bad of ["host=db password=hunter2", "postgresql://me:hunter2@db/x", "postgresql://db/x?password=hunter2"]) {
+      const { config, problems } = toServerConfig(readerOf({ teamKnowledge: bad }));
+      assert.deepEqual(config, {});
+      assert.equal(problems.length, 1);
+      assert.match(problems[0], /teamKnowledge holds a password/);
+      assert.doesNotMatch(problems[0], /hunter2/);
+    }
+    assert.deepEqual(toServerConfig(readerOf({ teamKnowledge: "fixlore-team" })).config, { teamKnowledge: "fixlore-team" });
+    assert.match(toServerConfig(readerOf({ teamKnowledge: 5 })).problems[0], /teamKnowledge must be/);
+  });
+
+  it("takes the team's trust thresholds as whole numbers from 1 to 1000", () => {
+    for (const bad of [0, 2.5, "3", 1001, true]) {
+      const { config, problems } = toServerConfig(readerOf({ teamMinWorkspaces: bad, teamMinApprovals: bad }));
+      assert.deepEqual(config, {});
+      assert.equal(problems.length, 2);
+    }
   });
 
   it("never sends the launch settings (path, interpreter) to the server", () => {
