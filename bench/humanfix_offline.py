@@ -139,6 +139,7 @@ def main() -> None:
                     break
             inst_s += event_s
             rec["inst_ms"] = event_s * 1000
+            rec["known"] = sum(len(v) for v in learned.values())  # patterns this repository's user has so far
             result = extract_pattern("python", e["before"], e["after"], diag)
             if isinstance(result, Extracted):
                 fp = result.pattern.fingerprint
@@ -177,6 +178,16 @@ def main() -> None:
             f"learned fixes per diagnostic (every stored pattern tried): p50 {at(0.5):.2f} ms,"
             f" p90 {at(0.9):.2f} ms, p99 {at(0.99):.2f} ms, max {per_event[-1]:.1f} ms"
         )
+        # as knowledge grows: the same distribution by how many patterns the user had learned
+        by_size: dict[int, list[float]] = collections.defaultdict(list)
+        for r in recs:
+            by_size[r["known"] // 100 * 100].append(r["inst_ms"])
+        for lo, times in sorted(by_size.items()):
+            times.sort()
+            print(
+                f"  with {lo}-{lo + 99} patterns learned: n {len(times)}, p50 {times[len(times) // 2]:.2f} ms,"
+                f" p99 {times[min(len(times) - 1, int(0.99 * len(times)))]:.2f} ms"
+            )
     print("| pool | n | offered | exact (first offered) | any exact | wrong offered |")
     print("|---|---|---|---|---|---|")
     for name, pool in pools.items():
