@@ -32,6 +32,21 @@ def fixlore_command(*args: str) -> list[str]:
     return [str(BIN / "fixlore"), *args]
 
 
+def stored_events() -> int:
+    """How many events the user store holds, as ``fixlore knowledge stats --json`` says (a real process)."""
+    import json
+    import subprocess
+
+    stats = subprocess.run(
+        fixlore_command("knowledge", "stats", "--json"),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+    )
+    return int(json.loads(stats.stdout)["events"])
+
+
 @pytest.fixture(scope="session")
 def biome() -> Path:
     """The pinned Biome, installed with npm into tests/.npm/ once (skips only without npm)."""

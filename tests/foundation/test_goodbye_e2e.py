@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import fixlore_command
+from tests.conftest import fixlore_command, stored_events
 from tests.learning._editor import Editor
 from tests.learning.test_manual_fixes import fix_by_hand
 
@@ -49,14 +49,7 @@ async def test_every_acknowledged_event_is_stored(tmp_path: Path, leave: str, co
     finally:
         await editor.kill()
 
-    stats = subprocess.run(
-        fixlore_command("knowledge", "stats", "--json"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=dict(os.environ),
-    )
-    assert json.loads(stats.stdout)["events"] == acknowledged
+    assert stored_events() == acknowledged
 
 
 async def test_no_learning_with_a_relative_home_still_opens_the_store(tmp_path: Path) -> None:

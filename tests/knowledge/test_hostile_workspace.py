@@ -11,7 +11,6 @@ import asyncio
 import json
 import logging
 import os
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +20,7 @@ import pytest
 
 from fixlore.abstraction._pattern import Scope
 from fixlore.knowledge import Event, EventKind, Knowledge
-from tests.conftest import fixlore_command
+from tests.conftest import stored_events
 from tests.learning._editor import Editor
 from tests.learning.test_manual_fixes import fix_by_hand
 
@@ -102,11 +101,4 @@ async def test_a_fifo_workspace_file_neither_hangs_the_session_nor_its_shutdown(
     finally:
         await editor.kill()
 
-    stats = subprocess.run(
-        fixlore_command("knowledge", "stats", "--json"),
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env=dict(os.environ),
-    )
-    assert json.loads(stats.stdout)["events"] == events
+    assert stored_events() == events
