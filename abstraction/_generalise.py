@@ -12,13 +12,14 @@ fixlore may keep.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import replace
 
+from fixlore.abstraction._imports import STDLIB_MODULE
 from fixlore.abstraction._pattern import ActionTemplate, EditShape, Hole, Pattern, Signature
 from fixlore.abstraction._placeholders import (
+    IDENTIFIER,
     hole,
     hole_index,
     is_hole,
@@ -27,10 +28,9 @@ from fixlore.abstraction._placeholders import (
     numbered,
     tokenizer,
 )
+from fixlore.abstraction._soundness import swapped_for_a_name
 from fixlore.abstraction._templates import _template_tokens, first_line, message_tokens
 from fixlore.abstraction._vocab import class_members, class_of, is_allowed_name
-
-STDLIB_MODULE = "python.stdlib_module"
 
 _TOKEN = tokenizer(r"\w+|\s+|.", re.S)
 
@@ -164,9 +164,6 @@ def _common_tail(x: tuple[str, ...], y: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(reversed(out))
 
 
-_NAME = re.compile(r"[^\W\d]\w*")
-
-
 def lift(pattern: Pattern, message: str) -> Pattern | None:
     """``pattern`` made to fit a diagnostic that names other names where its template keeps kept words.
 
@@ -196,7 +193,7 @@ def lift(pattern: Pattern, message: str) -> Pattern | None:
         if t == a or is_placeholder(t) or t in renames:
             continue
         value = names.get(a, a) if is_numbered(a) else a
-        if not (_NAME.fullmatch(t) and _NAME.fullmatch(value) and is_allowed_name(language, t)):
+        if not (IDENTIFIER.fullmatch(t) and IDENTIFIER.fullmatch(value) and is_allowed_name(language, t)):
             return None
         if is_numbered(a):
             renames[t] = numbered(next_num)
@@ -219,7 +216,9 @@ def lift(pattern: Pattern, message: str) -> Pattern | None:
     shape = pattern.shape
     if shape is not None:
         before, after = sub(shape.before).split(), sub(shape.after).split()
-        if _replaces(before, after, set(renames.values())) or _brings(before, sub(shape.after), holes, renames):
+        if swapped_for_a_name(before, after, set(renames.values())):
+            return None  # the fix is about that very name
+        if _brings(before, sub(shape.after), holes, renames):
             return None
     return replace(
         pattern,
@@ -230,20 +229,6 @@ def lift(pattern: Pattern, message: str) -> Pattern | None:
 
 
 _NUMBERED = re.compile(r"\$\d+")
-
-
-def _replaces(before: list[str], after: list[str], lifted: set[str]) -> bool:
-    """Whether the fix puts another name where a lifted one was (``xrange`` -> ``range``).
-
-    Such a fix is about that very name: ``file`` -> ``open`` says nothing of
-    ``xrange``, although both are Python 2's builtins. A fix that keeps, moves,
-    imports or deletes the name is about any name of its class.
-    """
-    ops = difflib.SequenceMatcher(a=before, b=after, autojunk=False).get_opcodes()
-    return any(
-        tag == "replace" and lifted & set(before[i1:i2]) and any(_NAME.fullmatch(t) for t in after[j1:j2])
-        for tag, i1, i2, j1, j2 in ops
-    )
 
 
 def _brings(before: list[str], after: str, holes: list[Hole], renames: dict[str, str]) -> bool:

@@ -89,11 +89,10 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         )
         if lifted is None or binding is None:
             return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
-        pattern = lifted
-        shape = lifted.shape
+        pattern, shape = lifted, lifted.shape or shape  # lifting keeps the shape's presence
         unsound = pattern_unsound(pattern, seen)
-        if unsound is not None or shape is None:
-            return Skipped(SkipReason.UNSOUND, unsound or "")
+        if unsound is not None:
+            return Skipped(SkipReason.UNSOUND, unsound)
     if not derive_holes(binding, pattern.holes):
         return Skipped(SkipReason.NO_MATCH, "no module exports the name")
     if shape.before and not _may_fit(shape.before, text, diag.range.start.line, shape.before.count("\n") + 1):
@@ -124,7 +123,7 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
     new_edits = tuple(_to_edit(src, s, e, t) for s, e, t in edits)
-    local = (_python_statement(src, text, edits) or _top_level_insertion(src, edits)) if language == "python" else None
+    local = (_python_statement(src, edits) or _top_level_insertion(src, edits)) if language == "python" else None
     if local is not None:
         # Only one top-level statement changes in a file that parses: parse that statement alone.
         old_part, new_part = local
@@ -165,7 +164,7 @@ def _top_level_insertion(src: Source, edits: list[tuple[int, int, str]]) -> tupl
     return "", "".join(pieces)
 
 
-def _python_statement(src: Source, text: str, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:
+def _python_statement(src: Source, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:
     """The innermost run of whole statements all ``edits`` fall in, before and after them, if the file parses.
 
     Parsing those statements instead of the file keeps a pattern's checks cheap

@@ -38,6 +38,10 @@ _NUMBERED = re.compile(r"\$\d+\Z")
 _HOLE = re.compile(r"\$H\d+\Z")
 
 
+IDENTIFIER = re.compile(r"[^\W\d]\w*")
+"""A name as Python spells one (any script, not starting with a digit)."""
+
+
 def tokenizer(rest: str, flags: int = 0) -> re.Pattern[str]:
     """A regular expression matching a whole placeholder as one token, else ``rest``."""
     return re.compile(f"{PLACEHOLDER}|{rest}", flags)

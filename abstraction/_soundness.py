@@ -24,14 +24,14 @@ import difflib
 import functools
 import re
 from collections import Counter
+from collections.abc import Set
 from typing import NamedTuple
 
 from fixlore.abstraction._pattern import Pattern
-from fixlore.abstraction._placeholders import NUMBER, PLACEHOLDER, STRING, is_numbered, tokenizer
+from fixlore.abstraction._placeholders import IDENTIFIER, NUMBER, PLACEHOLDER, STRING, is_numbered, tokenizer
 
 _PLACEHOLDERS = tokenizer(r"\S+")
 _IN_TEXT = re.compile(PLACEHOLDER)
-_NAME = re.compile(r"[^\W\d]\w*")
 _DEFINING = frozenset({"import", "from", "def", "class", "async", "@"})
 
 
@@ -76,15 +76,27 @@ def _renames_subject(pattern: Pattern) -> bool:
     shape = pattern.shape
     if shape is None:
         return False
-    allowed = deletable(pattern)
     before, after = _counts_order(shape.before), _counts_order(shape.after)
+    return bool(swapped_for_a_name(before, after, deletable(pattern), keep=frozenset({"_"})))
+
+
+def swapped_for_a_name(
+    before: list[str], after: list[str], subjects: Set[str], keep: Set[str] = frozenset()
+) -> frozenset[str]:
+    """The ``subjects`` a fix replaces by a fixed name (one not in ``keep``), shape tokens before and after.
+
+    A placeholder in the after-side is no fixed name: ``$1`` -> ``self . $1``
+    keeps the name, ``unicode`` -> ``str`` does not.
+    """
+    out: set[str] = set()
     matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "replace":
             continue
-        if any(t in allowed for t in before[i1:i2]) and any(_NAME.fullmatch(t) and t != "_" for t in after[j1:j2]):
-            return True
-    return False
+        hit = subjects & set(before[i1:i2])
+        if hit and any(IDENTIFIER.fullmatch(t) and t not in keep for t in after[j1:j2]):
+            out |= hit
+    return frozenset(out)
 
 
 def _renamed_kept_names(pattern: Pattern) -> frozenset[str]:
@@ -98,15 +110,8 @@ def _renamed_kept_names(pattern: Pattern) -> frozenset[str]:
     shape = pattern.shape
     if shape is None:
         return frozenset()
-    named = set(_BACKTICKED.findall(pattern.signature.message))
-    before, after = _counts_order(shape.before), _counts_order(shape.after)
-    out: set[str] = set()
-    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "replace" and named & set(before[i1:i2]):
-            if any(_NAME.fullmatch(t) and not is_numbered(t) and t not in named for t in after[j1:j2]):
-                out |= named & set(before[i1:i2])
-    return frozenset(out)
+    named = frozenset(_BACKTICKED.findall(pattern.signature.message))
+    return swapped_for_a_name(_counts_order(shape.before), _counts_order(shape.after), named, keep=named)
 
 
 def renames_a_working_name(pattern: Pattern, seen: int, text: str) -> str | None:
@@ -404,9 +409,6 @@ def _bound_names(text: str) -> frozenset[str]:
     return frozenset() if facts is None else facts[1]
 
 
-_WORD = re.compile(r"[^\W\d]\w*")
-
-
 def edit_unsound(binding: dict[str, str], allowed: frozenset[str], old: str, new: str) -> str | None:
     """Why replacing ``old`` by ``new`` drops a bound user name, or ``None``.
 
@@ -416,7 +418,7 @@ def edit_unsound(binding: dict[str, str], allowed: frozenset[str], old: str, new
     """
     if not new.strip():
         return None
-    old_words, new_words = Counter(_WORD.findall(old)), Counter(_WORD.findall(new))
+    old_words, new_words = Counter(IDENTIFIER.findall(old)), Counter(IDENTIFIER.findall(new))
     for placeholder, name in binding.items():
         if not is_numbered(placeholder) or placeholder in allowed:
             continue

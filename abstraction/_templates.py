@@ -20,6 +20,7 @@ from functools import lru_cache
 
 from fixlore.abstraction._pattern import ActionTemplate, FixCategory, Hole, Pattern, Signature
 from fixlore.abstraction._placeholders import (
+    IDENTIFIER,
     NUMBER,
     PLACEHOLDER_LIKE,
     is_hole,
@@ -204,9 +205,6 @@ def _action_category(title: str, kind: str) -> FixCategory:
     return FixCategory.OTHER
 
 
-_KEPT_NAME = re.compile(r"[^\W\d]\w*")
-
-
 @lru_cache(maxsize=1024)
 def message_tokens(language: str, message: str) -> tuple[tuple[str, ...], dict[str, str]]:
     """A concrete message templated, as match tokens, and each placeholder's concrete name.
@@ -249,7 +247,7 @@ def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole
                 return None
         elif is_numbered(t) and is_numbered(a):
             value = names[a]
-        elif is_numbered(t) and _KEPT_NAME.fullmatch(a) and is_allowed_name(language, a):
+        elif is_numbered(t) and IDENTIFIER.fullmatch(a) and is_allowed_name(language, a):
             # "`$1` imported but unused" fits "`typing` imported but unused": the
             # name is kept in messages (the standard library's) but is a name all the same.
             value = a

@@ -34,7 +34,7 @@ from fixlore.abstraction._pattern import Pattern, Scope, Signature
 from . import _admin
 from ._delta import Batch, PatternDelta, WorkspaceDelta
 from ._exchange import Record, Verifier
-from ._index import R_BODY, R_FIRST, R_LAST, R_WS, Index, Row
+from ._index import Index
 from ._loading import LoadingMixin
 from ._model import (
     COUNT_KINDS,
@@ -45,6 +45,7 @@ from ._model import (
     PruneConfig,
     RuleKey,
 )
+from ._packed import R_BODY, R_FIRST, R_LAST, R_WS, Row
 from ._paths import STORE_FILE, knowledge_home, workspace_hash
 from ._store import Store
 from ._team import TeamSync, TrustConfig

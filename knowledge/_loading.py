@@ -25,8 +25,9 @@ from fixlore.abstraction._pattern import Scope
 from . import _admin
 from ._delta import Batch, PatternDelta
 from ._exchange import Verifier
-from ._index import R_BODY, R_CTX, R_FIRST, R_LAST, R_WS, Index, Row
+from ._index import Index
 from ._model import COUNT_KINDS, Counts, RuleKey
+from ._packed import R_BODY, R_CTX, R_FIRST, R_LAST, R_WS, Row
 from ._store import Store
 from ._workspace import WorkspaceScope
 

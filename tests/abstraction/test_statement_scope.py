@@ -33,7 +33,7 @@ def _edits_for(old: str, new: str = "") -> list[tuple[int, int, str]]:
 
 
 def _parts(edits: list[tuple[int, int, str]]) -> tuple[str, str]:
-    found = _python_statement(Source("python", CODE), CODE, edits)
+    found = _python_statement(Source("python", CODE), edits)
     assert found is not None
     return found
 
@@ -71,4 +71,4 @@ def test_a_top_level_import_removed_is_parsed_without_the_rest_of_the_file() -> 
 def test_a_file_that_does_not_parse_is_left_to_the_whole_file_check() -> None:
     broken = CODE + "def (\n"
     start = broken.index("first * 2")
-    assert _python_statement(Source("python", broken), broken, [(start, start + 9, "first")]) is None
+    assert _python_statement(Source("python", broken), [(start, start + 9, "first")]) is None

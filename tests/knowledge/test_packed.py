@@ -6,7 +6,7 @@ import time
 from pathlib import Path
 
 from fixlore.knowledge import Event, EventKind, Knowledge
-from fixlore.knowledge._index import R_BODY, PackedBucket
+from fixlore.knowledge._packed import R_BODY, PackedBucket
 
 from .test_lazy import KEYS, accepted, fill, fix, learned, sig
 
