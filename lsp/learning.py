@@ -497,3 +497,4 @@ def register(server: FixloreServer) -> None:
     life.listeners.append(loop.config_changed)
     life.shutdown_hooks.append(loop.shutdown)
     life.initialized_hooks.append(loop.extractor.start)
+    life.initialized_hooks.append(loop.fixes.start)

@@ -1,8 +1,8 @@
 """Learned quick fixes, instantiated in the background and cached per document version.
 
 When diagnostics are published, each one whose signature has learned fixes
-gets them instantiated (``abstraction.instantiate``, libcst) in a worker
-thread. A code-action request then finds them ready; if not, it waits a few
+gets them instantiated (``abstraction.instantiate``) in a worker process
+(:mod:`fixlore.lsp.instantiation`). A code-action request then finds them ready; if not, it waits a few
 milliseconds at most and answers without them (the next request has them).
 Cached in memory, per (document, version, diagnostic); nothing is written.
 "No learned fix" is cached too, per signature, for :data:`NEGATIVE_TTL_S`
@@ -17,23 +17,22 @@ import asyncio
 import functools
 import logging
 import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import CancelledError
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import (
     DiagnosticInfo,
-    Instantiated,
     Pattern,
     Position,
     Signature,
     TextEdit,
     TextRange,
     abstract_signature,
-    instantiate,
 )
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
+from fixlore.lsp.instantiation import Instantiator, Job
 from fixlore.lsp.timeline import diag_info, diag_key
 
 if TYPE_CHECKING:
@@ -41,8 +40,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-MAX_LEARNED = 3
-"""At most this many learned fixes per diagnostic."""
 MAX_TRIED = 64
 """At most this many stored patterns tried per diagnostic, best evidence first.
 
@@ -102,14 +99,9 @@ class LearnedFixes:
 
     def __init__(self, loop: LearningLoop) -> None:
         self._loop = loop
-        self._cache: dict[str, tuple[int | None, dict[DiagId, Future[list[LearnedFix]]]]] = {}
-        self._work: dict[int, tuple[Any, ...]] = {}
-        """A queued future's id -> its arguments, to move it ahead when a request asks for it."""
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-fixes")
-        """Learned fixes only: never queued behind learning's own work (opening the store, a settle)."""
-        self._asked = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-fixes-asked")
-        """The diagnostic a request asks for, when its turn in :attr:`_pool` has not come (a publish
-        of 80 diagnostics queues 80 instantiations; the lightbulb is for one of them)."""
+        self._cache: dict[str, tuple[int | None, dict[DiagId, _Pending]]] = {}
+        self._jobs = Instantiator()
+        """Instantiation runs in a worker process (the parse holds the GIL); jobs a request asks for go first."""
         self._none: dict[Signature, float] = {}
         """Signature -> when no learned fix was found for it."""
 
@@ -122,8 +114,11 @@ class LearnedFixes:
 
     def close(self) -> None:
         """Stop preparing fixes (the session ends)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
-        self._asked.shutdown(wait=False, cancel_futures=True)
+        self._jobs.close()
+
+    def start(self) -> None:
+        """Start the worker process (after ``initialized``, from a thread of its own)."""
+        self._jobs.start()
 
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document."""
@@ -168,11 +163,20 @@ class LearnedFixes:
                 continue
             none.pop(signature, None)
             info = diag_info(raw, text, num_units)
-            work = (found, language, text, info)
-            future = self._pool.submit(_instantiate_all, *work)
-            self._work[id(future)] = work
-            future.add_done_callback(self._forget_work)
-            entries[key] = future
+            entries[key] = self._submit(uri, version, language, text, info, found)
+
+    def _submit(
+        self, uri: str, version: int | None, language: str, text: str, info: Any, found: list[PatternStats]
+    ) -> _Pending:
+        usable = [stats for stats in found if stats.pattern is not None and stats.pattern.shape is not None]
+        patterns = [
+            (stats.fingerprint, stats.pattern, stats.counts.manual + stats.counts.accepted)
+            for stats in usable
+            if stats.pattern is not None
+        ]
+        job = Job(uri, version, language, text, info, patterns)
+        self._jobs.submit(job)
+        return _Pending(job, usable)
 
     async def get(self, uri: str, version: int | None, raw: dict[str, Any]) -> list[LearnedFix]:
         """The learned fixes for one diagnostic, if ready within :data:`REQUEST_WAIT_S`."""
@@ -183,44 +187,32 @@ class LearnedFixes:
             cached_version, entries = self._cache.get(uri, (None, {}))
             if cached_version != version or key not in entries:
                 return []
-        future = entries[key]
-        work = self._work.get(id(future))
-        if work is not None and future.cancel():
-            # Still queued behind the publish's other diagnostics: this one is wanted now.
-            future = self._asked.submit(_instantiate_all, *work)
-            entries[key] = future
+        pending = entries[key]
+        future = pending.job.result
         if not future.done():
+            self._jobs.hurry(pending.job)  # still queued behind the publish's other diagnostics
             try:
                 await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), REQUEST_WAIT_S)
             except TimeoutError:
                 logger.debug("learned fixes not ready in time; answering without them")
                 return []
         try:
-            return future.result()
+            found = future.result()
+        except CancelledError:
+            return []
         except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not cost the request
             logger.warning("instantiating learned fixes failed: %s", type(exc).__name__)
             return []
+        return [
+            LearnedFix(pattern=stats.pattern, stats=stats, edits=edits, title=title)
+            for index, edits, title in found
+            if (stats := pending.stats[index]).pattern is not None
+        ]
 
-    def _forget_work(self, future: Future[list[LearnedFix]]) -> None:
-        self._work.pop(id(future), None)
 
+@dataclass(frozen=True, slots=True)
+class _Pending:
+    """A diagnostic's job and the evidence of the patterns it tries (the worker gets only the patterns)."""
 
-def _instantiate_all(found: list[PatternStats], language: str, text: str, info: Any) -> list[LearnedFix]:
-    """Worker thread: instantiate each learned pattern; keep the ones that apply, no duplicates."""
-    out: list[LearnedFix] = []
-    seen: set[tuple[TextEdit, ...]] = set()
-    for stats in found:
-        pattern = stats.pattern
-        if pattern is None or pattern.shape is None:
-            continue
-        counts = stats.counts
-        result = instantiate(pattern, language, text, info, seen=counts.manual + counts.accepted)
-        if not isinstance(result, Instantiated) or not result.edits:
-            continue
-        if result.edits in seen:
-            continue
-        seen.add(result.edits)
-        out.append(LearnedFix(pattern=pattern, stats=stats, edits=result.edits, title=result.title))
-        if len(out) == MAX_LEARNED:
-            break
-    return out
+    job: Job
+    stats: list[PatternStats]

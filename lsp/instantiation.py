@@ -1,0 +1,241 @@
+"""Learned fixes instantiated in a worker process, fed one job at a time, most wanted first.
+
+Instantiating a learned pattern parses the code at hand (tree-sitter, and for
+Python ``compile`` on the statements around the diagnostic): C code that holds
+the GIL. On a thread of the server, a 143 KB file's parse (~30 ms) stalled the
+event loop and every request behind it. The abstraction layer is pure, so the
+work goes to a process of its own, and the server's request path keeps the GIL.
+
+What crosses the pipe is kept small: the worker keeps each document's latest
+text and every pattern it has been sent, so a document's text goes over once
+per version and a pattern once per worker, not once per diagnostic. Jobs wait
+in this process, not in the pool, one handed over at a time; a job a code-action
+request asks for goes ahead of the publish's others. If no process can be
+started, or the worker dies twice, the same jobs run on a thread instead.
+"""
+
+from __future__ import annotations
+
+import collections
+import logging
+import threading
+from concurrent.futures import BrokenExecutor, CancelledError, Executor, Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate
+
+logger = logging.getLogger(__name__)
+
+MAX_LEARNED = 3
+"""At most this many learned fixes per diagnostic."""
+
+Found = tuple[int, tuple[TextEdit, ...], str]
+"""One fix that applies: the index of its pattern in the job, its edits, its title."""
+
+
+@dataclass(eq=False)
+class Job:
+    """Learned fixes to instantiate for one diagnostic of one document version."""
+
+    uri: str
+    version: int | None
+    language: str
+    text: str
+    info: Any
+    patterns: list[tuple[str, Pattern, int]]
+    """(fingerprint, pattern, times seen), best evidence first."""
+    result: Future[list[Found]] = field(default_factory=Future)
+
+
+# --- the worker's side (module state lives in the worker process) -----------------
+
+MAX_TEXTS = 16
+MAX_PATTERNS = 50_000
+_texts: collections.OrderedDict[str, tuple[int | None, str]] = collections.OrderedDict()
+_patterns: dict[str, Pattern] = {}
+
+
+def warm_up() -> None:
+    """Worker, at start: load what instantiation needs before the first lightbulb."""
+    from fixlore.abstraction import syntax  # noqa: F401 - imported for its side effect (grammars)
+
+
+def run(job: tuple[str, int | None, str | None, str, Any, list[tuple[str, Pattern | None, int]]]) -> list[Found] | None:
+    """Worker: one job; ``None`` when it came without the text and the worker no longer has it."""
+    uri, version, text, language, info, items = job
+    if text is not None:
+        _texts[uri] = (version, text)
+        _texts.move_to_end(uri)
+        while len(_texts) > MAX_TEXTS:
+            _texts.popitem(last=False)
+    known = _texts.get(uri)
+    if known is None or known[0] != version or version is None and text is None:
+        return None
+    if len(_patterns) > MAX_PATTERNS:
+        _patterns.clear()
+    out: list[Found] = []
+    seen: set[tuple[TextEdit, ...]] = set()
+    for index, (fingerprint, sent, times) in enumerate(items):
+        pattern = sent if sent is not None else _patterns.get(fingerprint)
+        if pattern is None:
+            return None
+        _patterns[fingerprint] = pattern
+        result = instantiate(pattern, language, known[1], info, seen=times)
+        if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
+            continue
+        seen.add(result.edits)
+        out.append((index, result.edits, result.title))
+        if len(out) == MAX_LEARNED:
+            break
+    return out
+
+
+# --- the server's side --------------------------------------------------------------
+
+
+class Instantiator:
+    """Feeds :class:`Job` s to one worker process, most wanted first (see the module's docstring)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.RLock()  # a thread pool's job may finish before its callback is added
+        self._queue: collections.deque[Job] = collections.deque()
+        self._urgent: collections.deque[Job] = collections.deque()
+        self._busy = False
+        self._pool: Executor | None = None
+        self._failures = 0
+        self._closed = False
+        self._texts: dict[str, int | None] = {}
+        """What the worker holds: uri -> version (a guess; the worker says when it is wrong)."""
+        self._patterns: set[str] = set()
+
+    def start(self) -> None:
+        """Start the worker and load the parsers in it, from a thread (after ``initialized``)."""
+        threading.Thread(target=self._start, name="fixlore-instantiator-start", daemon=True).start()
+
+    def _start(self) -> None:
+        with self._lock:
+            if self._closed or self._pool is not None:
+                return
+            self._new_pool()
+            pool = self._pool
+        if pool is not None:
+            try:
+                pool.submit(warm_up)
+            except (BrokenExecutor, RuntimeError):
+                pass
+
+    def submit(self, job: Job) -> Future[list[Found]]:
+        """Queue ``job``; its :attr:`Job.result` is set when the worker is done with it."""
+        with self._lock:
+            if self._closed:
+                job.result.cancel()
+                return job.result
+            self._queue.append(job)
+            self._feed_locked()
+        return job.result
+
+    def hurry(self, job: Job) -> None:
+        """``job`` is wanted now (a code-action request): hand it over before the others still waiting."""
+        with self._lock:
+            try:
+                self._queue.remove(job)
+            except ValueError:
+                return  # already handed over, or done
+            self._urgent.append(job)
+            self._feed_locked()
+
+    def close(self) -> None:
+        """Stop (the session ends): waiting jobs are dropped, the worker ended."""
+        with self._lock:
+            self._closed = True
+            waiting = [*self._urgent, *self._queue]
+            self._urgent.clear()
+            self._queue.clear()
+            pool, self._pool = self._pool, None
+        for job in waiting:
+            job.result.cancel()
+        if pool is not None:
+            _stop(pool)
+
+    def _feed_locked(self) -> None:
+        while not self._busy and not self._closed and (self._urgent or self._queue):
+            job = (self._urgent or self._queue).popleft()
+            if not job.result.set_running_or_notify_cancel():
+                continue
+            self._hand_over_locked(job, force=False)
+
+    def _hand_over_locked(self, job: Job, *, force: bool) -> None:
+        if self._pool is None:
+            self._new_pool()
+        assert self._pool is not None
+        send_text = force or job.version is None or self._texts.get(job.uri, -1) != job.version
+        items = [
+            (fp, None if fp in self._patterns and not force else pattern, times) for fp, pattern, times in job.patterns
+        ]
+        try:
+            future = self._pool.submit(
+                run, (job.uri, job.version, job.text if send_text else None, job.language, job.info, items)
+            )
+        except (BrokenExecutor, RuntimeError) as exc:
+            if self._failures >= 2:
+                job.result.set_exception(exc)
+                return
+            self._broken_locked(exc)
+            self._hand_over_locked(job, force=True)
+            return
+        self._busy = True
+        self._texts[job.uri] = job.version
+        self._patterns.update(fp for fp, _, _ in job.patterns)
+        future.add_done_callback(lambda done: self._done(job, done, force))
+
+    def _done(self, job: Job, done: Future[list[Found] | None], forced: bool) -> None:
+        with self._lock:
+            self._busy = False
+            if self._closed:
+                job.result.set_exception(CancelledError())  # handed over already: cancel() cannot stop it
+                return
+            try:
+                found = done.result()
+            except (BrokenExecutor, OSError) as exc:
+                self._broken_locked(exc)
+                self._hand_over_locked(job, force=True)
+                return
+            except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not stop the others
+                job.result.set_exception(exc)
+                self._feed_locked()
+                return
+            if found is None and not forced and not self._closed:
+                self._hand_over_locked(job, force=True)  # the worker had forgotten the text or a pattern
+                return
+            job.result.set_result(found or [])
+            self._feed_locked()
+
+    def _new_pool(self) -> None:
+        if self._failures < 2:
+            try:
+                from fixlore.lsp.diagnostics import worker_process_pool  # lets go of the editor's pipes
+
+                self._pool = worker_process_pool()
+                return
+            except (OSError, RuntimeError) as exc:
+                logger.warning("instantiation worker not started (%s); using a thread", type(exc).__name__)
+                self._failures = 2
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-instantiate")
+
+    def _broken_locked(self, exc: BaseException) -> None:
+        self._failures += 1
+        logger.warning("instantiation worker failed (%s); starting another", type(exc).__name__)
+        pool, self._pool = self._pool, None
+        self._texts.clear()
+        self._patterns.clear()
+        self._busy = False
+        if pool is not None:
+            _stop(pool)
+
+
+def _stop(pool: Executor) -> None:
+    # The worker holds nothing to keep: end it now rather than let the exit wait for it.
+    for process in list((getattr(pool, "_processes", None) or {}).values()):
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)

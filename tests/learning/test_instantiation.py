@@ -1,0 +1,125 @@
+"""Learned fixes instantiated in a worker process: right answers, most wanted first, a dead worker replaced."""
+
+from __future__ import annotations
+
+import os
+import signal
+import threading
+from concurrent.futures import Future
+
+import pytest
+
+from fixlore.abstraction import apply_edits
+from fixlore.lsp.instantiation import Found, Instantiator, Job
+from tests.abstraction._helpers import code, diag_at, learn
+
+E711 = ("Ruff", "E711", "Comparison to `None` should be `cond is None`")
+TIMEOUT_S = 60
+
+
+def _pattern():  # type: ignore[no-untyped-def]
+    before = code(
+        """
+        def check(value):
+            if value == None:
+                return 1
+        """
+    )
+    return learn("python", before, before.replace("== None", "is None"), diag_at(before, "None", *E711))
+
+
+def _job(pattern, uri: str = "file:///w/a.py", version: int = 1, name: str = "item") -> Job:  # type: ignore[no-untyped-def]
+    text = f"def other({name}):\n    return {name} == None\n"
+    return Job(uri, version, "python", text, diag_at(text, "None", *E711), [("fp-e711", pattern, 2)])
+
+
+def _applied(job: Job, found: list[Found]) -> list[str]:
+    return [apply_edits(job.text, edits) for _, edits, _ in found]
+
+
+@pytest.fixture
+def instantiator():  # type: ignore[no-untyped-def]
+    jobs = Instantiator()
+    yield jobs
+    jobs.close()
+
+
+def test_a_job_is_instantiated_in_a_worker_process(instantiator: Instantiator) -> None:
+    pattern = _pattern()
+    job = _job(pattern)
+    found = instantiator.submit(job).result(TIMEOUT_S)
+    assert _applied(job, found) == ["def other(item):\n    return item is None\n"]
+    processes = list(getattr(instantiator._pool, "_processes", {}).values())
+    assert [p.pid != os.getpid() for p in processes] == [True]
+    # Same version, other diagnostic: the text and the pattern are not sent again, the answer is the same.
+    again = _job(pattern)
+    assert instantiator.submit(again).result(TIMEOUT_S) == found
+
+
+def test_a_new_version_of_the_document_is_instantiated_on_its_own_text(instantiator: Instantiator) -> None:
+    pattern = _pattern()
+    instantiator.submit(_job(pattern, version=1, name="first")).result(TIMEOUT_S)
+    second = _job(pattern, version=2, name="second")
+    assert _applied(second, instantiator.submit(second).result(TIMEOUT_S)) == [
+        "def other(second):\n    return second is None\n"
+    ]
+
+
+def test_a_worker_that_forgot_the_text_is_sent_it_again(instantiator: Instantiator) -> None:
+    pattern = _pattern()
+    instantiator.submit(_job(pattern, uri="file:///w/warm.py")).result(TIMEOUT_S)
+    job = _job(pattern, uri="file:///w/b.py", version=7)
+    instantiator._texts[job.uri] = 7  # as if the worker had it (it evicted it, say)
+    assert _applied(job, instantiator.submit(job).result(TIMEOUT_S)) == ["def other(item):\n    return item is None\n"]
+
+
+def test_a_job_asked_for_goes_before_the_ones_still_waiting(instantiator: Instantiator) -> None:
+    pattern = _pattern()
+    instantiator.submit(_job(pattern)).result(TIMEOUT_S)  # the worker is up
+    order: list[str] = []
+    lock = threading.Lock()
+    jobs = [_job(pattern, uri=f"file:///w/q{i}.py", name=f"n{i}") for i in range(12)]
+
+    def note(uri: str):  # type: ignore[no-untyped-def]
+        def done(_: Future[list[Found]]) -> None:
+            with lock:
+                order.append(uri)
+
+        return done
+
+    for job in jobs:
+        instantiator.submit(job).add_done_callback(note(job.uri))
+    with instantiator._lock:  # the worker's answers wait: which jobs are still queued is fixed
+        still = [j.uri for j in jobs[:-1] if not j.result.running() and not j.result.done()]
+        instantiator.hurry(jobs[-1])
+    for job in jobs:
+        job.result.result(TIMEOUT_S)
+    assert len(still) >= 5, still  # submitting takes microseconds, one job a millisecond or more
+    assert all(order.index(jobs[-1].uri) < order.index(uri) for uri in still), order
+
+
+def test_a_killed_worker_is_replaced_and_the_job_still_answered(instantiator: Instantiator) -> None:
+    pattern = _pattern()
+    instantiator.submit(_job(pattern)).result(TIMEOUT_S)
+    (process,) = getattr(instantiator._pool, "_processes", {}).values()
+    os.kill(process.pid, signal.SIGKILL)
+    process.join(TIMEOUT_S)
+    job = _job(pattern, version=3, name="after")
+    assert _applied(job, instantiator.submit(job).result(TIMEOUT_S)) == [
+        "def other(after):\n    return after is None\n"
+    ]
+
+
+def test_closing_cancels_what_is_waiting() -> None:
+    jobs = Instantiator()
+    pattern = _pattern()
+    waiting = [_job(pattern, uri=f"file:///w/c{i}.py") for i in range(5)]
+    for job in waiting:
+        jobs.submit(job)
+    jobs.close()
+    for job in waiting:
+        try:
+            job.result.result(TIMEOUT_S)
+        except Exception as exc:  # noqa: BLE001 - cancelled, or the worker was ended under it
+            assert type(exc).__name__ in {"CancelledError", "BrokenProcessPool"}
+    assert jobs.submit(_job(pattern)).cancelled()
