@@ -10,7 +10,8 @@ What crosses the pipe is kept small: the worker keeps each document's latest
 text and every pattern it has been sent, so a document's text goes over once
 per version and a pattern once per worker, not once per diagnostic. Jobs wait
 in this process, not in the pool, one handed over at a time; a job a code-action
-request asks for goes ahead of the publish's others. If no process can be
+request asks for goes ahead of the publish's others, or, when the worker is
+busy with another, runs at once on a thread of the server. If no process can be
 started, or the worker dies twice, the same jobs run on a thread instead.
 """
 
@@ -74,14 +75,22 @@ def run(job: tuple[str, int | None, str | None, str, Any, list[tuple[str, Patter
         return None
     if len(_patterns) > MAX_PATTERNS:
         _patterns.clear()
-    out: list[Found] = []
-    seen: set[tuple[TextEdit, ...]] = set()
-    for index, (fingerprint, sent, times) in enumerate(items):
+    patterns: list[tuple[Pattern, int]] = []
+    for fingerprint, sent, times in items:
         pattern = sent if sent is not None else _patterns.get(fingerprint)
         if pattern is None:
             return None
         _patterns[fingerprint] = pattern
-        result = instantiate(pattern, language, known[1], info, seen=times)
+        patterns.append((pattern, times))
+    return instantiate_all(patterns, language, known[1], info)
+
+
+def instantiate_all(patterns: list[tuple[Pattern, int]], language: str, text: str, info: Any) -> list[Found]:
+    """The first :data:`MAX_LEARNED` patterns that apply to ``text`` at ``info``, no two with the same edits."""
+    out: list[Found] = []
+    seen: set[tuple[TextEdit, ...]] = set()
+    for index, (pattern, times) in enumerate(patterns):
+        result = instantiate(pattern, language, text, info, seen=times)
         if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
             continue
         seen.add(result.edits)
@@ -108,6 +117,7 @@ class Instantiator:
         self._texts: dict[str, int | None] = {}
         """What the worker holds: uri -> version (a guess; the worker says when it is wrong)."""
         self._patterns: set[str] = set()
+        self._here = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-instantiate-now")
 
     def start(self) -> None:
         """Start the worker and load the parsers in it, from a thread (after ``initialized``)."""
@@ -142,8 +152,13 @@ class Instantiator:
                 self._queue.remove(job)
             except ValueError:
                 return  # already handed over, or done
-            self._urgent.append(job)
-            self._feed_locked()
+            if not self._busy:
+                self._urgent.append(job)
+                self._feed_locked()
+                return
+        # The worker is busy with another diagnostic (up to a few hundred ms for a
+        # large file): the one the user waits for runs here, on a thread of its own.
+        self._here.submit(_run_here, job)
 
     def close(self) -> None:
         """Stop (the session ends): waiting jobs are dropped, the worker ended."""
@@ -155,6 +170,7 @@ class Instantiator:
             pool, self._pool = self._pool, None
         for job in waiting:
             job.result.cancel()
+        self._here.shutdown(wait=False, cancel_futures=True)
         if pool is not None:
             _stop(pool)
 
@@ -232,6 +248,17 @@ class Instantiator:
         self._busy = False
         if pool is not None:
             _stop(pool)
+
+
+def _run_here(job: Job) -> None:
+    if not job.result.set_running_or_notify_cancel():
+        return
+    try:
+        found = instantiate_all([(p, times) for _, p, times in job.patterns], job.language, job.text, job.info)
+    except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not stop the others
+        job.result.set_exception(exc)
+    else:
+        job.result.set_result(found)
 
 
 def _stop(pool: Executor) -> None:
