@@ -23,7 +23,7 @@ import libcst
 from fixlore.abstraction._cst import python_context
 from fixlore.abstraction._imports import lift_import
 from fixlore.abstraction._locate import _Change, _locate
-from fixlore.abstraction._pattern import Anchor, EditShape, FixCategory, Pattern
+from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern
 from fixlore.abstraction._placeholders import NUMBER, is_numbered
 from fixlore.abstraction._privacy import verify_privacy
 from fixlore.abstraction._results import Extracted, Failed, Skipped, SkipReason
@@ -99,6 +99,8 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
     )
     if language == "python" and category is FixCategory.ADD_IMPORT and change.anchor is Anchor.IMPORT_BLOCK:
         pattern = lift_import(pattern, namer.concrete)
+    if change.before and (change.before[0].start, change.before[-1].end) == (d0, d1):
+        pattern = dataclasses.replace(pattern, extra=tuple(sorted((*pattern.extra, SPANS_DIAGNOSTIC))))
     gone = dropped(pattern)
     if gone and subject_of_diagnostic([(t.abstract, t.start, t.end) for t in change.before], gone, b_src.data, d0, d1):
         pattern = dataclasses.replace(pattern, extra=tuple(sorted((*pattern.extra, AT_DIAGNOSTIC))))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tree_sitter
 
-from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Pattern
 from fixlore.abstraction._placeholders import (
     CODE,
     STRING_QUOTE,
@@ -68,8 +68,11 @@ def _edits_at_unit(
 ) -> list[tuple[int, int, str]] | None:
     b_flat = [t for t, _ in flat(before)]
     node_kind = dict(ctx.pattern.extra).get("node")
+    covering = SPANS_DIAGNOSTIC in ctx.pattern.extra
     for node in _candidates(ctx.src, d0, d1):
         if node_kind and node_kind not in same_span_kinds(node):
+            continue
+        if covering and not (node.start_byte <= d0 and d1 <= node.end_byte):
             continue
         for end in {node.end_byte, header_end(node, node.start_byte)}:
             toks = tokens(ctx.src, node.start_byte, end, Namer(), ctx.code)
@@ -123,6 +126,8 @@ def _edits_in_window(
     for s in range(0, len(toks) - n + 1):
         window = toks[s : s + n]
         if not (window[0].start <= d1 and d0 <= window[-1].end + 1):
+            continue
+        if SPANS_DIAGNOSTIC in ctx.pattern.extra and not (window[0].start <= d0 and d1 <= window[-1].end):
             continue
         if _splits_a_node(src, window[0].start, window[-1].end):
             continue

@@ -22,6 +22,7 @@ import ast
 import builtins
 import difflib
 import functools
+import keyword
 import re
 from collections import Counter
 from collections.abc import Set
@@ -100,18 +101,28 @@ def swapped_for_a_name(
 
 
 def _renamed_kept_names(pattern: Pattern) -> frozenset[str]:
-    """The names a message keeps literally that the fix replaces by another fixed name.
+    """The names the fix keeps literally that it replaces by a name the message does not name.
 
     ``xrange`` -> ``range`` for "Undefined name `xrange`" is a port's rule;
     ``object`` -> ``property`` for "Class `$1` inherits from `object`" was one
-    class's redesign. One example cannot tell them apart in general; in Python
-    :func:`renames_a_working_name` can, where the fix applies.
+    class's redesign, and ``int`` -> ``Optional[float]`` for "PEP 484 prohibits
+    implicit `Optional`" a change of type made along with the fix. One example
+    cannot tell them apart in general; in Python :func:`renames_a_working_name`
+    can, where the fix applies. A replacement the message names (``IOError`` ->
+    ``OSError`` for "Replace aliased errors with `OSError`") is the fix itself.
     """
     shape = pattern.shape
     if shape is None:
         return frozenset()
-    named = frozenset(_BACKTICKED.findall(pattern.signature.message))
-    return swapped_for_a_name(_counts_order(shape.before), _counts_order(shape.after), named, keep=named)
+    before, after = _counts_order(shape.before), _counts_order(shape.after)
+    kept = frozenset(t for t in before if IDENTIFIER.fullmatch(t) and not keyword.iskeyword(t))
+    named = frozenset(
+        word for quoted in _BACKTICKED.findall(pattern.signature.message) for word in IDENTIFIER.findall(quoted)
+    )
+    keep = named | frozenset(keyword.kwlist)
+    if pattern.signature.language != "python":
+        kept &= named  # other languages: only the name the diagnostic is about (no builtins to tell by)
+    return swapped_for_a_name(before, after, kept, keep=keep)
 
 
 def renames_a_working_name(pattern: Pattern, seen: int, text: str) -> str | None:
@@ -132,7 +143,7 @@ def renames_a_working_name(pattern: Pattern, seen: int, text: str) -> str | None
     return None
 
 
-_BACKTICKED = re.compile(r"`([^\W\d]\w*)`")
+_BACKTICKED = re.compile(r"`([^`]+)`")
 
 
 _IMPORT_LINE = re.compile(r"^\s*(?:from\s+(?P<module>\S+(?:\s+\.)*)\s+)?import\s+(?P<names>.+)$")

@@ -17,6 +17,7 @@ from fixlore.abstraction import (
     Signature,
     Skipped,
     SkipReason,
+    apply_edits,
     extract_pattern,
     instantiate,
     verify_privacy,
@@ -249,3 +250,50 @@ def test_one_example_renames_a_broken_name_but_not_a_working_one() -> None:
     other = code("total = sum(xrange(9))\n")
     diag = diag_at(other, "xrange", "Ruff", "F821", "Undefined name `xrange`")
     assert isinstance(instantiate(pattern, "python", other, diag, seen=1), Instantiated)
+
+
+RUF013 = ("Ruff", "RUF013", "PEP 484 prohibits implicit `Optional`")
+
+
+def test_a_name_changed_along_with_the_fix_needs_the_users_habit() -> None:
+    # Seen in rich: `total: int = None` -> `total: Optional[float] = None`, a change of type made with the fix.
+    before = code(
+        """
+        from typing import Optional
+
+        def track(total: int = None):
+            return total
+        """
+    )
+    pattern = learn("python", before, before.replace("int =", "Optional[float] ="), diag_at(before, "int", *RUF013))
+    other = "from typing import Optional\n\ndef count(limit: int = None):\n    return limit\n"
+    once = instantiate(pattern, "python", other, diag_at(other, "int", *RUF013))
+    assert isinstance(once, Skipped) and once.reason is SkipReason.UNSOUND, once
+    assert "replaces a name that works" in once.detail
+    habit = instantiate(pattern, "python", other, diag_at(other, "int", *RUF013), seen=2)
+    assert isinstance(habit, Instantiated)
+    assert "limit: Optional[float] = None" in apply_edits(other, habit.edits)
+
+
+def test_a_fix_of_the_diagnostics_whole_range_does_not_apply_inside_a_larger_one() -> None:
+    before = code(
+        """
+        from typing import List, Optional
+
+        def track(total: int = None):
+            return total
+        """
+    )
+    pattern = learn("python", before, before.replace("int =", "Optional[int] ="), diag_at(before, "int", *RUF013))
+    assert ("unit", "diagnostic") in pattern.extra
+    other = (
+        "from typing import List, Optional\n\ndef split(total: int, minimums: List[int] = None):\n    return minimums\n"
+    )
+    diag = diag_at(other, "List[int]", *RUF013)
+    result = instantiate(pattern, "python", other, diag, seen=2)
+    # Not `List[Optional[int]]`: the fix was of the whole annotation the diagnostic pointed at.
+    assert not isinstance(result, Instantiated), result
+    simple = "from typing import Optional\n\ndef track(limit: int = None):\n    return limit\n"
+    assert apply(pattern, "python", simple, diag_at(simple, "int", *RUF013)).endswith(
+        "def track(limit: Optional[int] = None):\n    return limit\n"
+    )
