@@ -21,6 +21,7 @@ import textwrap
 import libcst
 
 from fixlore.abstraction._cst import python_context
+from fixlore.abstraction._formats import learned_rewrite
 from fixlore.abstraction._imports import lift_import
 from fixlore.abstraction._locate import _Change, _locate
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern
@@ -74,6 +75,11 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
     namer = Namer()
     code = str(diag.code or "")
     signature = signature_with(language, diag.source, code, diag.message, namer)
+    rewrite = learned_rewrite(
+        language, before, after, offset_at(before, diag.range.start), offset_at(before, diag.range.end), signature
+    )
+    if rewrite is not None and verify_privacy(rewrite).ok:
+        return Extracted(rewrite)
     if len(spans) == 2:
         (b0, _, a0, _), (_, b1, _, a1) = spans
         spans = [(b0, b1, a0, a1)]

@@ -19,12 +19,13 @@ from collections import Counter
 
 import tree_sitter
 
+from fixlore.abstraction._formats import REWRITE_FSTRING, percent_to_fstring
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, place_import
 from fixlore.abstraction._match import _Ctx, _edits_at_unit, _NoMatch
 from fixlore.abstraction._pattern import Anchor, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
-from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts
+from fixlore.abstraction._render import _clip, _edited, _render_block, _title, _to_edit, _unit_texts
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
 from fixlore.abstraction._shape import (
     enclosing_function,
@@ -47,7 +48,7 @@ from fixlore.abstraction._soundness import (
     subject_of_diagnostic,
 )
 from fixlore.abstraction._templates import bind_template
-from fixlore.abstraction._text import DiagnosticInfo, offset_at
+from fixlore.abstraction._text import DiagnosticInfo, TextEdit, TextRange, offset_at
 from fixlore.abstraction._tree import Source, error_count
 from fixlore.abstraction.languages import get_parser
 
@@ -81,6 +82,8 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
     sig = pattern.signature
     if (sig.language, sig.source, sig.code) != (language, diag.source, str(diag.code or "")):
         return Skipped(SkipReason.SIGNATURE_MISMATCH)
+    if REWRITE_FSTRING in pattern.extra:
+        return _rewritten(language, text, diag)
     binding = bind_template(language, sig.message, diag.message, pattern.holes)
     if binding is None:
         lifted = lift(pattern, diag.message)
@@ -334,3 +337,13 @@ def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
     errors = error_count(new_src.root)
     # Python's own parser already refused errors == 0; other languages accept a clean parse.
     return (errors == 0 and src.language != "python") or errors < error_count(src.root)
+
+
+def _rewritten(language: str, text: str, diag: DiagnosticInfo) -> Instantiated | Skipped:
+    """The ``%``-format rewrite (:mod:`~fixlore.abstraction._formats`) of the expression at ``diag``."""
+    start, end = offset_at(text, diag.range.start), offset_at(text, diag.range.end)
+    new = percent_to_fstring(text[start:end]) if language == "python" else None
+    if new is None:
+        return Skipped(SkipReason.NO_MATCH, "no %-format the rewrite can express at the diagnostic")
+    edit = TextEdit(TextRange(diag.range.start, diag.range.end), new)
+    return Instantiated((edit,), f"Replace `{_clip(text[start:end])}` with `{_clip(new)}`")

@@ -154,7 +154,6 @@ class Hole:
     """Name of an allowlist class, e.g. ``python.stdlib_module``, ``python.builtin``."""
 
 
-
 SPANS_DIAGNOSTIC = ("unit", "diagnostic")
 """``Pattern.extra`` mark: the code the fix replaced was exactly the diagnostic's range.
 
@@ -162,6 +161,7 @@ SPANS_DIAGNOSTIC = ("unit", "diagnostic")
 applies where a diagnostic points at a whole annotation, not inside a larger
 one (``List[int]``): instantiation then takes only code that covers the new
 diagnostic's range."""
+
 
 @dataclass(frozen=True, slots=True)
 class Pattern:
