@@ -18,6 +18,7 @@ started, or the worker dies twice, the same jobs run on a thread instead.
 from __future__ import annotations
 
 import collections
+import itertools
 import logging
 import threading
 from concurrent.futures import BrokenExecutor, CancelledError, Executor, Future, ThreadPoolExecutor
@@ -53,7 +54,8 @@ class Job:
 
 MAX_TEXTS = 16
 MAX_PATTERNS = 50_000
-_texts: collections.OrderedDict[str, tuple[int | None, str]] = collections.OrderedDict()
+_texts: collections.OrderedDict[str, tuple[int, str]] = collections.OrderedDict()
+"""uri -> (the server's token for the text, the text)."""
 _patterns: dict[str, Pattern] = {}
 
 
@@ -62,16 +64,16 @@ def warm_up() -> None:
     from fixlore.abstraction import syntax  # noqa: F401 - imported for its side effect (grammars)
 
 
-def run(job: tuple[str, int | None, str | None, str, Any, list[tuple[str, Pattern | None, int]]]) -> list[Found] | None:
+def run(job: tuple[str, int, str | None, str, Any, list[tuple[str, Pattern | None, int]]]) -> list[Found] | None:
     """Worker: one job; ``None`` when it came without the text and the worker no longer has it."""
-    uri, version, text, language, info, items = job
+    uri, token, text, language, info, items = job
     if text is not None:
-        _texts[uri] = (version, text)
+        _texts[uri] = (token, text)
         _texts.move_to_end(uri)
         while len(_texts) > MAX_TEXTS:
             _texts.popitem(last=False)
     known = _texts.get(uri)
-    if known is None or known[0] != version or version is None and text is None:
+    if known is None or known[0] != token:
         return None
     if len(_patterns) > MAX_PATTERNS:
         _patterns.clear()
@@ -114,8 +116,12 @@ class Instantiator:
         self._pool: Executor | None = None
         self._failures = 0
         self._closed = False
-        self._texts: dict[str, int | None] = {}
-        """What the worker holds: uri -> version (a guess; the worker says when it is wrong)."""
+        self._texts: dict[str, tuple[int, str]] = {}
+        """What the worker holds: uri -> (token, text) (a guess; the worker says when it is wrong).
+
+        The text itself, not the document's version, says whether the worker has it:
+        a document closed and opened again starts its versions over."""
+        self._tokens = itertools.count()
         self._patterns: set[str] = set()
         self._here = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-instantiate-now")
 
@@ -185,13 +191,17 @@ class Instantiator:
         if self._pool is None:
             self._new_pool()
         assert self._pool is not None
-        send_text = force or job.version is None or self._texts.get(job.uri, -1) != job.version
+        held = self._texts.get(job.uri)
+        if force or held is None or held[1] is not job.text:
+            send_text, token = True, next(self._tokens)
+        else:
+            send_text, token = False, held[0]
         items = [
             (fp, None if fp in self._patterns and not force else pattern, times) for fp, pattern, times in job.patterns
         ]
         try:
             future = self._pool.submit(
-                run, (job.uri, job.version, job.text if send_text else None, job.language, job.info, items)
+                run, (job.uri, token, job.text if send_text else None, job.language, job.info, items)
             )
         except (BrokenExecutor, RuntimeError) as exc:
             if self._failures >= 2:
@@ -201,7 +211,9 @@ class Instantiator:
             self._hand_over_locked(job, force=True)
             return
         self._busy = True
-        self._texts[job.uri] = job.version
+        self._texts[job.uri] = (token, job.text)
+        if len(self._texts) > MAX_TEXTS:
+            del self._texts[next(iter(self._texts))]
         self._patterns.update(fp for fp, _, _ in job.patterns)
         future.add_done_callback(lambda done: self._done(job, done, force))
 

@@ -69,7 +69,7 @@ def test_a_worker_that_forgot_the_text_is_sent_it_again(instantiator: Instantiat
     pattern = _pattern()
     instantiator.submit(_job(pattern, uri="file:///w/warm.py")).result(TIMEOUT_S)
     job = _job(pattern, uri="file:///w/b.py", version=7)
-    instantiator._texts[job.uri] = 7  # as if the worker had it (it evicted it, say)
+    instantiator._texts[job.uri] = (999, job.text)  # as if the worker had it (it evicted it, say)
     assert _applied(job, instantiator.submit(job).result(TIMEOUT_S)) == ["def other(item):\n    return item is None\n"]
 
 
@@ -123,3 +123,15 @@ def test_closing_cancels_what_is_waiting() -> None:
         except Exception as exc:  # noqa: BLE001 - cancelled, or the worker was ended under it
             assert type(exc).__name__ in {"CancelledError", "BrokenProcessPool"}
     assert jobs.submit(_job(pattern)).cancelled()
+
+
+def test_a_document_opened_again_with_the_same_version_is_instantiated_on_its_new_text(
+    instantiator: Instantiator,
+) -> None:
+    # Versions start over when an editor closes and opens a file again: the text, not the version, counts.
+    pattern = _pattern()
+    instantiator.submit(_job(pattern, version=1, name="old")).result(TIMEOUT_S)
+    reopened = _job(pattern, version=1, name="new")
+    assert _applied(reopened, instantiator.submit(reopened).result(TIMEOUT_S)) == [
+        "def other(new):\n    return new is None\n"
+    ]
