@@ -21,13 +21,13 @@ import textwrap
 import libcst
 
 from fixlore.abstraction._cst import python_context
-from fixlore.abstraction._formats import learned_rewrite
 from fixlore.abstraction._imports import lift_import
 from fixlore.abstraction._locate import _Change, _locate
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern
 from fixlore.abstraction._placeholders import NUMBER, is_numbered
 from fixlore.abstraction._privacy import verify_privacy
 from fixlore.abstraction._results import Extracted, Failed, Skipped, SkipReason
+from fixlore.abstraction._rewrites import learned_rewrite
 from fixlore.abstraction._shape import IMPORT_KINDS, ancestors, header_end, is_statement, layout
 from fixlore.abstraction._soundness import AT_DIAGNOSTIC, dropped, never_sound, subject_of_diagnostic
 from fixlore.abstraction._templates import Namer, signature_with

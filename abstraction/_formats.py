@@ -2,11 +2,8 @@
 
 A shape learned token by token fixes one arity and one operand structure: the
 fix of ``"<%s %r>" % (a, b.c)`` says nothing to ``"%s: %d" % (key, n)``. Yet
-the user's fix is the same mechanical rewrite every time. At extraction, when
-the human's fixed file equals the rewrite of the ``%`` expression the
-diagnostic points at (layout aside), the pattern records the rewrite itself
-(:data:`REWRITE_FSTRING`, a fixed word: nothing of the user's code); at
-instantiation, the rewrite is computed on the code at hand. Every operand's
+the user's fix is the same mechanical rewrite every time, learned and applied
+as such (:mod:`~fixlore.abstraction._rewrites`). Every operand's
 source is carried into the f-string, in order, so none is ever dropped; what
 the rewrite cannot express exactly (``%(name)s``, widths, operands with quotes,
 backslashes or line breaks, a single operand that may be a tuple) is left alone.
@@ -16,14 +13,6 @@ from __future__ import annotations
 
 import ast
 import re
-
-from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
-
-REWRITE_FSTRING = ("rewrite", "percent_fstring")
-"""``Pattern.extra`` mark: the fix is the ``%``-format to f-string rewrite (see the module)."""
-
-SHAPE = EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %s $S " % $1', 'f" $S { $1 } $S "')
-"""What the dashboard and ``knowledge show`` display for the rewrite."""
 
 _DIRECTIVE = re.compile(r"%(.)")
 _CONVERSIONS = {"s": "", "r": "!r", "a": "!a", "d": "", "i": ""}
@@ -97,30 +86,3 @@ def _may_be_tuple(node: ast.expr) -> bool:
 
 def _braces(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
-
-
-def _same(a: str, b: str) -> bool:
-    return a.split() == b.split()
-
-
-def rewrite_at(text: str, start: int, end: int) -> str | None:
-    """``text`` with the ``%`` expression at ``[start, end)`` (character offsets) rewritten, or ``None``."""
-    new = percent_to_fstring(text[start:end])
-    return None if new is None else text[:start] + new + text[end:]
-
-
-def learned_rewrite(
-    language: str, before: str, after: str, start: int, end: int, signature: Signature
-) -> Pattern | None:
-    """The rewrite's pattern, if ``after`` is ``before`` with the expression at the diagnostic rewritten."""
-    if language != "python":
-        return None
-    fixed = rewrite_at(before, start, end)
-    if fixed is None or not _same(fixed, after):
-        return None
-    return Pattern(
-        signature=signature,
-        category=FixCategory.REWRITE,
-        shape=SHAPE,
-        extra=tuple(sorted((REWRITE_FSTRING, SPANS_DIAGNOSTIC))),
-    )

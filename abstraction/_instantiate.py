@@ -19,7 +19,6 @@ from collections import Counter
 
 import tree_sitter
 
-from fixlore.abstraction._formats import REWRITE_FSTRING, percent_to_fstring
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, place_import
 from fixlore.abstraction._match import _Ctx, _edits_at_unit, _NoMatch
@@ -27,6 +26,7 @@ from fixlore.abstraction._pattern import Anchor, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._render import _clip, _edited, _render_block, _title, _to_edit, _unit_texts
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
+from fixlore.abstraction._rewrites import Rewrite, rewrite_of
 from fixlore.abstraction._shape import (
     enclosing_function,
     function_body_start,
@@ -82,8 +82,9 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
     sig = pattern.signature
     if (sig.language, sig.source, sig.code) != (language, diag.source, str(diag.code or "")):
         return Skipped(SkipReason.SIGNATURE_MISMATCH)
-    if REWRITE_FSTRING in pattern.extra:
-        return _rewritten(language, text, diag)
+    rewrite = rewrite_of(pattern)
+    if rewrite is not None:
+        return _rewritten(rewrite, language, text, diag)
     binding = bind_template(language, sig.message, diag.message, pattern.holes)
     if binding is None:
         lifted = lift(pattern, diag.message)
@@ -339,11 +340,11 @@ def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
     return (errors == 0 and src.language != "python") or errors < error_count(src.root)
 
 
-def _rewritten(language: str, text: str, diag: DiagnosticInfo) -> Instantiated | Skipped:
-    """The ``%``-format rewrite (:mod:`~fixlore.abstraction._formats`) of the expression at ``diag``."""
+def _rewritten(rewrite: Rewrite, language: str, text: str, diag: DiagnosticInfo) -> Instantiated | Skipped:
+    """A rewrite (:mod:`~fixlore.abstraction._rewrites`) of the code at ``diag``."""
     start, end = offset_at(text, diag.range.start), offset_at(text, diag.range.end)
-    new = percent_to_fstring(text[start:end]) if language == "python" else None
+    new = rewrite(text, start, end) if language == "python" else None
     if new is None:
-        return Skipped(SkipReason.NO_MATCH, "no %-format the rewrite can express at the diagnostic")
+        return Skipped(SkipReason.NO_MATCH, "the rewrite does not apply at the diagnostic")
     edit = TextEdit(TextRange(diag.range.start, diag.range.end), new)
     return Instantiated((edit,), f"Replace `{_clip(text[start:end])}` with `{_clip(new)}`")

@@ -14,7 +14,6 @@ import re
 from functools import lru_cache
 from typing import Any
 
-from fixlore.abstraction._formats import REWRITE_FSTRING
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Pattern
 from fixlore.abstraction._placeholders import (
     PLACEHOLDER_LIKE,
@@ -25,6 +24,7 @@ from fixlore.abstraction._placeholders import (
     tokenizer,
 )
 from fixlore.abstraction._results import PrivacyVerdict
+from fixlore.abstraction._rewrites import REWRITE, REWRITES
 from fixlore.abstraction._soundness import AT_DIAGNOSTIC
 from fixlore.abstraction._templates import STRICT
 from fixlore.abstraction._vocab import (
@@ -89,7 +89,7 @@ def _verify(data: dict[str, Any]) -> PrivacyVerdict:
         if not is_hole(name) or not is_hole_class(language, klass):
             return PrivacyVerdict(False, "holes", "not a hole of a known class")
     for key, value in data.get("extra", ()):
-        if (key, value) in (AT_DIAGNOSTIC, SPANS_DIAGNOSTIC, REWRITE_FSTRING):
+        if (key, value) in (AT_DIAGNOSTIC, SPANS_DIAGNOSTIC) or (key == REWRITE and value in REWRITES):
             continue
         if key != "node" or value not in kinds:
             return PrivacyVerdict(False, "extra", "unknown extra field")

@@ -16,7 +16,7 @@ from fixlore.abstraction import (
     instantiate,
     verify_privacy,
 )
-from fixlore.abstraction._formats import REWRITE_FSTRING, percent_to_fstring
+from fixlore.abstraction._formats import percent_to_fstring
 from tests.abstraction._helpers import code, diag_at
 
 UP031 = ("Ruff", "UP031", "Use format specifiers instead of percent format")
@@ -62,7 +62,7 @@ def _learn_once():  # type: ignore[no-untyped-def]
 
 def test_one_fix_by_hand_is_learned_as_the_rewrite_and_holds_no_user_code() -> None:
     pattern = _learn_once()
-    assert REWRITE_FSTRING in pattern.extra
+    assert ("rewrite", "percent_fstring") in pattern.extra
     assert verify_privacy(pattern).ok
     assert "record" not in repr(pattern)
 

@@ -1,0 +1,131 @@
+"""Fixes learned as a rewrite rather than as a shape: one pattern, whatever the code at hand.
+
+A shape learned token by token fixes one arity and one operand structure; some
+fixes users make by hand are the same mechanical rewrite every time, of code of
+any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`),
+``raise X(…)`` -> ``raise X(…) from None`` or ``from err``, the name the
+enclosing ``except … as err`` binds (B904). At extraction, when the human's fixed
+file is one of these rewrites of the code at the diagnostic (layout aside), the
+pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
+this module: nothing of the user's code); instantiation computes the rewrite on
+the code at hand. Each rewrite carries the user's code over whole or not at all.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+
+from fixlore.abstraction._formats import percent_to_fstring
+from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
+
+Rewrite = Callable[[str, int, int], str | None]
+"""(text, start, end) -> the new text of ``text[start:end]``, or ``None`` if the rewrite does not apply."""
+
+REWRITE = "rewrite"
+"""``Pattern.extra`` key; its value names one of :data:`REWRITES`."""
+
+
+def _percent(text: str, start: int, end: int) -> str | None:
+    return percent_to_fstring(text[start:end])
+
+
+_RAISE = re.compile(r"raise\b")
+
+
+def _raise_statement(text: str, start: int, end: int) -> ast.Raise | None:
+    """The ``raise`` statement that ``text[start:end]`` is, with an exception and no cause yet."""
+    snippet = text[start:end]
+    if not _RAISE.match(snippet):
+        return None
+    try:
+        tree = ast.parse(snippet)
+    except (SyntaxError, ValueError):
+        return None
+    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Raise):
+        return None
+    node = tree.body[0]
+    return node if node.exc is not None and node.cause is None else None
+
+
+def _from_none(text: str, start: int, end: int) -> str | None:
+    if _raise_statement(text, start, end) is None:
+        return None
+    return text[start:end] + " from None"
+
+
+_EXCEPT_AS = re.compile(r"\s*except\b[^#]*\bas\s+([^\W\d]\w*)\s*:")
+_SCOPE = re.compile(r"\s*(?:async\s+)?(?:def|class)\b")
+
+
+def caught_name(text: str, start: int) -> str | None:
+    """The name the ``except … as name`` around offset ``start`` binds, or ``None``.
+
+    Walks up from the line of ``start`` through ever less indented lines: the first
+    one that is an ``except`` decides; a ``def`` or ``class`` on the way, or the
+    top of the file, means no handler encloses it.
+    """
+    lines = text[:start].split("\n")
+    first = lines[-1]
+    limit = len(first) - len(first.lstrip())
+    for line in reversed(lines[:-1]):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent >= limit:
+            continue
+        if stripped.startswith("except"):
+            match = _EXCEPT_AS.match(line)
+            return match.group(1) if match else None
+        if _SCOPE.match(line) or indent == 0:
+            return None
+        limit = indent
+    return None
+
+
+def _from_caught(text: str, start: int, end: int) -> str | None:
+    if _raise_statement(text, start, end) is None:
+        return None
+    name = caught_name(text, start)
+    return None if name is None else text[start:end] + " from " + name
+
+
+REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
+    "percent_fstring": (
+        _percent,
+        EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %s $S " % $1', 'f" $S { $1 } $S "'),
+    ),
+    "raise_from_none": (_from_none, EditShape(Anchor.AT_DIAGNOSTIC, "Raise", "raise $1 ( )", "raise $1 ( ) from None")),
+    "raise_from_caught": (
+        _from_caught,
+        EditShape(Anchor.AT_DIAGNOSTIC, "Raise", "raise $1 ( )", "raise $1 ( ) from $2"),
+    ),
+}
+"""Every rewrite by name, with the shape ``knowledge show`` and the dashboard display for it."""
+
+
+def rewrite_of(pattern: Pattern) -> Rewrite | None:
+    """The rewrite ``pattern`` records, if any."""
+    name = dict(pattern.extra).get(REWRITE)
+    entry = REWRITES.get(name) if name is not None else None
+    return entry[0] if entry is not None else None
+
+
+def learned_rewrite(
+    language: str, before: str, after: str, start: int, end: int, signature: Signature
+) -> Pattern | None:
+    """The pattern of the rewrite that turns ``before`` into ``after`` at ``[start, end)``, if one does."""
+    if language != "python":
+        return None
+    for name, (rewrite, shape) in REWRITES.items():
+        new = rewrite(before, start, end)
+        if new is not None and (before[:start] + new + before[end:]).split() == after.split():
+            return Pattern(
+                signature=signature,
+                category=FixCategory.REWRITE,
+                shape=shape,
+                extra=tuple(sorted(((REWRITE, name), SPANS_DIAGNOSTIC))),
+            )
+    return None

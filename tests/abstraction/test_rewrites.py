@@ -1,0 +1,118 @@
+"""Fixes learned as rewrites: `raise … from None` / `from err` (B904) on raises of any shape."""
+
+from __future__ import annotations
+
+from fixlore.abstraction import (
+    Extracted,
+    Instantiated,
+    Skipped,
+    apply_edits,
+    extract_pattern,
+    instantiate,
+    verify_privacy,
+)
+from fixlore.abstraction._rewrites import caught_name
+from tests.abstraction._helpers import code, diag_at
+
+B904 = (
+    "Ruff",
+    "B904",
+    "Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None`",
+)
+
+
+def _learn(before: str, after: str, needle: str):  # type: ignore[no-untyped-def]
+    result = extract_pattern("python", before, after, diag_at(before, needle, *B904))
+    assert isinstance(result, Extracted), result
+    assert verify_privacy(result.pattern).ok
+    return result.pattern
+
+
+def test_from_none_learned_on_a_short_raise_applies_to_a_long_one() -> None:
+    before = code(
+        """
+        def load(path):
+            try:
+                return open(path)
+            except OSError:
+                raise Missing()
+        """
+    )
+    pattern = _learn(before, before.replace("raise Missing()", "raise Missing() from None"), "raise Missing()")
+    assert ("rewrite", "raise_from_none") in pattern.extra
+    assert "Missing" not in repr(pattern)
+    other = code(
+        """
+        def parse(text):
+            try:
+                return int(text)
+            except ValueError:
+                raise errors.BadValue(
+                    f"not a number: {text!r}"
+                )
+        """
+    )
+    raise_text = other[other.index("raise errors") : other.index(")\n", other.index("raise errors")) + 1]
+    result = instantiate(pattern, "python", other, diag_at(other, raise_text, *B904))
+    assert isinstance(result, Instantiated), result
+    assert apply_edits(other, result.edits) == other.replace('!r}"\n        )', '!r}"\n        ) from None')
+
+
+def test_from_the_caught_name_uses_the_handlers_own_name() -> None:
+    before = code(
+        """
+        def load(path):
+            try:
+                return open(path)
+            except OSError as err:
+                raise Missing(str(err))
+        """
+    )
+    pattern = _learn(
+        before, before.replace("raise Missing(str(err))", "raise Missing(str(err)) from err"), "raise Missing(str(err))"
+    )
+    assert ("rewrite", "raise_from_caught") in pattern.extra
+    other = code(
+        """
+        def parse(text):
+            try:
+                return int(text)
+            except ValueError as exc:
+                if text:
+                    raise BadValue(text)
+        """
+    )
+    result = instantiate(pattern, "python", other, diag_at(other, "raise BadValue(text)", *B904))
+    assert isinstance(result, Instantiated), result
+    assert "raise BadValue(text) from exc" in apply_edits(other, result.edits)
+    # A handler that binds no name: nothing to chain, no fix.
+    bare = other.replace(" as exc", "")
+    assert isinstance(instantiate(pattern, "python", bare, diag_at(bare, "raise BadValue(text)", *B904)), Skipped)
+
+
+def test_the_caught_name_is_the_enclosing_handlers_not_a_neighbours() -> None:
+    text = code(
+        """
+        def f():
+            try:
+                pass
+            except KeyError as first:
+                pass
+            try:
+                pass
+            except ValueError:
+                raise Other()
+        """
+    )
+    assert caught_name(text, text.index("raise Other")) is None
+    inner = text.replace("except ValueError:", "except ValueError as second:")
+    assert caught_name(inner, inner.index("raise Other")) == "second"
+    in_try = "def g():\n    try:\n        raise Other()\n    except ValueError as e:\n        pass\n"
+    assert caught_name(in_try, in_try.index("raise Other")) is None
+
+
+def test_a_raise_that_already_has_a_cause_is_left_alone() -> None:
+    before = "try:\n    x()\nexcept E:\n    raise F()\n"
+    pattern = _learn(before, before.replace("raise F()", "raise F() from None"), "raise F()")
+    other = "try:\n    x()\nexcept E as e:\n    raise F() from e\n"
+    assert isinstance(instantiate(pattern, "python", other, diag_at(other, "raise F() from e", *B904)), Skipped)
