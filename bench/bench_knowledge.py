@@ -75,7 +75,7 @@ def pattern_dict(i: int, key: tuple[str, str, str], shape: bool) -> dict[str, An
 
 def body(i: int, key: tuple[str, str, str], shape: bool) -> tuple[str, str]:
     """``(fingerprint, canonical JSON)`` of the i-th synthetic pattern."""
-    from fixlore.abstraction._pattern import canonical_json, fingerprint_of
+    from fixlore.abstraction import canonical_json, fingerprint_of
 
     d = pattern_dict(i, key, shape)
     identity = {k: v for k, v in d.items() if k not in ("context", "instances", "extra")}
@@ -135,7 +135,7 @@ def _insert(c: sqlite3.Connection, cols: str, rows: list[tuple[Any, ...]]) -> No
 
 def child(n: int, home: Path) -> dict[str, Any]:
     """Measure one store (made by the parent) in this fresh process."""
-    from fixlore.abstraction._pattern import Pattern
+    from fixlore.abstraction import Pattern
     from fixlore.knowledge import Candidate, Knowledge, rank_actions
 
     base_rss = rss_mb()
@@ -179,7 +179,7 @@ def child(n: int, home: Path) -> dict[str, Any]:
     lat: list[float] = []
     cpu: list[float] = []
     learned: list[float] = []
-    from fixlore.abstraction._pattern import Signature
+    from fixlore.abstraction import Signature
 
     for r, rowids in plan:
         key = rule_key(r)
