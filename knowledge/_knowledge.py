@@ -114,19 +114,25 @@ class Knowledge:
             on_open=self._auto_prune if auto_prune else _no_prune,
             on_commit=self._wake_team,
         )
-        tiers = Tiers(
+        self._tiers = Tiers(
             self._shared, self._lock, self._writer, eager_max=eager_max, cache_rows=cache_rows, packed_rows=packed_rows
         )
-        self._tiers = tiers
         self._admin = Admin(
-            self._shared, tiers, self._writer, verifier=verifier, prune_config=prune_config, workspace=self._workspace
+            self._shared,
+            self._tiers,
+            self._writer,
+            verifier=verifier,
+            prune_config=prune_config,
+            workspace=self._workspace,
         )
         self._load(base)
         if team:
-            trust = team_trust if team_trust is not None else TrustConfig()
-            self.team = TeamSync(self, team, trust=trust, interval=team_interval)
-            if team_interval > 0:  # 0: no thread, the caller syncs (``fixlore team sync``)
-                self.team.start()
+            self._start_team(team, team_trust if team_trust is not None else TrustConfig(), team_interval)
+
+    def _start_team(self, conninfo: str, trust: TrustConfig, interval: float) -> None:
+        self.team = TeamSync(self, conninfo, trust=trust, interval=interval)
+        if interval > 0:  # 0: no thread, the caller syncs (``fixlore team sync``)
+            self.team.start()
 
     def _meta(self, key: str) -> str:
         try:
