@@ -287,11 +287,12 @@ class Knowledge:
             self._verified[fp] = ok
             if not ok:
                 logger.warning("privacy verifier refused pattern %s (field %s)", fp, field)
+        kind = _KIND_INDEX[event.kind]
         workspace = self._workspace is not None and not self._workspace.broken
         with self._lock:
             if ok:
-                self._tiers.record_locked(event, _KIND_INDEX[event.kind], workspace=workspace)
-            self._writer.queue_locked(event, ok, workspace=workspace)
+                self._tiers.record_locked(event, fp, kind, workspace=workspace)
+            self._writer.queue_locked(event, fp, kind, ok=ok, workspace=workspace)
 
     def record_sync(self, event: Event, timeout: float | None = 30.0) -> None:
         """:meth:`record` then :meth:`flush`: returns once the event is durable."""

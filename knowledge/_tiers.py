@@ -114,10 +114,13 @@ class Tiers:
         with self.lock:
             self._index.put(scope, p.signature.rule_key, p.fingerprint, row)
 
-    def record_locked(self, event: Event, i: int, *, workspace: bool) -> None:
-        """Count event kind ``i`` on its user row (unless cold: it comes with the queue) and workspace row."""
+    def record_locked(self, event: Event, fp: str, i: int, *, workspace: bool) -> None:
+        """Count ``event`` (of pattern ``fp``, kind number ``i``) on its user row and workspace row.
+
+        A cold rule key's user row is not read for it: the event comes with the writer's queue.
+        """
         p, at = event.pattern, event.at
-        key, fp = p.signature.rule_key, p.fingerprint
+        key = p.signature.rule_key
         if not self._index.is_cold(key):
             bump(self._index.ensure(Scope.USER, key, fp, at, p), i, at)
         if workspace:

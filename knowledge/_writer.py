@@ -25,16 +25,12 @@ import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from fixlore.abstraction import Pattern
-
 from ._delta import Batch, PatternDelta, WorkspaceDelta, merge_into
-from ._model import COUNT_KINDS, Event, KnowledgeError
+from ._model import Event, KnowledgeError
 from ._store import Store
 from ._workspace import WorkspaceScope
 
 logger = logging.getLogger(__name__)
-
-_KIND_INDEX = {k: i for i, k in enumerate(COUNT_KINDS)}
 
 
 def _nothing(*_: object) -> None:
@@ -83,8 +79,12 @@ class Writer:
 
     # -- the queue (the caller holds the lock) ------------------------------------------
 
-    def queue_locked(self, event: Event, ok: bool, *, workspace: bool) -> None:
-        """Queue one event (``ok``: the privacy verifier passed it; ``workspace``: for that file too)."""
+    def queue_locked(self, event: Event, fp: str, i: int, *, ok: bool, workspace: bool) -> None:
+        """Queue one event of pattern ``fp``, kind number ``i`` (in ``COUNT_KINDS`` order).
+
+        ``ok``: the privacy verifier passed the pattern (else it is only counted as refused);
+        ``workspace``: the event goes to the workspace file too.
+        """
         if self._thread is None and not self._closing:
             self._thread = threading.Thread(target=self._run, name="fixlore-knowledge-writer", daemon=True)
             self._thread.start()
@@ -93,12 +93,12 @@ class Writer:
         if not ok:
             self._pending.refused += 1
         else:
-            self._add(event, event.pattern, _KIND_INDEX[event.kind], workspace)
+            self._add(event, fp, i, workspace)
         if was_empty or len(self._pending.events) >= self._max:
             self._lock.notify_all()
 
-    def _add(self, event: Event, p: Pattern, i: int, workspace: bool) -> None:
-        fp, at = p.fingerprint, event.at
+    def _add(self, event: Event, fp: str, i: int, workspace: bool) -> None:
+        p, at = event.pattern, event.at
         d = self._pending.patterns.get(fp)
         if d is None:
             key, shape = p.signature.rule_key, p.shape is not None

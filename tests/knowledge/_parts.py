@@ -33,8 +33,9 @@ class Parts:
         """What ``Knowledge.record`` does for a pattern the verifier passed."""
         event = Event(kind, pattern, workspace, at)
         with self.lock:
-            self.tiers.record_locked(event, COUNT_KINDS.index(kind), workspace=False)
-            self.writer.queue_locked(event, True, workspace=False)
+            fp, i = pattern.fingerprint, COUNT_KINDS.index(kind)
+            self.tiers.record_locked(event, fp, i, workspace=False)
+            self.writer.queue_locked(event, fp, i, ok=True, workspace=False)
 
     def close(self) -> None:
         self.writer.close(10)

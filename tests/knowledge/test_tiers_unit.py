@@ -25,7 +25,8 @@ class Memory:
     def record(self, kind: EventKind, pattern: Pattern, at: float = T0) -> None:
         """The index's half of ``Knowledge.record`` (the writer's queue is not used)."""
         with self.lock:
-            self.tiers.record_locked(Event(kind, pattern, "w1", at), COUNT_KINDS.index(kind), workspace=False)
+            event = Event(kind, pattern, "w1", at)
+            self.tiers.record_locked(event, pattern.fingerprint, COUNT_KINDS.index(kind), workspace=False)
 
 
 def test_an_event_is_evidence_at_once(tmp_path: Path) -> None:

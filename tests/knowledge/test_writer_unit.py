@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from fixlore.knowledge import Event, EventKind, KnowledgeError
+from fixlore.knowledge._model import COUNT_KINDS
 from fixlore.knowledge._writer import Writer
 
 from ._parts import T0, event_rows, stored
@@ -23,7 +24,7 @@ def writer(path: Path, *, interval: float = 0.01, max_events: int = 100) -> tupl
 
 def queue(w: Writer, lock: threading.Condition, event: Event, ok: bool = True) -> None:
     with lock:
-        w.queue_locked(event, ok, workspace=False)
+        w.queue_locked(event, event.pattern.fingerprint, COUNT_KINDS.index(event.kind), ok=ok, workspace=False)
 
 
 def test_close_commits_what_is_queued_without_waiting_for_the_interval(tmp_path: Path) -> None:
