@@ -37,7 +37,7 @@ from fixlore.abstraction._results import (
     SkipReason,
 )
 from fixlore.abstraction._templates import abstract_action, abstract_rule_action, abstract_signature, first_line
-from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, apply_edits
+from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, apply_edits, position_at
 from fixlore.abstraction.languages import get_parser, language_for, supported_languages
 from fixlore.abstraction.syntax import SyntaxCode, SyntaxProblem, syntax_problems
 
@@ -91,6 +91,7 @@ __all__ = [
     "instantiate",
     "is_placeholder",
     "language_for",
+    "position_at",
     "supported_languages",
     "syntax_problems",
     "verify_privacy",

@@ -30,8 +30,8 @@ from fixlore.abstraction import (
     apply_edits,
     extract_pattern,
     instantiate,
+    position_at,
 )
-from fixlore.abstraction._text import position_at
 from fixlore.abstraction.languages import get_parser
 
 Event = tuple[str, str, DiagnosticInfo]

@@ -29,7 +29,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from fixlore.abstraction._pattern import Pattern, Scope, Signature  # noqa: E402
+from fixlore.abstraction import Pattern, Scope, Signature  # noqa: E402
 from fixlore.knowledge import Candidate, Counts, Event, EventKind, Knowledge, Record, _teamdb, rank_actions  # noqa: E402
 from tests.knowledge._patterns import LEARNED  # noqa: E402
 from tests.team._postgres import start_postgres  # noqa: E402

@@ -1,7 +1,8 @@
 """fixlore's knowledge layer: the pattern store, its scopes, ranking, pruning, export/import.
 
 Never imports pygls or lsprotocol: it speaks in the dataclasses of
-``fixlore.abstraction._pattern`` and of :mod:`._model`. See docs/knowledge.md.
+:mod:`fixlore.abstraction` (``Pattern``, ``Signature``, ``Scope``) and of
+:mod:`._model`. See docs/knowledge.md.
 """
 
 from __future__ import annotations

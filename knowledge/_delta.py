@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Self, TypeVar
 
-from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction import Pattern
 
 from ._exchange import Record
 from ._model import COUNT_KINDS, Counts

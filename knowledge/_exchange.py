@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from fixlore.abstraction._pattern import (
+from fixlore.abstraction import (
     PATTERN_FORMAT_VERSION,
     Anchor,
     FixCategory,

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
 
-from fixlore.abstraction._pattern import Pattern, Scope, Signature
+from fixlore.abstraction import Pattern, Scope, Signature
 
 from ._model import COUNT_KINDS, SCOPE_ORDER, Counts, PatternStats, RuleKey
 from ._packed import R_BODY, R_CTX, R_FIRST, R_LAST, R_WS, PackedBucket, Row

@@ -1,23 +1,22 @@
-"""The ``Knowledge`` object: all scopes behind one in-memory index and one writer thread.
+"""The ``Knowledge`` object: a facade over the parts that hold and write the knowledge.
 
-``record()`` verifies the pattern's privacy (once per fingerprint), updates
-the index at once, so the next ranking sees the event, and queues the write.
-A background thread applies queued writes in one transaction every
-``batch_interval`` seconds or ``batch_max`` events; ``flush()`` waits until
-everything recorded before it is committed (that is what "acknowledged"
-means). Another process's writes reach this index through ``refresh()``, a
-cheap poll of SQLite's ``data_version``.
+``Knowledge`` builds its parts and passes each its dependencies:
 
-Locks: ``_cond`` guards the index and the pending batch (held briefly by
-``record``); ``_apply_lock`` is held by the writer while it takes and applies
-a batch, and by ``refresh``, so a refresh sees either a batch pending or
-committed, never half-way.
+* :class:`SharedStore` (:mod:`._shared`): the caller's connection to the user store, and its lock;
+* :class:`Writer` (:mod:`._writer`): the queue of events and the thread that commits it;
+* :class:`Tiers` (:mod:`._tiers`): the one owner of the in-memory :class:`Index` and of
+  its lock, reading a rule key from the store when memory does not hold it, and
+  pulling other processes' writes (:meth:`Knowledge.refresh`);
+* :class:`Admin` (:mod:`._admin`): the commands (list, prune, export, import, ...).
 
-The class is assembled from mixins: loading, warm-up and refresh in
-:mod:`._loading`, the writer thread and ``flush`` in :mod:`._writer`, the
-commands (list, prune, export, import, ...) in :mod:`._admin`; this module
-keeps opening, the request path (``evidence``, ``learned_fixes``, ``record``)
-and closing.
+``record()`` verifies the pattern's privacy (once per fingerprint), updates the
+index at once, so the next ranking sees the event, and queues the write, both
+under the index's lock; ``flush()`` waits until everything recorded before it
+is committed (that is what "acknowledged" means).
+
+Locks: the index's (a condition, shared with the writer's queue), the writer's
+apply lock (held while a batch is taken and committed, and by a refresh) and
+the shared store's. Taken in the order shared store, apply, index when nested.
 """
 
 from __future__ import annotations
@@ -29,29 +28,33 @@ import threading
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from fixlore.abstraction._pattern import Pattern, Scope, Signature
+from fixlore.abstraction import Scope, Signature
 
-from . import _admin
-from ._delta import Batch, PatternDelta, WorkspaceDelta
-from ._exchange import Record, Verifier
+from ._admin import Admin, PatternDetail, auto_prune, base_records
+from ._exchange import MAX_BYTES, Record, Verifier
 from ._index import Index
-from ._loading import LoadingMixin
 from ._model import (
     COUNT_KINDS,
     Event,
     EventKind,
+    ExportFilters,
+    ImportReport,
     KnowledgeError,
+    KnowledgeStats,
     PatternStats,
     PruneConfig,
+    PruneReport,
     RuleKey,
 )
-from ._packed import R_BODY, R_FIRST, R_LAST, R_WS, Row
+from ._packed import Row
 from ._paths import STORE_FILE, knowledge_home, workspace_hash
+from ._shared import SharedStore
 from ._store import Store
 from ._team import TeamSync, TrustConfig
+from ._tiers import Tiers
 from ._verify import check_privacy
 from ._workspace import WorkspaceScope
-from ._writer import WriterMixin
+from ._writer import Writer
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +69,7 @@ PACKED_ROWS = 2_000_000
 rule keys beyond both are read from the store on first use."""
 
 
-class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
+class Knowledge:
     """All knowledge scopes of one server (or CLI run). Use :meth:`open`."""
 
     def __init__(
@@ -94,56 +97,69 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         self.verifier = verifier
         self.prune_config = prune_config
         self._learning = learning
-        self._auto_prune = auto_prune
-        self._batch_interval = batch_interval
-        self._batch_max = batch_max
-        self._index = Index()
-        self._index.max_rows = cache_rows
-        self._index.max_packed = packed_rows
-        self._cond = threading.Condition(threading.Lock())
-        self._apply_lock = threading.Lock()
-        self._db_lock = threading.RLock()
-        self._pending = Batch()
-        self._ws_pending: dict[str, WorkspaceDelta] = {}
-        self._seq = 0
-        self._committed = 0
-        self._flush_target = 0
-        self._errors = 0
-        self._closing = False
-        self._writer: threading.Thread | None = None
-        self._writer_store: Store | None = None
         self._verified: dict[str, bool] = {}
-        self._db: Store | None = None
-        self._rev = 0
-        self._epoch = ""
-        self._data_version = -1
-        self._imports = ""
-        self._eager_max = eager_max
-        self._cache_rows = cache_rows
-        self._inflight: Batch | None = None
-        self._inflight_rev: int | None = None
-        self._recent: list[tuple[int, Batch]] = []
-        self._loading = 0
-        self._warmer: threading.Thread | None = None
-        try:
-            if learning or self.db_path.exists():
-                self._db = Store(self.db_path, readonly=not learning)
-            salt = self._db.meta("salt") if self._db is not None else ""
-        except sqlite3.Error as exc:
-            raise KnowledgeError(f"cannot open the knowledge store {self.db_path}: {exc}") from exc
-        self._salt = bytes.fromhex(salt) if salt else secrets.token_bytes(32)
         self._workspace_root = workspace_root
         self._workspace = WorkspaceScope(workspace_root, verifier) if workspace_scope and workspace_root else None
+        self._shared = SharedStore(self.db_path, writable=learning)
+        salt = self._meta("salt")
+        self._salt = bytes.fromhex(salt) if salt else secrets.token_bytes(32)
+        self._lock = threading.Condition(threading.Lock())
+        self.team: TeamSync | None = None
+        self._writer = Writer(
+            self.db_path,
+            self._lock,
+            interval=batch_interval,
+            max_events=batch_max,
+            workspace=self._workspace,
+            on_open=self._auto_prune if auto_prune else _no_prune,
+            on_commit=self._wake_team,
+        )
+        self._tiers = Tiers(
+            self._shared, self._lock, self._writer, eager_max=eager_max, cache_rows=cache_rows, packed_rows=packed_rows
+        )
+        self._admin = Admin(
+            self._shared,
+            self._tiers,
+            self._writer,
+            verifier=verifier,
+            prune_config=prune_config,
+            workspace=self._workspace,
+        )
+        self._load(base)
+        if team:
+            self._start_team(team, team_trust if team_trust is not None else TrustConfig(), team_interval)
+
+    def _start_team(self, conninfo: str, trust: TrustConfig, interval: float) -> None:
+        self.team = TeamSync(self, conninfo, trust=trust, interval=interval)
+        if interval > 0:  # 0: no thread, the caller syncs (``fixlore team sync``)
+            self.team.start()
+
+    def _meta(self, key: str) -> str:
         try:
-            self._load(base)
+            db = self._shared.ro()
+            return db.meta(key) if db is not None else ""
+        except sqlite3.Error as exc:
+            raise KnowledgeError(f"cannot open the knowledge store {self.db_path}: {exc}") from exc
+
+    def _load(self, base: bool) -> None:
+        """Read every scope into the index: base knowledge, the workspace file, the user store."""
+        if base:
+            for r in base_records(self.verifier):
+                self._tiers.put_record(Scope.BASE, r)
+        if self._workspace is not None:
+            for r in self._workspace.load():
+                self._tiers.put_record(Scope.WORKSPACE, r)
+        try:
+            self._tiers.load_user()
         except sqlite3.Error as exc:
             raise KnowledgeError(f"cannot read the knowledge store {self.db_path}: {exc}") from exc
-        self.team: TeamSync | None = None
-        if team:
-            trust = team_trust if team_trust is not None else TrustConfig()
-            self.team = TeamSync(self, team, trust=trust, interval=team_interval)
-            if team_interval > 0:  # 0: no thread, the caller syncs (``fixlore team sync``)
-                self.team.start()
+
+    def _auto_prune(self, store: Store) -> None:
+        auto_prune(store, self.prune_config, self._tiers.drop)
+
+    def _wake_team(self) -> None:
+        if self.team is not None:
+            self.team.wake()  # new events for the team store: published within seconds, in its thread
 
     @classmethod
     def open(
@@ -208,13 +224,11 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
 
     def set_learning(self, on: bool) -> None:
         """Turn learning on or off; off, :meth:`record` writes nothing."""
-        if on and self._db is not None and self._db.readonly:
-            with self._db_lock:
-                self._db.close()
-                self._db = Store(self.db_path)
-        elif on and self._db is None:
-            self._db = Store(self.db_path)
-            self._salt = bytes.fromhex(self._db.meta("salt"))
+        if on:
+            had_store = self._shared.ro() is not None
+            db = self._shared.rw()
+            if not had_store:
+                self._salt = bytes.fromhex(db.meta("salt"))
         self._learning = on
 
     @property
@@ -238,19 +252,11 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         request path asks this first and sends :meth:`preload` to a worker
         instead of waiting on the disk.
         """
-        if self._index.is_cold(rule_key):
-            return False
-        if not fixes or not self._index.lazy:
-            return True
-        with self._cond:
-            return not self._index.has_unread_fixes(rule_key)
+        return self._tiers.ready(rule_key, fixes=fixes)
 
     def preload(self, rule_key: RuleKey) -> None:
         """Read a rule key (and its learned fixes) into memory: for a worker thread."""
-        if self._index.is_cold(rule_key):
-            self._load_key(rule_key)
-        if self._index.lazy:
-            self._read_bodies(rule_key)
+        self._tiers.ensure(rule_key, fixes=True)
 
     def evidence(self, rule_key: RuleKey) -> Mapping[str, PatternStats]:
         """Fingerprint -> stats under ``rule_key``, highest scope per fingerprint.
@@ -258,12 +264,7 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         From memory; only in a store too large to hold whole, a rule key not used
         since the start is read first (one indexed query, see docs/knowledge.md).
         """
-        if self._index.is_cold(rule_key):
-            self._load_key(rule_key)
-        elif self._index.lazy:
-            with self._cond:
-                self._index.used(rule_key)
-        return self._index.evidence(rule_key)
+        return self._tiers.evidence(rule_key)
 
     def learned_fixes(self, signature: Signature) -> list[PatternStats]:
         """Learned fixes (patterns with a shape) for ``signature``, best evidence first.
@@ -272,13 +273,7 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         rule key (generalised ones, other templates); ``instantiate`` decides
         whether those apply.
         """
-        key = signature.rule_key
-        if self._index.is_cold(key):
-            self._load_key(key)
-        if self._index.lazy:
-            self._read_bodies(key)
-        with self._cond:
-            return self._index.learned_for(signature)
+        return self._tiers.learned_for(signature)
 
     def record(self, event: Event) -> None:
         """Queue one event (non-blocking). Refused patterns are counted, logged by id only."""
@@ -292,41 +287,21 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
             self._verified[fp] = ok
             if not ok:
                 logger.warning("privacy verifier refused pattern %s (field %s)", fp, field)
-        with self._cond:
-            self._start_writer()
-            was_empty = not self._pending
-            self._seq += 1
-            if not ok:
-                self._pending.refused += 1
-            else:
-                self._record_locked(event, p, fp)
-            if was_empty or len(self._pending.events) >= self._batch_max:
-                self._cond.notify_all()
+        kind = _KIND_INDEX[event.kind]
+        workspace = self._workspace is not None and not self._workspace.broken
+        with self._lock:
+            if ok:
+                self._tiers.record_locked(event, fp, kind, workspace=workspace)
+            self._writer.queue_locked(event, fp, kind, ok=ok, workspace=workspace)
 
     def record_sync(self, event: Event, timeout: float | None = 30.0) -> None:
         """:meth:`record` then :meth:`flush`: returns once the event is durable."""
         self.record(event)
         self.flush(timeout)
 
-    def _record_locked(self, event: Event, p: Pattern, fp: str) -> None:
-        i = _KIND_INDEX[event.kind]
-        at = event.at
-        key = p.signature.rule_key
-        if not self._index.is_cold(key):  # a cold key gets this from _pending when loaded
-            _bump(self._index.ensure(Scope.USER, key, fp, at, p), i, at)
-        d = self._pending.patterns.get(fp)
-        if d is None:
-            d = PatternDelta(fp, key, p.category.value, p.shape is not None, "/".join(p.context), p.to_json())
-            self._pending.patterns[fp] = d
-        d.add(i, at, event.workspace)
-        self._pending.events.append((at, event.kind.value, fp, event.workspace))
-        if self._workspace is not None and not self._workspace.broken:
-            wrow = self._index.ensure(Scope.WORKSPACE, key, fp, at, p)
-            if wrow[R_BODY] is None:
-                wrow[R_BODY] = p.to_json()
-            wrow[R_WS] = max(wrow[R_WS], 1)
-            _bump(wrow, i, at)
-            self._ws_pending.setdefault(fp, WorkspaceDelta(p)).add(i, at)
+    def flush(self, timeout: float | None = None) -> None:
+        """Wait until every event recorded before this call is committed."""
+        self._writer.flush(timeout)
 
     def replace_team(self, records: Iterable[Record]) -> None:
         """Swap in the team scope: checked, trusted team records (from ``._team``), all at once."""
@@ -336,24 +311,78 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
             body = p.to_json() if p.shape is not None else None
             row: Row = [*r.counts.as_tuple(), r.first_seen, r.last_seen, r.workspaces, p.context, body]
             buckets.setdefault(p.signature.rule_key, {})[p.fingerprint] = row
-        with self._cond:
-            self._index.replace(Scope.TEAM, buckets)
+        self._tiers.replace_team(buckets)
+
+    # -- other processes' writes, warm-up -----------------------------------------------------
+
+    def refresh(self) -> bool:
+        """Pull other processes' writes into the index; True if anything changed.
+
+        Cheap when nothing changed (one pragma); call it every few seconds.
+        """
+        return self._tiers.refresh()
+
+    def warmed(self, timeout: float | None = None) -> bool:
+        """Wait for the background warm-up of a large store (if any); True once it has finished."""
+        return self._tiers.warmed(timeout)
+
+    # -- the commands (see ._admin) ---------------------------------------------------------
+
+    def list_patterns(self, language: str | None = None, *, archived: bool = False) -> list[PatternStats]:
+        """Patterns of every scope (user from the store), by scope then fingerprint."""
+        return self._admin.list_patterns(language, archived=archived)
+
+    def show(self, ident: str) -> PatternDetail | None:
+        """Details of the pattern whose fingerprint is (or starts with) ``ident``; ``LookupError`` if ambiguous."""
+        return self._admin.show(ident)
+
+    def stats(self) -> KnowledgeStats:
+        """Totals over the user store, plus the index's size per scope."""
+        return self._admin.stats(learning=self._learning)
+
+    def prune(self, *, dry_run: bool = False, now: float | None = None) -> PruneReport:
+        """Archive failing or idle patterns and trim the event log; a dry run changes nothing."""
+        return self._admin.prune(dry_run=dry_run, now=now)
+
+    def export_text(self, filters: ExportFilters = ExportFilters()) -> tuple[str, int]:  # noqa: B008
+        """The export document of the user store's patterns passing ``filters``, and its size."""
+        return self._admin.export_text(filters)
+
+    def export(self, path: Path, filters: ExportFilters = ExportFilters()) -> int:  # noqa: B008
+        """Stream the export document to ``path`` (atomically); the number of patterns exported."""
+        return self._admin.export(path, filters)
+
+    def import_file(self, path: Path, *, max_bytes: int = MAX_BYTES) -> ImportReport:
+        """Merge an export file into the user store: all of it, or nothing.
+
+        Raises :class:`InvalidImport` (naming what was wrong) and leaves the store unchanged.
+        """
+        return self._admin.import_file(path, max_bytes=max_bytes)
+
+    def forget(self, ident: str) -> bool:
+        """Delete a pattern (full id or unique prefix) from the user and workspace scopes."""
+        return self._admin.forget(ident)
+
+    def reset(self) -> None:
+        """Delete everything learned in the user store (the workspace file is left alone)."""
+        self._admin.reset()
+
+    @property
+    def _index(self) -> Index:
+        """The index, read-only (for the dashboard and tests)."""
+        return self._tiers.index
+
+    def _scope_stats(self, scope: Scope, language: str | None) -> list[PatternStats]:
+        """The patterns of a scope held whole in memory (for the dashboard)."""
+        return self._admin.scope_stats(scope, language)
 
     def close(self, timeout: float | None = 10.0) -> None:
         """Flush, stop the writer and close the store."""
         if self.team is not None:
             self.team.stop(timeout)
-        with self._cond:
-            self._closing = True
-            self._cond.notify_all()
-        if self._writer is not None:
-            self._writer.join(timeout)
-        if self._warmer is not None:
-            self._warmer.join(timeout)
-        if self._db is not None:
-            with self._db_lock:
-                self._db.close()
-            self._db = None
+        self._writer.close(timeout)
+        self._tiers.warmed(timeout)
+        self._shared.close()
 
     def __enter__(self) -> Knowledge:
         return self
@@ -362,10 +391,8 @@ class Knowledge(LoadingMixin, WriterMixin, _admin.AdminMixin):
         self.close()
 
 
-def _bump(row: Row, i: int, at: float) -> None:
-    row[i] += 1
-    row[R_FIRST] = min(row[R_FIRST], at)
-    row[R_LAST] = max(row[R_LAST], at)
+def _no_prune(_: Store) -> None:
+    return None
 
 
 __all__ = ["EventKind", "Knowledge"]

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-from fixlore.abstraction._pattern import Pattern, Scope
+from fixlore.abstraction import Pattern, Scope
 
 RuleKey = tuple[str, str, str]
 """``(language, source, code)``, see :attr:`Signature.rule_key`."""

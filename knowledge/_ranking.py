@@ -25,7 +25,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from fixlore.abstraction._pattern import Scope
+from fixlore.abstraction import Scope
 
 from ._model import Candidate, Counts, PatternStats, RankedAction, RankingConfig
 

@@ -289,10 +289,6 @@ class Store:
         else:
             yield from self.conn.execute(sql + " WHERE rev > ?", (since_rev,))
 
-    def active_count(self) -> int:
-        """Number of active (not archived) patterns."""
-        return self.scalar("SELECT count(*) FROM patterns WHERE archived_at IS NULL")
-
     def rule_keys_by_recency(self) -> list[tuple[str, str, str]]:
         """Rule keys with active patterns, most recently seen first."""
         return [

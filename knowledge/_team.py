@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction import Pattern
 
 from . import _teamdb
 from ._exchange import Record, Verifier, _entry

@@ -8,8 +8,7 @@ passes through :func:`check_privacy`.
 
 from __future__ import annotations
 
-from fixlore.abstraction import verify_privacy
-from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction import Pattern, verify_privacy
 
 
 def check_privacy(pattern: Pattern) -> tuple[bool, str]:

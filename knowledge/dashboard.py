@@ -34,7 +34,7 @@ from typing import Any
 
 import orjson
 
-from fixlore.abstraction._pattern import Scope
+from fixlore.abstraction import Scope
 
 from ._delta import WEEK
 from ._knowledge import Knowledge

@@ -22,7 +22,7 @@ from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction._text import Position, TextEdit, TextRange
+from fixlore.abstraction import Position, TextEdit, TextRange
 from fixlore.abstraction.syntax import SyntaxProblem, syntax_problems
 from fixlore.lsp.timeline import to_code_points
 

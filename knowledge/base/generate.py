@@ -17,8 +17,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fixlore.abstraction import abstract_rule_action
-from fixlore.abstraction._text import DiagnosticInfo, Position, TextRange
+from fixlore.abstraction import DiagnosticInfo, Position, TextRange, abstract_rule_action
 
 from .._exchange import Record, dump_document
 from .._model import Counts

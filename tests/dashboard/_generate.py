@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fixlore.abstraction._pattern import canonical_json, fingerprint_of
+from fixlore.abstraction import canonical_json, fingerprint_of
 from fixlore.knowledge._delta import WEEK
 from fixlore.knowledge._store import COUNT_COLUMNS, Store
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction import Pattern
 from fixlore.knowledge import Event, EventKind, Knowledge
 from fixlore.knowledge.dashboard import dashboard_data, render_html
 

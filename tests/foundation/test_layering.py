@@ -36,3 +36,66 @@ def test_layer_does_not_import_upwards(layer: str) -> None:
         if any(name == bad or name.startswith(bad + ".") for bad in FORBIDDEN[layer])
     ]
     assert offenders == []
+
+
+PRIVATE_ABSTRACTION = "fixlore.abstraction._"
+OWN_TESTS = Path("tests") / "abstraction"
+"""The abstraction layer's own unit tests may test its private modules; nobody else imports them."""
+SAMPLES = Path("lsp") / "sample_workspace"
+"""The demo's user code (with deliberate syntax errors), not fixlore's."""
+
+
+def private_abstraction_imports(path: Path) -> list[str]:
+    """``fixlore.abstraction._x`` modules imported by ``path``, in any spelling of the import."""
+    tree = ast.parse(path.read_text(), str(path))
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.extend(a.name for a in node.names if a.name.startswith(PRIVATE_ABSTRACTION))
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if node.module.startswith(PRIVATE_ABSTRACTION):
+                found.append(node.module)
+            elif node.module == "fixlore.abstraction":
+                found.extend(f"{node.module}.{a.name}" for a in node.names if a.name.startswith("_"))
+    return found
+
+
+def outside_abstraction() -> list[Path]:
+    files = [
+        path
+        for top in ("lsp", "knowledge", "tests", "bench")
+        for path in sorted((REPO / top).rglob("*.py"))
+        if not any(path.relative_to(REPO).is_relative_to(skip) for skip in (OWN_TESTS, SAMPLES))
+    ]
+    assert len(files) > 100, "the scan found too few files to mean anything"
+    return files
+
+
+def test_nothing_outside_abstraction_imports_its_private_modules() -> None:
+    offenders = [
+        f"{path.relative_to(REPO)} imports {name}"
+        for path in outside_abstraction()
+        for name in private_abstraction_imports(path)
+    ]
+    assert offenders == [], "import these from fixlore.abstraction (export them there if need be)"
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "from fixlore.abstraction._pattern import Pattern",
+        "import fixlore.abstraction._text",
+        "from fixlore.abstraction import _pattern",
+        "def f():\n    from fixlore.abstraction._soundness import never_sound\n",
+    ],
+)
+def test_the_private_import_check_sees_every_spelling(tmp_path: Path, source: str) -> None:
+    path = tmp_path / "m.py"
+    path.write_text(source)
+    assert private_abstraction_imports(path), source
+
+
+def test_the_private_import_check_lets_public_imports_through(tmp_path: Path) -> None:
+    path = tmp_path / "m.py"
+    path.write_text("from fixlore.abstraction import Pattern, Scope\nimport fixlore.abstraction.languages\n")
+    assert private_abstraction_imports(path) == []

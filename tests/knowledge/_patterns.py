@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixlore.abstraction._pattern import (
+from fixlore.abstraction import (
     ActionTemplate,
     Anchor,
     EditShape,

@@ -137,7 +137,7 @@ def _shape_text(text: str) -> Callable[[dict[str, Any]], Any]:
     """Put ``text`` into the learned pattern's shape and fix up the fingerprint (a careful forger)."""
 
     def mutate(doc: dict[str, Any]) -> Any:
-        from fixlore.abstraction._pattern import Pattern
+        from fixlore.abstraction import Pattern
 
         for item in doc["patterns"]:
             if item["pattern"]["shape"] is not None:

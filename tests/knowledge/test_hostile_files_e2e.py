@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction import Pattern
 from fixlore.knowledge._untrusted import printable
 from tests.conftest import fixlore_command
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.abstraction._pattern import Scope
+from fixlore.abstraction import Scope
 from fixlore.knowledge import Event, EventKind, Knowledge
 from tests.conftest import stored_events
 from tests.learning._editor import Editor

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from fixlore.abstraction._pattern import Scope
+from fixlore.abstraction import Scope
 from fixlore.knowledge import Candidate, Counts, Event, EventKind, Knowledge, PatternStats, rank_actions
 from tests.conftest import fixlore_command
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fixlore.abstraction._pattern import Pattern, Signature
+from fixlore.abstraction import Pattern, Signature
 from fixlore.knowledge import Event, EventKind, Knowledge
 
 from ._patterns import FIX, LEARNED

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from fixlore.abstraction._pattern import Scope
+from fixlore.abstraction import Scope
 from fixlore.knowledge import Candidate, Counts, PatternStats, RankingConfig, prior_score, rank_actions
 
 from ._patterns import FIX, LEARNED, NOQA

@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from fixlore.abstraction._pattern import Scope
+from fixlore.abstraction import Scope
 from fixlore.knowledge import Candidate, Counts, PatternStats, rank_actions
 from fixlore.knowledge._ranking import top_key
 

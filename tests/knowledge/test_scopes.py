@@ -9,7 +9,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from fixlore.abstraction._pattern import Scope
+from fixlore.abstraction import Scope
 from fixlore.knowledge import Candidate, Event, EventKind, Knowledge, KnowledgeError, rank_actions
 
 from ._patterns import FIX, NOQA

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from fixlore.abstraction._pattern import Scope
+from fixlore.abstraction import Scope
 from fixlore.knowledge import Event, EventKind, Knowledge, PruneConfig
 
 from ._patterns import FIX, LEARNED, NOQA, REMOVE

@@ -13,8 +13,16 @@ from typing import Any
 import psycopg
 import pytest
 
-from fixlore.abstraction import DiagnosticInfo, Extracted, Position, Scope, TextRange, extract_pattern
-from fixlore.abstraction._pattern import Pattern, Signature
+from fixlore.abstraction import (
+    DiagnosticInfo,
+    Extracted,
+    Pattern,
+    Position,
+    Scope,
+    Signature,
+    TextRange,
+    extract_pattern,
+)
 from fixlore.knowledge import Candidate, Event, EventKind, Knowledge, _team, _teamdb, rank_actions
 from fixlore.knowledge._teamdb import connect, migrate
 
