@@ -27,7 +27,7 @@ from fixlore.abstraction._pattern import (
     fingerprint_of,
 )
 from fixlore.abstraction._placeholders import is_placeholder
-from fixlore.abstraction._privacy import verify_privacy
+from fixlore.abstraction._privacy import verify_privacy, verify_shared
 from fixlore.abstraction._results import (
     Extracted,
     Failed,
@@ -94,4 +94,5 @@ __all__ = [
     "supported_languages",
     "syntax_problems",
     "verify_privacy",
+    "verify_shared",
 ]

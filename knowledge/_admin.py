@@ -43,6 +43,7 @@ from ._model import (
 )
 from ._store import Store
 from ._untrusted import read_regular
+from ._verify import shareable
 
 if TYPE_CHECKING:
     from ._delta import WorkspaceDelta
@@ -311,14 +312,18 @@ class AdminMixin:
                 first, last, workspaces = rest[_N:]
                 if not _passes_counts(counts, workspaces, filters):
                     continue
-                ok, _ = self.verifier(Pattern.from_json(body))
-                if not ok:
+                pattern = Pattern.from_json(body)
+                if not self.verifier(pattern)[0] or not shareable(pattern):
                     refused += 1
                     continue
                 tally[0] += 1
                 yield record_line(fp, body, counts.as_tuple(), first, last, workspaces)
         if refused:
-            logger.warning("export skipped %d patterns the privacy verifier refused", refused)
+            logger.warning(
+                "export skipped %d patterns the privacy verifier refused or an import would"
+                " (a language, tool, code or action kind fixlore does not know)",
+                refused,
+            )
 
     def import_file(self, path: Path, *, max_bytes: int = MAX_BYTES) -> ImportReport:
         """Merge an export file into the user store: all of it, or nothing.
