@@ -167,7 +167,9 @@ def test_the_biome_rule_list_holds_every_rule_of_the_pinned_biome(biome: Path) -
     """``fields.json`` lists Biome's rules; the pinned Biome's own schema says which there are."""
     from importlib import resources
 
-    schema_path = next(p for p in biome.parents if p.name == "node_modules") / "@biomejs/biome/configuration_schema.json"
+    schema_path = (
+        next(p for p in biome.parents if p.name == "node_modules") / "@biomejs/biome/configuration_schema.json"
+    )
     defs = json.loads(schema_path.read_text())["$defs"]
     listed = json.loads(resources.files("fixlore.abstraction").joinpath("fields.json").read_text())["biome"]
     for group, rules in listed["lint"].items():
