@@ -111,7 +111,8 @@ def go_tools() -> frozenset[str]:
 def rule_words() -> frozenset[str]:
     """Lower-case words a rule name may be built from: those of the listed rules, and the message vocabulary."""
     words = {w.lower() for rule in _rules() for part in _PARTS.split(rule) for w in _HUMPS.findall(part)}
-    return frozenset(words | prose_words() | _known_tools() | {k.lower() for k in _KIND_WORDS})
+    groups = {g.lower() for groups in _biome().values() for g in groups} | _BIOME_CATEGORIES
+    return frozenset(words | groups | prose_words() | _known_tools() | {k.lower() for k in _KIND_WORDS})
 
 
 @cache
@@ -120,17 +121,21 @@ def _known_tools() -> frozenset[str]:
 
 
 def _is_words(value: str) -> bool:
-    """Every part and camel hump of ``value`` is a rule word, a number or an ``F401``-like code."""
+    """Every part and camel hump of ``value`` is a rule word, a number or an ``F401``-like code.
+
+    A single letter is not a word: ``a-c-m-e`` would spell anything.
+    """
     vocab = rule_words()
-    for part in _PARTS.split(value):
-        if not part or _ALNUM.match(part) or part in _rules():
+    parts = [p for p in _PARTS.split(value.removeprefix("-W")) if p]  # clang's -Wunused-variable
+    for part in parts:
+        if _ALNUM.match(part) or part in _rules() or (len(part) > 1 and part.lower() in vocab):
             continue
         humps = _HUMPS.findall(part)
         if "".join(humps) != part:
             return False
-        if not all(h.isdigit() and len(h) <= 5 or h.lower() in vocab or len(h) == 1 for h in humps):
+        if not all((h.isdigit() and len(h) <= 5) or (len(h) > 1 and h.lower() in vocab) for h in humps):
             return False
-    return True
+    return bool(parts)
 
 
 def _biome_code(code: str) -> bool:
@@ -180,7 +185,7 @@ def code_problem(source: str, code: str) -> str:
     tool = source.lower()
     grammars = _CODES.get(tool) or (("alnum", "words") if tool in go_tools() else ())
     if not any(_fits(g, code) for g in grammars):
-        return f"not a {source or 'diagnostic'} code"
+        return f"not a code of {source}" if source else "not a diagnostic code"
     return ""
 
 

@@ -33,7 +33,7 @@ from .test_hostile_files_e2e import knowledge
 __all__ = ["exported"]  # the fixture, used by name
 
 SMUGGLED: list[tuple[str, str, Any, str]] = [
-    ("a code", "signature.code", "zq_smuggled_code", "not a Ruff code"),
+    ("a code", "signature.code", "zq_smuggled_code", "not a code of Ruff"),
     ("an action kind", "action.kind", "acme_internal.billing", "not an LSP code action kind"),
     ("a kind's part", "action.kind", "quickfix.acme_internal", "neither an LSP kind, a tool nor a rule name"),
     ("a language", "signature.language", "acme_lang", "signature.language"),
@@ -117,6 +117,7 @@ def test_the_shipped_base_knowledge_and_the_test_patterns_fit_the_grammar() -> N
         ("rust-analyzer", "unused_variables"),
         ("clippy", "clippy::needless_return"),
         ("compiler", "UnusedVar"),
+        ("clangd", "-Wunused-variable"),
         ("fixlore", "syntax-error"),
         ("source-action", "source.organizeImports.ruff"),
         ("", "E501"),
@@ -136,6 +137,8 @@ def test_real_tools_codes_fit_their_grammar(source: str, code: str) -> None:
         ("biome", "lint/style/useAcmeBilling"),
         ("basedpyright", "reportZqSmuggled"),
         ("eslint", "acme-internal/no-payroll"),
+        ("eslint", "z-q-s-m-u-g"),
+        ("eslint", "--"),
         ("fixlore", "python-acme"),
         ("", "zq_smuggled_code"),
     ],
