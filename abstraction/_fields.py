@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
 
 from fixlore.abstraction._vocab import prose_words
@@ -206,11 +206,20 @@ def kind_problem(kind: str) -> str:
 
 def language_problem(language: str) -> str:
     """Why ``language`` is not a language fixlore parses, or ``""``."""
-    return "" if language in supported_languages() else "not a language fixlore knows"
+    return "" if language in _languages() else "not a language fixlore knows"
 
 
+@cache
+def _languages() -> frozenset[str]:
+    return supported_languages()
+
+
+@lru_cache(maxsize=4096)
 def shared_problem(language: str, source: str, code: str, kind: str | None) -> tuple[str, str]:
-    """``(field, reason)`` of the first field outside the grammar, or ``("", "")``."""
+    """``(field, reason)`` of the first field outside the grammar, or ``("", "")``.
+
+    Memoised: an import of 100k patterns names the same few hundred rules over and over.
+    """
     checks = (
         ("signature.language", language_problem(language)),
         ("signature.source", source_problem(source)),
