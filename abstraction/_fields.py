@@ -7,7 +7,8 @@ code (``zq_smuggled_code`` as a code, ``acme_internal.billing`` as a kind):
 
 * ``language``: an LSP language id fixlore parses (:func:`supported_languages`);
 * ``source``: a tool of :data:`TOOLS` (any case: ruff reports ``Ruff``), or ``""``;
-* ``code``: the grammar of that tool's codes (:data:`_CODES`): ruff's ``F401``,
+* ``code``: the grammar of that tool's codes (:data:`_CODES`): ruff's ``F401``
+  (one of ruff's own prefixes),
   TypeScript's ``2304``, Biome's ``lint/style/useConst``, pyright's
   ``reportUndefinedVariable``, ESLint's ``no-unused-vars``, ...; a rule name
   is accepted when it is listed (``fields.json``) or every word of it
@@ -60,7 +61,7 @@ TOOLS: frozenset[str] = frozenset(
 _WORD_TOOLS = frozenset({"eslint", "deno-lint", "oxlint", "oxc", "mypy", "pylint", "ty", "pylsp", "clang-tidy"})
 
 _CODES: dict[str, tuple[str, ...]] = {
-    **dict.fromkeys(("ruff",), ("alnum", "ruff")),
+    "ruff": ("ruff",),
     **dict.fromkeys(("flake8", "pycodestyle", "pyflakes", "pydocstyle", "mccabe", "shellcheck"), ("alnum",)),
     **dict.fromkeys(("typescript", "ts", "tsc", "deno-ts", "java", "jdtls"), ("number",)),
     **dict.fromkeys(("pyright", "basedpyright", "pylance"), ("pyright",)),
@@ -97,6 +98,14 @@ def _rules() -> frozenset[str]:
     assert isinstance(raw, dict)
     listed = {str(r) for rules in raw.values() for r in rules}
     return frozenset(listed | {r for groups in _biome().values() for rules in groups.values() for r in rules})
+
+
+@cache
+def _ruff_prefixes() -> frozenset[str]:
+    """The letters ruff's codes start with (``F``, ``UP``, ``PLR``, ``ASYNC``, ...)."""
+    raw = _data()["ruff_prefixes"]
+    assert isinstance(raw, list)
+    return frozenset(str(p) for p in raw)
 
 
 @cache
@@ -157,7 +166,7 @@ def _fits(grammar: str, code: str) -> bool:
     if grammar == "number":
         return bool(_NUMBER.match(code))
     if grammar == "ruff":
-        return code == "invalid-syntax"
+        return code == "invalid-syntax" or (bool(_ALNUM.match(code)) and code.rstrip("0123456789") in _ruff_prefixes())
     if grammar == "pyright":
         return code.startswith("report") and code[6:7].isupper() and code.isalpha() and _is_words(code)
     if grammar == "biome":

@@ -132,6 +132,7 @@ def test_real_tools_codes_fit_their_grammar(source: str, code: str) -> None:
     [
         ("Ruff", "zq_smuggled_code"),
         ("Ruff", "2304"),
+        ("Ruff", "ACME1"),
         ("typescript", "F401"),
         ("biome", "lint/acme/useConst"),
         ("biome", "lint/style/useAcmeBilling"),
@@ -180,6 +181,20 @@ def test_the_biome_rule_list_holds_every_rule_of_the_pinned_biome(biome: Path) -
         assert actual - {"recommended", "all", "preset"} <= set(rules), group
         for rule in rules:
             assert code_problem("biome", f"lint/{group}/{rule}") == ""
+
+
+def test_the_ruff_prefixes_are_those_of_the_installed_ruff() -> None:
+    """Every code the installed ``ruff`` has fits; the list is data (``fields.json``), the real ruff says which."""
+    import subprocess
+
+    from tests.learning._editor import BIN
+
+    done = subprocess.run(
+        [str(BIN / "ruff"), "rule", "--all", "--output-format", "json"], capture_output=True, timeout=60, check=True
+    )
+    codes = [r["code"] for r in json.loads(done.stdout) if r.get("code")]
+    assert len(codes) > 800
+    assert [c for c in codes if code_problem("Ruff", c)] == []
 
 
 UNKNOWN = Signature("python", "slowlint", "SL1", "`$1` is deprecated")
