@@ -58,7 +58,7 @@ TOOLS: frozenset[str] = frozenset(
 )
 """Tools whose diagnostics fixlore knows, lower case (Go's analyzers are added from ``fields.json``)."""
 
-_WORD_TOOLS = frozenset({"eslint", "deno-lint", "oxlint", "oxc", "mypy", "pylint", "ty", "pylsp", "clang-tidy"})
+_WORD_TOOLS = frozenset({"eslint", "deno", "deno-lint", "oxlint", "oxc", "mypy", "pylint", "ty", "pylsp", "clang-tidy"})
 
 _CODES: dict[str, tuple[str, ...]] = {
     "ruff": ("ruff",),

@@ -219,3 +219,10 @@ def test_patterns_of_an_unknown_tool_work_locally_and_stay_out_of_exports_and_th
         tmp_path / "home", base=False, auto_prune=False, workspace_root=root, workspace_scope=True
     ) as k:  # the workspace file is still valid: read back, not ignored
         assert k.evidence(action().signature.rule_key)[action().fingerprint].counts.accepted >= 1
+
+
+def test_fixlore_s_own_codes_are_those_of_its_syntax_diagnostics() -> None:
+    from fixlore.abstraction.syntax import SyntaxCode
+
+    assert all(code_problem("fixlore", c.value) == "" for c in SyntaxCode)
+    assert code_problem("fixlore", "python-acme")
