@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fixlore.abstraction._fields import code_problem, kind_problem, language_problem, shared_problem, source_problem
 from fixlore.abstraction._generalise import generalise
 from fixlore.abstraction._instantiate import instantiate
 from fixlore.abstraction._pattern import (
@@ -27,7 +28,7 @@ from fixlore.abstraction._pattern import (
     fingerprint_of,
 )
 from fixlore.abstraction._placeholders import is_placeholder
-from fixlore.abstraction._privacy import verify_privacy
+from fixlore.abstraction._privacy import verify_privacy, verify_shared
 from fixlore.abstraction._results import (
     Extracted,
     Failed,
@@ -56,6 +57,11 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "code_problem",
+    "kind_problem",
+    "language_problem",
+    "shared_problem",
+    "source_problem",
     "PATTERN_FORMAT_VERSION",
     "ActionTemplate",
     "Anchor",
@@ -95,4 +101,5 @@ __all__ = [
     "supported_languages",
     "syntax_problems",
     "verify_privacy",
+    "verify_shared",
 ]

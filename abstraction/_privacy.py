@@ -4,8 +4,15 @@ Every text field of :meth:`Pattern.to_dict` is split into words and checked:
 a word must be a placeholder (``$1``, ``$S``, ``$N``, ``$H1``, ``$CODE``), a
 keyword or operator of the language's grammar, an allowlisted name, a node
 kind (for ``unit``/``context``/``extra``), or, in a message or title, common
-diagnostic vocabulary. ``language``, ``source``, ``code`` and the action kind
-must have a strict short form. Anything else is refused. Never raises.
+diagnostic vocabulary. ``language`` must be a language fixlore parses;
+``source``, ``code`` and the action kind must have a strict short form
+(the user's own tools may report anything of that form). Anything else is
+refused. Never raises.
+
+:func:`verify_shared` is the verifier of knowledge that leaves or enters the
+user's store (export, import, team, workspace file, base knowledge): on top,
+``source``, ``code`` and the kind must follow the grammar of ``_fields``
+(known tools, each tool's code grammar, LSP's kind grammar).
 """
 
 from __future__ import annotations
@@ -14,6 +21,7 @@ import re
 from functools import lru_cache
 from typing import Any
 
+from fixlore.abstraction._fields import language_problem, shared_problem
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Pattern
 from fixlore.abstraction._placeholders import (
     PLACEHOLDER_LIKE,
@@ -53,6 +61,18 @@ def verify_privacy(pattern: object) -> PrivacyVerdict:
     return _verify(data)
 
 
+def verify_shared(pattern: object) -> PrivacyVerdict:
+    """:func:`verify_privacy`, then the grammar of shared knowledge's fields (``_fields``)."""
+    verdict = verify_privacy(pattern)
+    if not verdict.ok:
+        return verdict
+    assert isinstance(pattern, Pattern)
+    sig = pattern.signature
+    kind = pattern.action.kind if pattern.action is not None else None
+    field, reason = shared_problem(sig.language, sig.source, sig.code, kind)
+    return PrivacyVerdict(not field, field, reason)
+
+
 def _verify(data: dict[str, Any]) -> PrivacyVerdict:
     sig = data["signature"]
     language = sig["language"]
@@ -60,8 +80,8 @@ def _verify(data: dict[str, Any]) -> PrivacyVerdict:
         value = sig[name]
         if not isinstance(value, str) or (value and not STRICT.match(value)):
             return PrivacyVerdict(False, f"signature.{name}", "not a short plain identifier")
-    if not language:
-        return PrivacyVerdict(False, "signature.language", "empty")
+    if language_problem(language):
+        return PrivacyVerdict(False, "signature.language", language_problem(language))
     code = sig["code"]
     bad = _text_field(language, sig["message"], prose=True, code=code)
     if bad:

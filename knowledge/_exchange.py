@@ -28,6 +28,7 @@ from fixlore.abstraction import (
 
 from ._model import COUNT_KINDS, Counts, InvalidImport
 from ._untrusted import check_unicode, loads
+from ._verify import shared_fields
 
 FORMAT = "fixlore-knowledge"
 FORMAT_VERSION = 1
@@ -143,6 +144,9 @@ def no_gc() -> Iterator[None]:
             gc.enable()
 
 
+SHARED_RULE = "knowledge from elsewhere may name only languages, tools, rule codes and action kinds fixlore knows"
+
+
 def parse_entries(
     data: bytes,
     verifier: Verifier,
@@ -194,6 +198,9 @@ def _parse_entries(
                 f"{where}.pattern: refused by the privacy verifier (field {field}):"
                 " it may carry an identifier, a string or code"
             )
+        field, reason = shared_fields(entry.record.pattern)
+        if field:
+            raise InvalidImport(f"{where}.pattern.{field}: {reason} ({SHARED_RULE})")
         if entry.fingerprint in seen:
             raise InvalidImport(f"{where}.fingerprint: duplicate of an earlier entry")
         seen.add(entry.fingerprint)

@@ -14,6 +14,7 @@ from ._model import COUNT_KINDS, Counts, ExportFilters, ImportReport, InvalidImp
 from ._shared import SharedStore
 from ._tiers import Tiers
 from ._untrusted import read_regular
+from ._verify import shareable
 
 logger = logging.getLogger(__name__)
 
@@ -52,14 +53,18 @@ def export_lines(shared: SharedStore, verifier: Verifier, filters: ExportFilters
             first, last, workspaces = rest[_N:]
             if not _passes_counts(counts, workspaces, filters):
                 continue
-            ok, _ = verifier(Pattern.from_json(body))
-            if not ok:
+            pattern = Pattern.from_json(body)
+            if not verifier(pattern)[0] or not shareable(pattern):
                 refused += 1
                 continue
             tally[0] += 1
             yield record_line(fp, body, counts.as_tuple(), first, last, workspaces)
     if refused:
-        logger.warning("export skipped %d patterns the privacy verifier refused", refused)
+        logger.warning(
+            "export skipped %d patterns the privacy verifier refused or an import would"
+            " (a language, tool, code or action kind fixlore does not know)",
+            refused,
+        )
 
 
 def import_file(shared: SharedStore, tiers: Tiers, verifier: Verifier, path: Path, max_bytes: int) -> ImportReport:

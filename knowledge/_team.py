@@ -45,6 +45,7 @@ from ._model import COUNT_KINDS, InvalidImport, KnowledgeError
 from ._schema import connect as connect_sqlite
 from ._schema import write_tx
 from ._teamdb import TeamError
+from ._verify import shared_fields
 
 if TYPE_CHECKING:
     import psycopg
@@ -152,6 +153,10 @@ def check_rows(
             ok, where = verifier(entry.record.pattern)
             if not ok:
                 reason = f"refused by the privacy verifier (field {where})"
+                continue
+            where, why = shared_fields(entry.record.pattern)
+            if where:
+                reason = f"{where}: {why}"
                 continue
             checked = entry.record
             break
@@ -368,7 +373,11 @@ class TeamSync:
         ok, where = self.verifier(pattern)
         if not ok:
             logger.warning("team knowledge: pattern %s not published (privacy verifier, field %s)", fp, where)
-        return ok
+            return False
+        where, why = shared_fields(pattern)
+        if where:
+            logger.info("team knowledge: pattern %s not published (%s: %s)", fp, where, why)
+        return not where
 
     def send(self, report: SyncReport | None = None) -> tuple[int, int]:
         """Send the outbox in order; (new to the store, already there). Stops at the first failure.

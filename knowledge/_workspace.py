@@ -25,6 +25,7 @@ from ._exchange import MAX_BYTES, Record, Verifier, dump_document, parse_documen
 from ._model import InvalidImport
 from ._paths import workspace_file
 from ._untrusted import read_regular
+from ._verify import shareable
 
 logger = logging.getLogger(__name__)
 
@@ -66,7 +67,8 @@ class WorkspaceScope:
             if self.broken:
                 return
             for fp, d in deltas.items():
-                current[fp] = d.onto(current.get(fp))
+                if shareable(d.pattern):  # what the file's readers would refuse stays in the user store
+                    current[fp] = d.onto(current.get(fp))
             for fp in remove:
                 current.pop(fp, None)
             atomic_write(self.path, dump_document(current.values()))

@@ -19,6 +19,8 @@ from typing import Any
 import orjson
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+MAX_PLAUSIBLE_LENGTH = 1 << 30
+"""Past this a ``Content-Length`` is a bad header, not a message to drop (dropping 10^20 bytes never ends)."""
 
 
 def loads(body: bytes | str) -> Any:
@@ -85,6 +87,8 @@ async def read_body(reader: asyncio.StreamReader) -> bytes | None:
     next frame: an oversized body is read and dropped in chunks (never held whole),
     and bytes before a ``Content-Length`` header are skipped, which is what a
     frame whose length was counted short (in characters, not bytes) leaves behind.
+    A length past :data:`MAX_PLAUSIBLE_LENGTH` is a bad header (nothing is dropped
+    for it: what follows is read as the start of the next frame).
     """
     length: int | None = None
     while True:
@@ -96,6 +100,8 @@ async def read_body(reader: asyncio.StreamReader) -> bytes | None:
                 continue  # stray blank line between messages, or the rest of a bad frame
             break
         length = _content_length(line, length)
+    if length > MAX_PLAUSIBLE_LENGTH:
+        raise FrameError(f"Content-Length of {length} bytes: no message is that long")
     if length > MAX_MESSAGE_BYTES:
         head = b""
         remaining = length
@@ -120,7 +126,7 @@ def _content_length(line: bytes, length: int | None) -> int | None:
             return length
         value = line[starts[-1] :]
     value = value.strip()
-    if not value.isdigit():
+    if not value.isdigit() or len(value) > 19:
         raise FrameError("bad Content-Length header")
     return int(value)
 

@@ -173,23 +173,25 @@ class FixloreServer(LanguageServer):
     async def _serve_session(self, reader: asyncio.StreamReader, first: bytes | None = None) -> None:
         """Serve the editor until it leaves, then say goodbye (flush), however it left.
 
-        ``shutdown`` says it in time; this covers the editor closing the stream and
-        SIGTERM (an editor stopping its servers, a system going down).
+        ``shutdown`` says it in time; this covers the editor closing the stream,
+        SIGTERM (an editor stopping its servers, a system going down) and SIGHUP
+        (the terminal a terminal editor ran in was closed).
         """
         loop = asyncio.get_running_loop()
         task = asyncio.current_task()
-        terminated = False
+        terminated: list[str] = []
+        signals = [s for s in (signal.SIGTERM, getattr(signal, "SIGHUP", None)) if s is not None]
 
-        def on_sigterm() -> None:
-            nonlocal terminated
-            terminated = True
+        def on_signal(name: str) -> None:
+            terminated.append(name)
             if task is not None:
                 task.cancel()
 
-        try:
-            loop.add_signal_handler(signal.SIGTERM, on_sigterm)
-        except (NotImplementedError, RuntimeError):  # Windows; a loop outside the main thread
-            pass
+        for sig in signals:
+            try:
+                loop.add_signal_handler(sig, on_signal, sig.name)
+            except (NotImplementedError, RuntimeError):  # Windows; a loop outside the main thread
+                pass
         try:
             await self._serve_reader(reader, first)
         except asyncio.CancelledError:
@@ -197,10 +199,11 @@ class FixloreServer(LanguageServer):
                 raise
             if task is not None:
                 task.uncancel()
-            logger.info("SIGTERM: saving what was learned, then stopping")
+            logger.info("%s: saving what was learned, then stopping", terminated[0])
         finally:
-            with contextlib.suppress(NotImplementedError, RuntimeError):
-                loop.remove_signal_handler(signal.SIGTERM)
+            for sig in signals:
+                with contextlib.suppress(NotImplementedError, RuntimeError):
+                    loop.remove_signal_handler(sig)
         await self._farewell()
 
     async def _farewell(self) -> None:

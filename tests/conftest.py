@@ -47,6 +47,23 @@ def stored_events() -> int:
     return int(json.loads(stats.stdout)["events"])
 
 
+def import_elsewhere(export: Path, home: Path) -> dict[str, int]:
+    """``fixlore knowledge import EXPORT --json`` into another, empty home (a real process); its report."""
+    import json
+    import subprocess
+
+    done = subprocess.run(
+        fixlore_command("knowledge", "import", str(export), "--json", "--home", str(home)),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ),
+    )
+    assert done.returncode == 0, done.stderr
+    report: dict[str, int] = json.loads(done.stdout)
+    return report
+
+
 @pytest.fixture(scope="session")
 def biome() -> Path:
     """The pinned Biome, installed with npm into tests/.npm/ once (skips only without npm)."""

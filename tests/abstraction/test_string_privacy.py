@@ -57,3 +57,30 @@ def test_the_verifier_refuses_any_character_that_is_not_syntax(field: str) -> No
     )
     verdict = verify_privacy(pattern)
     assert not verdict.ok and verdict.field == f"shape.{field}"
+
+
+PUNCTUATION = "!#%&*+-<>?@^|~"
+"""A literal of ASCII punctuation only: the verifier would let each character through, so only ``$S`` guards it."""
+
+
+@pytest.mark.parametrize(
+    ("language", "before"),
+    [
+        ("python", f'x = 1\nok = x == f"{PUNCTUATION}{{x:{PUNCTUATION}}}"\n'),
+        ("python", f'x = 1\nok = x == b"{PUNCTUATION}"\n'),
+        ("javascript", f"let a = 1;\nlet ok = /[{PUNCTUATION[1:-1]}]+/gi == a;\n"),
+        ("javascript", f"let a = 1;\nlet ok = `{PUNCTUATION}${{a}}` == a;\n"),
+        ("go", f"package main\nfunc f(a string) bool {{\n\treturn a == `{PUNCTUATION}`\n}}\n"),
+        ("rust", "fn f(a: char) -> bool { a == '@' }\n"),
+        ("rust", f'fn f(a: &str) -> bool {{ a == r#"{PUNCTUATION}"# }}\n'),
+        ("java", f'class A {{ boolean f(String a) {{ return a == "{PUNCTUATION}"; }} }}\n'),
+        ("c", "int f(char a) { return a == '@'; }\n"),
+    ],
+)
+def test_a_literal_of_ascii_punctuation_becomes_s_in_every_language(language: str, before: str) -> None:
+    changed = before.replace(" == ", " != ")
+    result = extract_pattern(language, before, changed, diag_at(before, "==", "Ruff", "E711", "Comparison"))
+    assert isinstance(result, Extracted), result
+    stored = result.pattern.to_json()
+    assert "$S" in stored
+    assert not any(s in stored for s in (PUNCTUATION, PUNCTUATION[1:6], "'@'", "@"))

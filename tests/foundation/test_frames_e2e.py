@@ -97,3 +97,11 @@ async def test_bytes_glued_before_the_next_header_are_skipped(editor: RawEditor)
     editor.write(b'"the tail of something"}}')  # no line end: the next header is glued to it
 
     await editor.five_requests_answered()
+
+
+@pytest.mark.parametrize("length", [b"99999999999999999999", b"%d" % (1 << 40)])
+async def test_a_content_length_no_message_could_have_costs_only_that_frame(editor: RawEditor, length: bytes) -> None:
+    """A garbage length is a bad header, not a body to drop: dropping 10^20 bytes would leave the server deaf."""
+    editor.write(b"Content-Length: %s\r\n\r\n{}" % length)
+
+    await editor.five_requests_answered()

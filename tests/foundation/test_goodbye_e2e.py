@@ -1,4 +1,4 @@
-"""Nothing learned is lost however the editor leaves: ``shutdown``, ``exit`` alone, closing the pipe, SIGTERM.
+"""Nothing learned is lost however the editor leaves: ``shutdown``, ``exit`` alone, closing the pipe, SIGTERM, SIGHUP.
 
 The store is checked afterwards with ``fixlore knowledge stats``, as a user would.
 """
@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import signal
 import subprocess
 from pathlib import Path
 
@@ -20,7 +21,7 @@ from tests.learning.test_manual_fixes import fix_by_hand
 pytestmark = pytest.mark.e2e
 
 
-@pytest.mark.parametrize(("leave", "code"), [("shutdown", 0), ("exit", 1), ("eof", 0), ("sigterm", 0)])
+@pytest.mark.parametrize(("leave", "code"), [("shutdown", 0), ("exit", 1), ("eof", 0), ("sigterm", 0), ("sighup", 0)])
 async def test_every_acknowledged_event_is_stored(tmp_path: Path, leave: str, code: int) -> None:
     editor = Editor(tmp_path, ruff=False)
     await editor.__aenter__()
@@ -43,6 +44,8 @@ async def test_every_acknowledged_event_is_stored(tmp_path: Path, leave: str, co
             editor.notify("exit")
         elif leave == "eof":
             process.stdin.close()
+        elif leave == "sighup":  # the terminal of a terminal editor (Vim, Emacs -nw, Helix) was closed
+            process.send_signal(signal.SIGHUP)
         else:
             process.terminate()
         assert await asyncio.wait_for(process.wait(), 30) == code

@@ -66,6 +66,7 @@ def outside_abstraction() -> list[Path]:
         for top in ("lsp", "knowledge", "tests", "bench")
         for path in sorted((REPO / top).rglob("*.py"))
         if not any(path.relative_to(REPO).is_relative_to(skip) for skip in (OWN_TESTS, SAMPLES))
+        and not any(part.startswith(".") or part == "node_modules" for part in path.relative_to(REPO).parts)
     ]
     assert len(files) > 100, "the scan found too few files to mean anything"
     return files

@@ -19,6 +19,7 @@ import pytest
 
 from fixlore.lsp.jsonrpc import spawn
 from tests._biome import NO_DOUBLE_EQUALS, USE_CONST, USE_TEMPLATE, upstream_flags, write_config
+from tests.conftest import import_elsewhere
 from tests.learning._editor import BIN, Editor
 
 pytestmark = pytest.mark.e2e
@@ -338,6 +339,7 @@ async def test_nothing_planted_in_typescript_reaches_disk_logs_or_exports(
         assert result["count"] >= 3
         patterns = await editor.execute("fixlore.patterns", [])
         assert patterns and not any(p in str(patterns) for p in PLANTED)
+        assert result["count"] == sum(p["scope"] == "user" for p in patterns)  # nothing left out
         assert scan([fixlore_home]) == []  # while the session runs: the store's WAL and journal files too
         logs = [p["message"] for m, p in editor.notifications if m == "window/logMessage"]
         assert not [(m, p) for m in logs for p in PLANTED if p in m]
@@ -356,5 +358,6 @@ async def test_nothing_planted_in_typescript_reaches_disk_logs_or_exports(
     assert any(fixlore_home.rglob("*.sqlite*"))
     assert scan([workspace]), "the scan finds the planted tokens where they belong"
     assert scan([fixlore_home, stderr, export, cli_export]) == []
+    assert import_elsewhere(export, tmp_path / "elsewhere")["imported"] == result["count"]
     assert not (workspace / ".fixlore").exists()  # no workspace knowledge unless asked for
     assert not any(p.encode() in done.stdout + done.stderr for p in PLANTED)

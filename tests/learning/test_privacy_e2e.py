@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import import_elsewhere
 from tests.learning._editor import Editor
 
 pytestmark = pytest.mark.e2e
@@ -74,8 +75,11 @@ async def test_nothing_planted_reaches_the_store_or_an_export(tmp_path: Path, fi
         assert result["count"] >= 3
         patterns = await editor.execute("fixlore.patterns", [])
         assert patterns and not any(p in str(patterns) for p in PLANTED)
+        assert result["count"] == sum(p["scope"] == "user" for p in patterns)  # nothing left out
 
     assert export.exists()
+    # What a real session exports, another fixlore imports: every field fits the grammar of shared knowledge.
+    assert import_elsewhere(export, tmp_path / "elsewhere")["imported"] == result["count"]
     assert any(fixlore_home.rglob("*.sqlite*")) or any(fixlore_home.rglob("*.db*"))
     assert scan(fixlore_home) == []
     assert not any(p.encode() in export.read_bytes() for p in PLANTED)
