@@ -26,7 +26,7 @@ from fixlore.abstraction._pattern import Anchor, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._render import _clip, _edited, _render_block, _title, _to_edit, _unit_texts
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
-from fixlore.abstraction._rewrites import Rewrite, rewrite_of
+from fixlore.abstraction._rewrites import Rewrite, changes_behaviour, rewrite_of
 from fixlore.abstraction._shape import (
     enclosing_function,
     function_body_start,
@@ -84,6 +84,8 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.SIGNATURE_MISMATCH)
     rewrite = rewrite_of(pattern)
     if rewrite is not None:
+        if changes_behaviour(pattern) and seen < EVIDENCE:
+            return Skipped(SkipReason.UNSOUND, "changes what the code does, on one example's word")
         return _rewritten(rewrite, language, text, diag)
     binding = bind_template(language, sig.message, diag.message, pattern.holes)
     if binding is None:

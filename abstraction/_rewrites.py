@@ -4,7 +4,8 @@ A shape learned token by token fixes one arity and one operand structure; some
 fixes users make by hand are the same mechanical rewrite every time, of code of
 any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`),
 ``raise X(…)`` -> ``raise X(…) from None`` or ``from err``, the name the
-enclosing ``except … as err`` binds (B904). At extraction, when the human's fixed
+enclosing ``except … as err`` binds (B904); ``a == b`` -> ``a is b`` and
+``type(a) == B`` -> ``isinstance(a, B)`` (E721). At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
 this module: nothing of the user's code); instantiation computes the rewrite on
@@ -14,7 +15,9 @@ the code at hand. Each rewrite carries the user's code over whole or not at all.
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 from collections.abc import Callable
 
 from fixlore.abstraction._formats import percent_to_fstring
@@ -92,6 +95,68 @@ def _from_caught(text: str, start: int, end: int) -> str | None:
     return None if name is None else text[start:end] + " from " + name
 
 
+def _comparison(text: str, start: int, end: int) -> tuple[str, ast.Compare] | None:
+    """``text[start:end]`` if it is one ``==`` or ``!=`` comparison of two operands."""
+    snippet = text[start:end]
+    if "\n" in snippet or "#" in snippet:
+        return None
+    try:
+        tree = ast.parse("(" + snippet + ")", mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+    node = tree.body
+    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))):
+        return None
+    return snippet, node
+
+
+def _eq_to_is(text: str, start: int, end: int) -> str | None:
+    """``a == b`` -> ``a is b``, ``a != b`` -> ``a is not b`` (E721 on types), the operands untouched."""
+    found = _comparison(text, start, end)
+    if found is None:
+        return None
+    snippet, _ = found
+    depth = 0
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(snippet).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return None
+    for tok in tokens:
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            depth -= 1
+        elif depth == 0 and tok.type == tokenize.OP and tok.string in ("==", "!="):
+            col0, col1 = tok.start[1], tok.end[1]
+            new = "is" if tok.string == "==" else "is not"
+            return snippet[:col0] + new + snippet[col1:]
+    return None
+
+
+def _type_eq_isinstance(text: str, start: int, end: int) -> str | None:
+    """``type(a) == B`` -> ``isinstance(a, B)``, ``!=`` -> ``not isinstance(a, B)``."""
+    found = _comparison(text, start, end)
+    if found is None:
+        return None
+    snippet, node = found
+    source = "(" + snippet + ")"
+    left = node.left
+    if not (
+        isinstance(left, ast.Call)
+        and isinstance(left.func, ast.Name)
+        and left.func.id == "type"
+        and len(left.args) == 1
+        and not left.keywords
+    ):
+        return None
+    subject = ast.get_source_segment(source, left.args[0])
+    klass = ast.get_source_segment(source, node.comparators[0])
+    if subject is None or klass is None:
+        return None
+    call = f"isinstance({subject}, {klass})"
+    return call if isinstance(node.ops[0], ast.Eq) else "not " + call
+
+
 REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "percent_fstring": (
         _percent,
@@ -102,8 +167,23 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         _from_caught,
         EditShape(Anchor.AT_DIAGNOSTIC, "Raise", "raise $1 ( )", "raise $1 ( ) from $2"),
     ),
+    "eq_to_is": (_eq_to_is, EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "$1 == $2", "$1 is $2")),
+    "type_eq_isinstance": (
+        _type_eq_isinstance,
+        EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "type ( $1 ) == $2", "isinstance ( $1 , $2 )"),
+    ),
 }
 """Every rewrite by name, with the shape ``knowledge show`` and the dashboard display for it."""
+
+
+CHANGES_BEHAVIOUR = frozenset({"type_eq_isinstance"})
+"""Rewrites whose result may behave differently (``isinstance`` accepts subclasses, ``type(a) ==``
+does not): offered once the user made them twice, like any fix that replaces a name that works."""
+
+
+def changes_behaviour(pattern: Pattern) -> bool:
+    """``pattern`` is a rewrite of :data:`CHANGES_BEHAVIOUR`."""
+    return dict(pattern.extra).get(REWRITE) in CHANGES_BEHAVIOUR
 
 
 def rewrite_of(pattern: Pattern) -> Rewrite | None:

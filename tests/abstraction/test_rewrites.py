@@ -116,3 +116,36 @@ def test_a_raise_that_already_has_a_cause_is_left_alone() -> None:
     pattern = _learn(before, before.replace("raise F()", "raise F() from None"), "raise F()")
     other = "try:\n    x()\nexcept E as e:\n    raise F() from e\n"
     assert isinstance(instantiate(pattern, "python", other, diag_at(other, "raise F() from e", *B904)), Skipped)
+
+
+E721 = ("Ruff", "E721", "Use `is` and `is not` for type comparisons, or `isinstance()` for isinstance checks")
+
+
+def test_a_type_comparison_learned_as_is_applies_to_any_operands() -> None:
+    before = "def check(result):\n    assert type(result) == dict\n"
+    result = extract_pattern(
+        "python", before, before.replace("==", "is"), diag_at(before, "type(result) == dict", *E721)
+    )
+    assert isinstance(result, Extracted) and ("rewrite", "eq_to_is") in result.pattern.extra, result
+    other = "def other(cls):\n    if cls.__mro__[-1] != object:\n        return 1\n"
+    fixed = instantiate(result.pattern, "python", other, diag_at(other, "cls.__mro__[-1] != object", *E721))
+    assert isinstance(fixed, Instantiated), fixed
+    assert apply_edits(other, fixed.edits) == other.replace("!=", "is not")
+
+
+def test_isinstance_instead_of_a_type_comparison_needs_the_users_habit() -> None:
+    # `isinstance` accepts subclasses where `type(a) ==` did not: a change of behaviour.
+    before = "def key_of(key):\n    if type(key) == int:\n        return key\n"
+    result = extract_pattern(
+        "python",
+        before,
+        before.replace("type(key) == int", "isinstance(key, int)"),
+        diag_at(before, "type(key) == int", *E721),
+    )
+    assert isinstance(result, Extracted) and ("rewrite", "type_eq_isinstance") in result.pattern.extra, result
+    other = "def f(v):\n    return type(v.data) != str\n"
+    diag = diag_at(other, "type(v.data) != str", *E721)
+    assert isinstance(instantiate(result.pattern, "python", other, diag), Skipped)
+    twice = instantiate(result.pattern, "python", other, diag, seen=2)
+    assert isinstance(twice, Instantiated), twice
+    assert apply_edits(other, twice.edits) == "def f(v):\n    return not isinstance(v.data, str)\n"
