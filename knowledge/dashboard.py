@@ -30,30 +30,27 @@ import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from fixlore.abstraction._pattern import Scope
 
-from ._delta import WEEK
+from . import _dashagg
+from ._dashagg import DECISION_WINDOW_S
 from ._knowledge import Knowledge
-from ._model import COUNT_KINDS, Candidate, Counts, PatternStats, PruneConfig
-from ._ranking import top_key
+from ._model import COUNT_KINDS, PatternStats, PruneConfig
 from ._schema import connect, read_tx
 
-__all__ = ["DATA_VERSION", "dashboard_data", "render_html", "store_revision"]
+__all__ = ["DECISION_WINDOW_S", "DATA_VERSION", "dashboard_data", "render_html", "store_revision"]
 
 DATA_VERSION = 1
 """Bumped when the shape of :func:`dashboard_data`'s output changes."""
-DECISION_WINDOW_S = 5.0
-"""Rejected siblings are recorded right after the accepted action; later ones belong elsewhere."""
 ANTI_MIN_BAD = 2
 """A learned fix is an anti-pattern once it failed (or was undone) this often, and more than it succeeded."""
 
 _N = len(COUNT_KINDS)
-_I_OFFERED, _I_ACCEPTED, _I_REJECTED = 0, 1, 2
-_KIND_INDEX = {k.value: i for i, k in enumerate(COUNT_KINDS)}
 _SCOPES = [s.value for s in Scope]
 _NO_TEXTS: tuple[None, ...] = (None,) * 5
 _UNSAFE = re.compile(r"<(?=/script|!--)", re.IGNORECASE)
@@ -68,7 +65,6 @@ _USER_SQL = (
     " '$.shape.before', '$.shape.after') END"
     " FROM patterns"
 )
-_TREND_SQL = "SELECT fingerprint, week, accepted, rejected, succeeded, failed, manual FROM trend"
 
 
 class _Interned:
@@ -181,8 +177,8 @@ def dashboard_data(k: Knowledge, *, now: float | None = None, prune: PruneConfig
             with read_tx(conn):
                 _read_user(conn, b, store)
                 trend = _read_trend(conn, b)
-                effect, store["lists"] = _replay(conn, b, now)
                 store["events"] = int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+                effect, store["lists"] = _effect(conn, b, k.db_path)
         except sqlite3.OperationalError as exc:
             if "no such table" not in str(exc):  # a store created but never migrated holds nothing yet
                 raise
@@ -266,114 +262,35 @@ def _read_user(conn: sqlite3.Connection, b: _Builder, store: dict[str, int]) -> 
 
 
 def _read_trend(conn: sqlite3.Connection, b: _Builder) -> list[int]:
-    """Per rule key, kind and week: accepted, rejected, succeeded, failed, manual (flat)."""
-    rule, fix = b.cols["rule"], b.cols["fix"]
-    sums: dict[tuple[int, int, int], list[int]] = {}
-    for fp, week, acc, rej, ok, bad, man in conn.execute(_TREND_SQL):
-        row = b.fp_row.get(fp)
-        if row is None:
-            continue
-        key = (rule[row], fix[row], int(week))
-        t = sums.get(key)
-        if t is None:
-            sums[key] = [acc, rej, ok, bad, man]
-        else:
-            t[0] += acc
-            t[1] += rej
-            t[2] += ok
-            t[3] += bad
-            t[4] += man
+    """Per rule key, kind and week: accepted, rejected, succeeded, failed, manual (flat), from ``dash_trend``."""
     out: list[int] = []
-    for key in sorted(sums, key=lambda k: k[2]):
-        out += [*key, *sums[key]]
+    for lang, source, code, fix, week, *n in sorted(_dashagg.read_trend(conn), key=lambda r: r[4]):
+        out += [b.rule((lang, source, code)), fix, week, *n]
     return out
 
 
-class _Replay:
-    """The user store's evidence as the event log builds it up, one code-action list at a time."""
+def _effect(conn: sqlite3.Connection, b: _Builder, path: Path) -> tuple[list[int], int]:
+    """Per rule key and week: code-action lists decided, and how many had the choice already first.
 
-    def __init__(self, b: _Builder, logged: dict[int, list[int]]) -> None:
-        self.b = b
-        self.logged = logged
-        self.state: dict[int, list[int]] = {}
-        self.last_seen: dict[int, float] = {}
-        self.offered_at: dict[tuple[str, int], int] = {}
-        self.tally: dict[tuple[int, int], list[int]] = {}
-
-    def counts(self, row: int) -> list[int]:
-        """Counts of ``row`` so far: what the store holds beyond the log (pruned events, imports), then the log."""
-        st = self.state.get(row)
-        if st is None:
-            base = self.b.cols["counts"][row * _N : row * _N + _N]
-            lg = self.logged.get(row) or [0] * _N
-            st = self.state[row] = [max(0, n - m) for n, m in zip(base, lg, strict=True)]
-            self.last_seen[row] = float(self.b.cols["first"][row])
-        return st
-
-    def apply(self, row: int, i: int, at: float) -> None:
-        self.counts(row)[i] += 1
-        if at > self.last_seen[row]:
-            self.last_seen[row] = at
-
-    def decide(self, ws: str, at: float, chosen: int, rejected: list[int]) -> None:
-        """One list: was ``chosen`` already first, ranked on the evidence before this choice?"""
-        if rejected:
-            rows = [chosen, *rejected]
-            order = sorted(rows, key=lambda r: self.offered_at.get((ws, r), -1))
-            evidence: dict[str, PatternStats] = {}
-            for r in rows:
-                c = self.counts(r)
-                if any(c):
-                    seen = self.last_seen[r]
-                    evidence[str(r)] = PatternStats(str(r), Scope.USER, Counts(*c), seen, seen)
-            if evidence:
-                cands = [Candidate(key=str(r), pattern=None, upstream_index=n) for n, r in enumerate(order)]
-                top = top_key(cands, evidence, now=at) == str(chosen)
-            else:  # no evidence at all: the upstream order stands
-                top = order[0] == chosen
-            t = self.tally.setdefault((int(self.b.cols["rule"][chosen]), int(at // WEEK)), [0, 0])
-            t[0] += 1
-            t[1] += top
-        self.apply(chosen, _I_ACCEPTED, at)
-        for r in rejected:
-            self.apply(r, _I_REJECTED, at)
-
-
-def _replay(conn: sqlite3.Connection, b: _Builder, now: float) -> tuple[list[int], int]:
-    """Per rule key and week: code-action lists decided, and how many had the choice already first."""
-    events: list[tuple[float, int, int, str]] = []
-    logged: dict[int, list[int]] = {}
-    for at, kind, fp, ws in conn.execute("SELECT at, kind, fingerprint, workspace FROM events ORDER BY id"):
-        row = b.fp_row.get(fp)
-        i = _KIND_INDEX.get(kind)
-        if row is not None and i is not None:
-            events.append((at, i, row, ws))
-            lg = logged.get(row)
-            if lg is None:
-                lg = logged[row] = [0] * _N
-            lg[i] += 1
-    r = _Replay(b, logged)
-    open_lists: dict[str, tuple[float, int, list[int]]] = {}
-    for n, (at, i, row, ws) in enumerate(events):
-        pending = open_lists.get(ws)
-        if pending is not None and not (i == _I_REJECTED and at - pending[0] <= DECISION_WINDOW_S):
-            del open_lists[ws]
-            r.decide(ws, *pending)
-            pending = None
-        if i == _I_ACCEPTED:
-            open_lists[ws] = (at, row, [])
-        elif i == _I_REJECTED and pending is not None:
-            pending[2].append(row)
-        else:
-            if i == _I_OFFERED:
-                r.offered_at[(ws, row)] = n
-            r.apply(row, i, at)
-    for ws, pending in open_lists.items():
-        r.decide(ws, *pending)
+    Kept in the store as events are written (``dash_effect``); when that is
+    not current (a new store, an import, a prune), the whole log is replayed
+    here and kept for the next time (:func:`._dashagg.keep`).
+    """
+    rows = _dashagg.read_effect(conn)
+    if rows is None:
+        r, cursor = _dashagg.replay_all(conn)
+        token = _dashagg.log_token(conn)
+        conn.execute("COMMIT")  # the snapshot ends: keep() writes on its own connection
+        try:
+            _dashagg.keep(path, r, cursor, token)
+        finally:
+            conn.execute("BEGIN")
+        r.close()
+        rows = _dashagg.effect_rows(r.tally)
     flat: list[int] = []
     lists = 0
-    for (rule, week), (total, first) in sorted(r.tally.items(), key=lambda kv: kv[0][1]):
-        flat += [rule, week, total, first]
+    for lang, source, code, week, total, first in sorted(rows, key=lambda r: r[3]):
+        flat += [b.rule((lang, source, code)), week, total, first]
         lists += total
     return flat, lists
 
