@@ -23,7 +23,6 @@ log had gathered up to that moment (upstream order from the preceding
 from __future__ import annotations
 
 import html
-import itertools
 import re
 import secrets
 import sqlite3
@@ -55,14 +54,20 @@ _SCOPES = [s.value for s in Scope]
 _NO_TEXTS: tuple[None, ...] = (None,) * 5
 _UNSAFE = re.compile(r"<(?=/script|!--)", re.IGNORECASE)
 
+_SEP = "\x1f"
 _USER_SQL = (
-    "SELECT fingerprint, language, source, code, category, has_shape, "
-    + ", ".join(k.value for k in COUNT_KINDS)
-    + ", first_seen, last_seen, workspaces, archived_at, archive_reason,"
-    # Only a learned fix's texts are shown (an action is shown by its rule): one JSON
-    # read per learned fix instead of six per row.
-    " CASE WHEN has_shape THEN json_extract(body, '$.signature.message', '$.shape.unit', '$.shape.anchor',"
-    " '$.shape.before', '$.shape.after') END"
+    # One row: each column of the user store as one JSON array, built by SQLite in one pass
+    # (no Python object per row and column; orjson turns each array into a list).
+    "SELECT json_group_array(substr(fingerprint, 1, 12)),"
+    f" json_group_array(language || char({ord(_SEP)}) || source || char({ord(_SEP)}) || code),"
+    " json_group_array(category), json_group_array(has_shape),"
+    " '[' || coalesce(group_concat(" + " || ',' || ".join(k.value for k in COUNT_KINDS) + "), '') || ']',"
+    " json_group_array(CAST(first_seen AS INTEGER)), json_group_array(CAST(last_seen AS INTEGER)),"
+    " json_group_array(workspaces),"
+    " json_group_array(CASE WHEN archived_at IS NULL THEN NULL ELSE coalesce(nullif(archive_reason, ''), 'archived') END),"
+    # Only a learned fix's texts are shown (an action is shown by its rule): one JSON read per learned fix.
+    " json_group_array(CASE WHEN has_shape THEN json(json_extract(body, '$.signature.message', '$.shape.unit',"
+    " '$.shape.anchor', '$.shape.before', '$.shape.after')) END)"
     " FROM patterns"
 )
 
@@ -118,8 +123,8 @@ class _Builder:
                 "after",
             )
         }
-        self.fp_row: dict[str, int] = {}
-        """User-store fingerprint -> row (for the event replay)."""
+        self.user = range(0)
+        """The user store's rows."""
 
     def rule(self, key: tuple[str, str, str]) -> int:
         i = self.rule_index.get(key)
@@ -232,39 +237,41 @@ def _add_stats(b: _Builder, s: PatternStats) -> None:
 
 
 def _read_user(conn: sqlite3.Connection, b: _Builder, store: dict[str, int]) -> None:
-    """The user store's rows, column by column (a 100k-row store is read in well under a second)."""
-    rows = conn.execute(_USER_SQL).fetchall()
-    if not rows:
+    """The user store's rows, column by column, from one query (a 100k-row store in well under a second)."""
+    row = conn.execute(_USER_SQL).fetchone()
+    ids, rules, cats, fixes, counts, firsts, lasts, workspaces, archived, texts = (orjson.loads(v) for v in row)
+    if not ids:
         return
-    start = len(b.cols["id"])
-    cols = list(zip(*rows, strict=True))
-    c, intern = b.cols, b.strings
-    c["id"].extend(fp[:12] for fp in cols[0])
-    c["scope"].extend([_SCOPES.index(Scope.USER.value)] * len(rows))
-    c["rule"].extend(b.rule(key) for key in zip(cols[1], cols[2], cols[3], strict=True))
-    c["cat"].extend(intern.many(cols[4]))
-    c["fix"].extend(cols[5])
-    c["counts"].extend(itertools.chain.from_iterable(r[6 : 6 + _N] for r in rows))
-    c["first"].extend(map(int, cols[6 + _N]))
-    c["last"].extend(map(int, cols[7 + _N]))
-    c["ws"].extend(cols[8 + _N])
-    c["archived"].extend(
-        -1 if at is None else intern(why or "archived") for at, why in zip(cols[9 + _N], cols[10 + _N], strict=True)
-    )
-    c["title"].extend([-1] * len(rows))
-    texts = [orjson.loads(t) if t is not None else _NO_TEXTS for t in cols[11 + _N]]
-    for offset, name in enumerate(("msg", "unit", "anchor", "before", "after")):
-        c[name].extend(intern.many([t[offset] for t in texts]))
-    b.fp_row.update((fp, start + i) for i, fp in enumerate(cols[0]))
-    n_archived = sum(1 for at in cols[9 + _N] if at is not None)
+    n = len(ids)
+    b.user = range(len(b.cols["id"]), len(b.cols["id"]) + n)
+    c = b.cols
+    c["id"] += ids
+    c["scope"] += [_SCOPES.index(Scope.USER.value)] * n
+    rule_of = {key: b.rule(tuple(key.split(_SEP))) for key in dict.fromkeys(rules)}
+    c["rule"] += map(rule_of.__getitem__, rules)
+    c["cat"] += b.strings.many(cats)
+    c["fix"] += fixes
+    c["counts"] += counts
+    c["first"] += firsts
+    c["last"] += lasts
+    c["ws"] += workspaces
+    c["archived"] += b.strings.many(archived)
+    c["title"] += [-1] * n
+    for name, column in zip(
+        ("msg", "unit", "anchor", "before", "after"),
+        zip(*(t or _NO_TEXTS for t in texts), strict=True),
+        strict=True,
+    ):
+        c[name] += b.strings.many(column)
+    n_archived = n - archived.count(None)
     store["archived"] += n_archived
-    store["patterns"] += len(rows) - n_archived
+    store["patterns"] += n - n_archived
 
 
 def _read_trend(conn: sqlite3.Connection, b: _Builder) -> list[int]:
     """Per rule key, kind and week: accepted, rejected, succeeded, failed, manual (flat), from ``dash_trend``."""
     out: list[int] = []
-    for lang, source, code, fix, week, *n in sorted(_dashagg.read_trend(conn), key=lambda r: r[4]):
+    for lang, source, code, fix, week, *n in sorted(_dashagg.read_trend(conn), key=lambda r: (r[4], r[:4])):
         out += [b.rule((lang, source, code)), fix, week, *n]
     return out
 
@@ -289,7 +296,7 @@ def _effect(conn: sqlite3.Connection, b: _Builder, path: Path) -> tuple[list[int
         rows = _dashagg.effect_rows(r.tally)
     flat: list[int] = []
     lists = 0
-    for lang, source, code, week, total, first in sorted(rows, key=lambda r: r[3]):
+    for lang, source, code, week, total, first in sorted(rows, key=lambda r: (r[3], r[:3])):
         flat += [b.rule((lang, source, code)), week, total, first]
         lists += total
     return flat, lists
@@ -297,18 +304,19 @@ def _effect(conn: sqlite3.Connection, b: _Builder, path: Path) -> tuple[list[int
 
 def _pruning(b: _Builder, cfg: PruneConfig, now: float) -> list[list[int]]:
     """User patterns the next prune would archive: ``[row, reason string]`` (as ``Store.prune`` decides)."""
-    cols = b.cols
+    cols, rows = b.cols, b.user
     counts = cols["counts"]
     idle_cut = now - cfg.max_idle_days * 86400.0
     out: list[list[int]] = []
-    for row in b.fp_row.values():
-        if cols["archived"][row] != -1:
+    lo, hi = rows.start, rows.stop
+    oks, bads = counts[3 + lo * _N : hi * _N : _N], counts[4 + lo * _N : hi * _N : _N]
+    for row, ok, bad, last, gone in zip(rows, oks, bads, cols["last"][lo:hi], cols["archived"][lo:hi], strict=True):
+        if gone != -1:
             continue
-        ok, bad = counts[row * _N + 3], counts[row * _N + 4]
         if ok + bad >= cfg.min_uses and ok < cfg.min_success * (ok + bad):
             why = f"success {ok}/{ok + bad} below {cfg.min_success:g}"
-        elif cols["last"][row] < idle_cut:
-            why = f"unused for {(now - cols['last'][row]) / 86400.0:.0f} days"
+        elif last < idle_cut:
+            why = f"unused for {(now - last) / 86400.0:.0f} days"
         else:
             continue
         out.append([row, b.strings(why)])
@@ -319,15 +327,13 @@ def _anti_patterns(b: _Builder) -> list[int]:
     """Learned fixes that keep failing: failed or undone at least twice, and more often than they worked."""
     cols = b.cols
     counts = cols["counts"]
-    out: list[int] = []
-    for row, fix in enumerate(cols["fix"]):
-        if not fix or cols["archived"][row] != -1:
-            continue
-        c = counts[row * _N : row * _N + _N]
-        bad = c[4] + c[6]
-        if bad >= ANTI_MIN_BAD and bad > c[3]:
-            out.append(row)
-    return out
+    return [
+        row
+        for row, (fix, gone, ok, failed, undone) in enumerate(
+            zip(cols["fix"], cols["archived"], counts[3::_N], counts[4::_N], counts[6::_N], strict=True)
+        )
+        if fix and gone == -1 and failed + undone >= ANTI_MIN_BAD and failed + undone > ok
+    ]
 
 
 def store_revision(k: Knowledge) -> str:
