@@ -23,6 +23,7 @@ log had gathered up to that moment (upstream order from the preceding
 from __future__ import annotations
 
 import html
+import itertools
 import re
 import secrets
 import sqlite3
@@ -61,13 +62,14 @@ _USER_SQL = (
     "SELECT json_group_array(substr(fingerprint, 1, 12)),"
     f" json_group_array(language || char({ord(_SEP)}) || source || char({ord(_SEP)}) || code),"
     " json_group_array(category), json_group_array(has_shape),"
-    " '[' || coalesce(group_concat(" + " || ',' || ".join(k.value for k in COUNT_KINDS) + "), '') || ']',"
-    " json_group_array(CAST(first_seen AS INTEGER)), json_group_array(CAST(last_seen AS INTEGER)),"
-    " json_group_array(workspaces),"
-    " json_group_array(CASE WHEN archived_at IS NULL THEN NULL ELSE coalesce(nullif(archive_reason, ''), 'archived') END),"
+    + "".join(f" json_group_array({k.value})," for k in COUNT_KINDS)
+    + " json_group_array(CAST(first_seen AS INTEGER)), json_group_array(CAST(last_seen AS INTEGER)),"
+    " json_group_array(workspaces), json_group_array(CASE WHEN archived_at IS NULL THEN NULL"
+    " ELSE coalesce(nullif(archive_reason, ''), 'archived') END),"
     # Only a learned fix's texts are shown (an action is shown by its rule): one JSON read per learned fix.
-    " json_group_array(CASE WHEN has_shape THEN json(json_extract(body, '$.signature.message', '$.shape.unit',"
-    " '$.shape.anchor', '$.shape.before', '$.shape.after')) END)"
+    # (json_extract with several paths gives a JSON array's text: joined as it is, not parsed again.)
+    " '[' || coalesce(group_concat(CASE WHEN has_shape THEN json_extract(body, '$.signature.message', '$.shape.unit',"
+    " '$.shape.anchor', '$.shape.before', '$.shape.after') ELSE 'null' END), '') || ']'"
     " FROM patterns"
 )
 
@@ -85,14 +87,20 @@ class _Interned:
             if value is None:
                 return -1
             s = str(value)
-            i = self._index[s] = len(self.items)
-            self.items.append(s)
+            i = self._index.get(s)
+            if i is None:
+                i = self._index[s] = len(self.items)
+                self.items.append(s)
+            self._index[value] = i
         return i
 
     def many(self, values: Sequence[object]) -> list[int]:
-        """Indexes of ``values`` (the common case, a string seen before, without a call)."""
+        """Indexes of ``values``: each distinct value interned once, then one lookup per value in C."""
         index = self._index
-        return [index[v] if v in index else self(v) for v in values]
+        for v in dict.fromkeys(values):  # in order of first appearance: the same page for the same store
+            if v not in index:
+                self(v)
+        return list(map(index.__getitem__, values))
 
 
 class _Builder:
@@ -239,7 +247,7 @@ def _add_stats(b: _Builder, s: PatternStats) -> None:
 def _read_user(conn: sqlite3.Connection, b: _Builder, store: dict[str, int]) -> None:
     """The user store's rows, column by column, from one query (a 100k-row store in well under a second)."""
     row = conn.execute(_USER_SQL).fetchone()
-    ids, rules, cats, fixes, counts, firsts, lasts, workspaces, archived, texts = (orjson.loads(v) for v in row)
+    ids, rules, cats, fixes, *counts, firsts, lasts, workspaces, archived, texts = (orjson.loads(v) for v in row)
     if not ids:
         return
     n = len(ids)
@@ -251,7 +259,7 @@ def _read_user(conn: sqlite3.Connection, b: _Builder, store: dict[str, int]) -> 
     c["rule"] += map(rule_of.__getitem__, rules)
     c["cat"] += b.strings.many(cats)
     c["fix"] += fixes
-    c["counts"] += counts
+    c["counts"] += itertools.chain.from_iterable(zip(*counts, strict=True))  # row by row, as the other scopes
     c["first"] += firsts
     c["last"] += lasts
     c["ws"] += workspaces
@@ -304,23 +312,29 @@ def _effect(conn: sqlite3.Connection, b: _Builder, path: Path) -> tuple[list[int
 
 def _pruning(b: _Builder, cfg: PruneConfig, now: float) -> list[list[int]]:
     """User patterns the next prune would archive: ``[row, reason string]`` (as ``Store.prune`` decides)."""
-    cols, rows = b.cols, b.user
+    cols, (lo, hi) = b.cols, (b.user.start, b.user.stop)
     counts = cols["counts"]
+    uses, ms = cfg.min_uses, cfg.min_success
     idle_cut = now - cfg.max_idle_days * 86400.0
-    out: list[list[int]] = []
-    lo, hi = rows.start, rows.stop
     oks, bads = counts[3 + lo * _N : hi * _N : _N], counts[4 + lo * _N : hi * _N : _N]
-    for row, ok, bad, last, gone in zip(rows, oks, bads, cols["last"][lo:hi], cols["archived"][lo:hi], strict=True):
-        if gone != -1:
-            continue
-        if ok + bad >= cfg.min_uses and ok < cfg.min_success * (ok + bad):
-            why = f"success {ok}/{ok + bad} below {cfg.min_success:g}"
-        elif last < idle_cut:
-            why = f"unused for {(now - last) / 86400.0:.0f} days"
-        else:
-            continue
-        out.append([row, b.strings(why)])
-    return out
+    lasts, gone = cols["last"][lo:hi], cols["archived"][lo:hi]
+    # First which rows, in comprehensions; then one string per distinct reason (round() rounds as :.0f does).
+    live = zip(oks, bads, gone, strict=True)
+    failing = {i for i, (ok, bad, g) in enumerate(live) if g == -1 and ok + bad >= uses and ok < ms * (ok + bad)}
+    idle = [i for i, (last, g) in enumerate(zip(lasts, gone, strict=True)) if g == -1 and last < idle_cut]
+    reasons: dict[object, int] = {}
+    why: dict[int, int] = {}
+    for i in failing:
+        ok, bad = oks[i], bads[i]
+        w = reasons.get((ok, bad))
+        if w is None:
+            w = reasons[(ok, bad)] = b.strings(f"success {ok}/{ok + bad} below {ms:g}")
+        why[i] = w
+    days = [round((now - lasts[i]) / 86400.0) for i in idle]
+    for d in dict.fromkeys(days):
+        reasons[d] = b.strings(f"unused for {d} days")
+    why.update((i, reasons[d]) for i, d in zip(idle, days, strict=True) if i not in failing)
+    return [[lo + i, why[i]] for i in sorted(why)]
 
 
 def _anti_patterns(b: _Builder) -> list[int]:
