@@ -20,7 +20,8 @@ from pathlib import Path
 
 from fixlore.abstraction._pattern import Pattern
 from fixlore.knowledge import Event, EventKind, Knowledge
-from fixlore.knowledge._dashagg import checkpoint_valid
+from fixlore.knowledge._dashagg import checkpoint_valid, trend_consistent
+from fixlore.knowledge._model import PruneConfig
 from fixlore.knowledge.dashboard import dashboard_data
 
 from ._generate import pattern, rule_key
@@ -133,3 +134,29 @@ def test_a_writer_killed_while_writing_leaves_the_aggregates_equal_to_the_replay
         assert proc.returncode == -signal.SIGKILL
         counts.append(assert_kept_equals_full(tmp_path / "knowledge.sqlite3"))
     assert counts[0] > 5 and counts[0] < counts[1] < counts[2]  # each writer got lists in before it was killed
+
+
+def test_a_forget_and_a_prune_that_trims_the_log_make_the_next_dashboard_replay_it(tmp_path: Path) -> None:
+    start = time.time() - 30 * 86400
+    with Knowledge.open(tmp_path, base=False, auto_prune=False, prune_config=PruneConfig(event_max_rows=40)) as k:
+        lists(k, start, 20)
+        assert assert_kept_equals_full(tmp_path / "knowledge.sqlite3") == 20
+        assert k.forget(siblings(0)[1].fingerprint)
+        assert not kept_is_current(tmp_path)  # its events left the log
+        assert_trend_is_recomputed(tmp_path)
+        dashboard_data(k)
+        lists(k, start + 30 * 3600, 4)
+        assert assert_kept_equals_full(tmp_path / "knowledge.sqlite3") > 0
+        assert k.prune().events_deleted > 0
+        assert not kept_is_current(tmp_path)  # the oldest lists left the log
+        dashboard_data(k)
+    assert 0 < assert_kept_equals_full(tmp_path / "knowledge.sqlite3") < 24
+
+
+def assert_trend_is_recomputed(home: Path) -> None:
+    """``dash_trend`` (which a forget does not drop) still adds up to ``trend``."""
+    conn = sqlite3.connect(home / "knowledge.sqlite3")
+    try:
+        assert trend_consistent(conn)
+    finally:
+        conn.close()
