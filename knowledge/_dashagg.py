@@ -20,9 +20,9 @@ replayed (``meta`` ``dash_cursor``). Whatever rewrites the log's past (an
 import adds counts that the replay counts from the start, a prune or a forget
 deletes events, a writer of an older fixlore appends events without advancing
 the replay) drops the cursor; the next dashboard replays the whole log once and
-stores the checkpoint again (:func:`save_checkpoint`). ``dash_trend`` is
-checked against ``trend`` by its column sums on every read and recomputed
-from it when they differ.
+stores the checkpoint again (:func:`keep`). ``dash_trend`` is checked against
+``trend`` by its column sums when the checkpoint is not current, and
+recomputed from it when they differ.
 """
 
 from __future__ import annotations
@@ -420,9 +420,16 @@ def forget(c: sqlite3.Connection, fingerprint: str) -> None:
 
 
 def read_trend(c: sqlite3.Connection) -> list[tuple[str, str, str, int, int, int, int, int, int, int]]:
-    """``dash_trend``'s rows, or (when its sums disagree with ``trend``) the same computed from ``trend``."""
+    """``dash_trend``'s rows, or (when its sums disagree with ``trend``) the same computed from ``trend``.
+
+    While the replay's checkpoint is current, every batch since it was kept
+    went through :func:`advance_in_tx`, which adds to ``dash_trend`` too:
+    the sums are compared only when it is not (a writer of an older fixlore
+    leaves it behind).
+    """
     sql = f"SELECT language, source, code, fix, week, {_TREND_COLS} FROM dash_trend"
-    return c.execute(sql if has_aggregates(c) and trend_consistent(c) else _TREND_FROM_PATTERNS).fetchall()
+    kept = has_aggregates(c) and (checkpoint_valid(c) or trend_consistent(c))
+    return c.execute(sql if kept else _TREND_FROM_PATTERNS).fetchall()
 
 
 def has_aggregates(c: sqlite3.Connection) -> bool:

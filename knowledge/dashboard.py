@@ -52,7 +52,6 @@ ANTI_MIN_BAD = 2
 
 _N = len(COUNT_KINDS)
 _SCOPES = [s.value for s in Scope]
-_NO_TEXTS: tuple[None, ...] = (None,) * 5
 _UNSAFE = re.compile(r"<(?=/script|!--)", re.IGNORECASE)
 
 _SEP = "\x1f"
@@ -68,8 +67,8 @@ _USER_SQL = (
     " ELSE coalesce(nullif(archive_reason, ''), 'archived') END),"
     # Only a learned fix's texts are shown (an action is shown by its rule): one JSON read per learned fix.
     # (json_extract with several paths gives a JSON array's text: joined as it is, not parsed again.)
-    " '[' || coalesce(group_concat(CASE WHEN has_shape THEN json_extract(body, '$.signature.message', '$.shape.unit',"
-    " '$.shape.anchor', '$.shape.before', '$.shape.after') ELSE 'null' END), '') || ']'"
+    " '[' || coalesce(group_concat(json_extract(body, '$.signature.message', '$.shape.unit',"
+    " '$.shape.anchor', '$.shape.before', '$.shape.after')) FILTER (WHERE has_shape), '') || ']'"
     " FROM patterns"
 )
 
@@ -265,12 +264,13 @@ def _read_user(conn: sqlite3.Connection, b: _Builder, store: dict[str, int]) -> 
     c["ws"] += workspaces
     c["archived"] += b.strings.many(archived)
     c["title"] += [-1] * n
-    for name, column in zip(
-        ("msg", "unit", "anchor", "before", "after"),
-        zip(*(t or _NO_TEXTS for t in texts), strict=True),
-        strict=True,
-    ):
-        c[name] += b.strings.many(column)
+    fix_rows = [i for i, fix in enumerate(fixes) if fix]  # the texts are of these rows, in order
+    columns = list(zip(*texts, strict=True)) or [()] * 5
+    for name, column in zip(("msg", "unit", "anchor", "before", "after"), columns, strict=True):
+        out = [-1] * n
+        for i, s in zip(fix_rows, b.strings.many(column), strict=True):
+            out[i] = s
+        c[name] += out
     n_archived = n - archived.count(None)
     store["archived"] += n_archived
     store["patterns"] += n - n_archived
