@@ -43,6 +43,15 @@ def _seed_meta(c: sqlite3.Connection) -> None:
     )
 
 
+def _dashboard_aggregates(c: sqlite3.Connection) -> None:
+    from ._dashagg import SCHEMA, seed
+
+    for stmt in SCHEMA.split(";"):
+        if stmt.strip():
+            c.execute(stmt)
+    seed(c)
+
+
 def _rekey_first_lines(c: sqlite3.Connection) -> None:
     from ._rekey import rekey_first_lines  # imports the abstraction: only when the step runs
 
@@ -165,6 +174,9 @@ MIGRATIONS: tuple[Migration, ...] = (
         "".join(f"ALTER TABLE imported ADD COLUMN {col} INTEGER NOT NULL DEFAULT 0;" for col in COUNT_COLUMNS)
         + "CREATE INDEX IF NOT EXISTS imported_fingerprint ON imported (fingerprint)",
     ),
+    # The dashboard's weekly aggregates, kept as events are written (knowledge/_dashagg.py).
+    # Only new tables, seeded from ``trend``: no learned data is touched.
+    Migration(7, "", seed=_dashboard_aggregates),
 )
 
 

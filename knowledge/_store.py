@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
+from . import _dashagg
 from ._delta import Batch
 from ._model import PruneConfig, PruneReport
 from ._schema import COLS as _COLS
@@ -95,6 +96,7 @@ class Store:
             " last_seen = max(last_seen, excluded.last_seen),"
             " archived_at = NULL, archive_reason = NULL, rev = excluded.rev"
         )
+        _dashagg.advance_in_tx(c, batch)  # the dashboard's aggregates, from the counts before the batch
         rows = []
         ws_rows: list[tuple[str, str]] = []
         week_rows: list[tuple[object, ...]] = []
@@ -213,6 +215,7 @@ class Store:
         """Delete a pattern, its trend and its events. True if it existed."""
         c = self.conn
         with self.write_tx():
+            _dashagg.forget(c, fingerprint)
             n = c.execute("DELETE FROM patterns WHERE fingerprint = ?", (fingerprint,)).rowcount
             for table in ("pattern_workspaces", "trend", "events", "imported"):
                 c.execute(f"DELETE FROM {table} WHERE fingerprint = ?", (fingerprint,))
@@ -231,6 +234,7 @@ class Store:
         with self.write_tx():
             for table in ("patterns", "pattern_workspaces", "trend", "events", "forgotten", "imported"):
                 c.execute(f"DELETE FROM {table}")
+            _dashagg.clear(c)
             c.execute("UPDATE meta SET value = CAST(value AS INTEGER) + 1 WHERE key = 'epoch'")
             c.execute("UPDATE meta SET value = '0' WHERE key = 'refused'")
             self._events_deleted()
@@ -270,6 +274,8 @@ class Store:
                         (cfg.event_max_rows,),
                     )
                 self._events_deleted()
+                if old + excess:
+                    _dashagg.invalidate(c)  # the replay's past changed
                 self.set_meta("last_prune", repr(now))
         return PruneReport(archived=tuple(archived), events_deleted=old + excess, dry_run=dry_run)
 

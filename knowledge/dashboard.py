@@ -30,45 +30,47 @@ import sqlite3
 import time
 from collections.abc import Iterable, Sequence
 from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import orjson
 
 from fixlore.abstraction import Scope
 
-from ._delta import WEEK
+from . import _dashagg
+from ._dashagg import DECISION_WINDOW_S
 from ._knowledge import Knowledge
-from ._model import COUNT_KINDS, Candidate, Counts, PatternStats, PruneConfig
-from ._ranking import top_key
+from ._model import COUNT_KINDS, PatternStats, PruneConfig
 from ._schema import connect, read_tx
 
-__all__ = ["DATA_VERSION", "dashboard_data", "render_html", "store_revision"]
+__all__ = ["DECISION_WINDOW_S", "DATA_VERSION", "dashboard_data", "render_html", "store_revision"]
 
 DATA_VERSION = 1
 """Bumped when the shape of :func:`dashboard_data`'s output changes."""
-DECISION_WINDOW_S = 5.0
-"""Rejected siblings are recorded right after the accepted action; later ones belong elsewhere."""
 ANTI_MIN_BAD = 2
 """A learned fix is an anti-pattern once it failed (or was undone) this often, and more than it succeeded."""
 
 _N = len(COUNT_KINDS)
-_I_OFFERED, _I_ACCEPTED, _I_REJECTED = 0, 1, 2
-_KIND_INDEX = {k.value: i for i, k in enumerate(COUNT_KINDS)}
 _SCOPES = [s.value for s in Scope]
-_NO_TEXTS: tuple[None, ...] = (None,) * 5
 _UNSAFE = re.compile(r"<(?=/script|!--)", re.IGNORECASE)
 
+_SEP = "\x1f"
 _USER_SQL = (
-    "SELECT fingerprint, language, source, code, category, has_shape, "
-    + ", ".join(k.value for k in COUNT_KINDS)
-    + ", first_seen, last_seen, workspaces, archived_at, archive_reason,"
-    # Only a learned fix's texts are shown (an action is shown by its rule): one JSON
-    # read per learned fix instead of six per row.
-    " CASE WHEN has_shape THEN json_extract(body, '$.signature.message', '$.shape.unit', '$.shape.anchor',"
-    " '$.shape.before', '$.shape.after') END"
+    # One row: each column of the user store as one JSON array, built by SQLite in one pass
+    # (no Python object per row and column; orjson turns each array into a list).
+    "SELECT json_group_array(substr(fingerprint, 1, 12)),"
+    f" json_group_array(language || char({ord(_SEP)}) || source || char({ord(_SEP)}) || code),"
+    " json_group_array(category), json_group_array(has_shape),"
+    + "".join(f" json_group_array({k.value})," for k in COUNT_KINDS)
+    + " json_group_array(CAST(first_seen AS INTEGER)), json_group_array(CAST(last_seen AS INTEGER)),"
+    " json_group_array(workspaces), json_group_array(CASE WHEN archived_at IS NULL THEN NULL"
+    " ELSE coalesce(nullif(archive_reason, ''), 'archived') END),"
+    # Only a learned fix's texts are shown (an action is shown by its rule): one JSON read per learned fix.
+    # (json_extract with several paths gives a JSON array's text: joined as it is, not parsed again.)
+    " '[' || coalesce(group_concat(json_extract(body, '$.signature.message', '$.shape.unit',"
+    " '$.shape.anchor', '$.shape.before', '$.shape.after')) FILTER (WHERE has_shape), '') || ']'"
     " FROM patterns"
 )
-_TREND_SQL = "SELECT fingerprint, week, accepted, rejected, succeeded, failed, manual FROM trend"
 
 
 class _Interned:
@@ -84,14 +86,20 @@ class _Interned:
             if value is None:
                 return -1
             s = str(value)
-            i = self._index[s] = len(self.items)
-            self.items.append(s)
+            i = self._index.get(s)
+            if i is None:
+                i = self._index[s] = len(self.items)
+                self.items.append(s)
+            self._index[value] = i
         return i
 
     def many(self, values: Sequence[object]) -> list[int]:
-        """Indexes of ``values`` (the common case, a string seen before, without a call)."""
+        """Indexes of ``values``: each distinct value interned once, then one lookup per value in C."""
         index = self._index
-        return [index[v] if v in index else self(v) for v in values]
+        for v in dict.fromkeys(values):  # in order of first appearance: the same page for the same store
+            if v not in index:
+                self(v)
+        return list(map(index.__getitem__, values))
 
 
 class _Builder:
@@ -122,8 +130,8 @@ class _Builder:
                 "after",
             )
         }
-        self.fp_row: dict[str, int] = {}
-        """User-store fingerprint -> row (for the event replay)."""
+        self.user = range(0)
+        """The user store's rows."""
 
     def rule(self, key: tuple[str, str, str]) -> int:
         i = self.rule_index.get(key)
@@ -181,8 +189,8 @@ def dashboard_data(k: Knowledge, *, now: float | None = None, prune: PruneConfig
             with read_tx(conn):
                 _read_user(conn, b, store)
                 trend = _read_trend(conn, b)
-                effect, store["lists"] = _replay(conn, b, now)
                 store["events"] = int(conn.execute("SELECT count(*) FROM events").fetchone()[0])
+                effect, store["lists"] = _effect(conn, b, k.db_path)
         except sqlite3.OperationalError as exc:
             if "no such table" not in str(exc):  # a store created but never migrated holds nothing yet
                 raise
@@ -236,181 +244,110 @@ def _add_stats(b: _Builder, s: PatternStats) -> None:
 
 
 def _read_user(conn: sqlite3.Connection, b: _Builder, store: dict[str, int]) -> None:
-    """The user store's rows, column by column (a 100k-row store is read in well under a second)."""
-    rows = conn.execute(_USER_SQL).fetchall()
-    if not rows:
+    """The user store's rows, column by column, from one query (a 100k-row store in well under a second)."""
+    row = conn.execute(_USER_SQL).fetchone()
+    ids, rules, cats, fixes, *counts, firsts, lasts, workspaces, archived, texts = (orjson.loads(v) for v in row)
+    if not ids:
         return
-    start = len(b.cols["id"])
-    cols = list(zip(*rows, strict=True))
-    c, intern = b.cols, b.strings
-    c["id"].extend(fp[:12] for fp in cols[0])
-    c["scope"].extend([_SCOPES.index(Scope.USER.value)] * len(rows))
-    c["rule"].extend(b.rule(key) for key in zip(cols[1], cols[2], cols[3], strict=True))
-    c["cat"].extend(intern.many(cols[4]))
-    c["fix"].extend(cols[5])
-    c["counts"].extend(itertools.chain.from_iterable(r[6 : 6 + _N] for r in rows))
-    c["first"].extend(map(int, cols[6 + _N]))
-    c["last"].extend(map(int, cols[7 + _N]))
-    c["ws"].extend(cols[8 + _N])
-    c["archived"].extend(
-        -1 if at is None else intern(why or "archived") for at, why in zip(cols[9 + _N], cols[10 + _N], strict=True)
-    )
-    c["title"].extend([-1] * len(rows))
-    texts = [orjson.loads(t) if t is not None else _NO_TEXTS for t in cols[11 + _N]]
-    for offset, name in enumerate(("msg", "unit", "anchor", "before", "after")):
-        c[name].extend(intern.many([t[offset] for t in texts]))
-    b.fp_row.update((fp, start + i) for i, fp in enumerate(cols[0]))
-    n_archived = sum(1 for at in cols[9 + _N] if at is not None)
+    n = len(ids)
+    b.user = range(len(b.cols["id"]), len(b.cols["id"]) + n)
+    c = b.cols
+    c["id"] += ids
+    c["scope"] += [_SCOPES.index(Scope.USER.value)] * n
+    rule_of = {key: b.rule(tuple(key.split(_SEP))) for key in dict.fromkeys(rules)}
+    c["rule"] += map(rule_of.__getitem__, rules)
+    c["cat"] += b.strings.many(cats)
+    c["fix"] += fixes
+    c["counts"] += itertools.chain.from_iterable(zip(*counts, strict=True))  # row by row, as the other scopes
+    c["first"] += firsts
+    c["last"] += lasts
+    c["ws"] += workspaces
+    c["archived"] += b.strings.many(archived)
+    c["title"] += [-1] * n
+    fix_rows = [i for i, fix in enumerate(fixes) if fix]  # the texts are of these rows, in order
+    columns = list(zip(*texts, strict=True)) or [()] * 5
+    for name, column in zip(("msg", "unit", "anchor", "before", "after"), columns, strict=True):
+        out = [-1] * n
+        for i, s in zip(fix_rows, b.strings.many(column), strict=True):
+            out[i] = s
+        c[name] += out
+    n_archived = n - archived.count(None)
     store["archived"] += n_archived
-    store["patterns"] += len(rows) - n_archived
+    store["patterns"] += n - n_archived
 
 
 def _read_trend(conn: sqlite3.Connection, b: _Builder) -> list[int]:
-    """Per rule key, kind and week: accepted, rejected, succeeded, failed, manual (flat)."""
-    rule, fix = b.cols["rule"], b.cols["fix"]
-    sums: dict[tuple[int, int, int], list[int]] = {}
-    for fp, week, acc, rej, ok, bad, man in conn.execute(_TREND_SQL):
-        row = b.fp_row.get(fp)
-        if row is None:
-            continue
-        key = (rule[row], fix[row], int(week))
-        t = sums.get(key)
-        if t is None:
-            sums[key] = [acc, rej, ok, bad, man]
-        else:
-            t[0] += acc
-            t[1] += rej
-            t[2] += ok
-            t[3] += bad
-            t[4] += man
+    """Per rule key, kind and week: accepted, rejected, succeeded, failed, manual (flat), from ``dash_trend``."""
     out: list[int] = []
-    for key in sorted(sums, key=lambda k: k[2]):
-        out += [*key, *sums[key]]
+    for lang, source, code, fix, week, *n in sorted(_dashagg.read_trend(conn), key=lambda r: (r[4], r[:4])):
+        out += [b.rule((lang, source, code)), fix, week, *n]
     return out
 
 
-class _Replay:
-    """The user store's evidence as the event log builds it up, one code-action list at a time."""
+def _effect(conn: sqlite3.Connection, b: _Builder, path: Path) -> tuple[list[int], int]:
+    """Per rule key and week: code-action lists decided, and how many had the choice already first.
 
-    def __init__(self, b: _Builder, logged: dict[int, list[int]]) -> None:
-        self.b = b
-        self.logged = logged
-        self.state: dict[int, list[int]] = {}
-        self.last_seen: dict[int, float] = {}
-        self.offered_at: dict[tuple[str, int], int] = {}
-        self.tally: dict[tuple[int, int], list[int]] = {}
-
-    def counts(self, row: int) -> list[int]:
-        """Counts of ``row`` so far: what the store holds beyond the log (pruned events, imports), then the log."""
-        st = self.state.get(row)
-        if st is None:
-            base = self.b.cols["counts"][row * _N : row * _N + _N]
-            lg = self.logged.get(row) or [0] * _N
-            st = self.state[row] = [max(0, n - m) for n, m in zip(base, lg, strict=True)]
-            self.last_seen[row] = float(self.b.cols["first"][row])
-        return st
-
-    def apply(self, row: int, i: int, at: float) -> None:
-        self.counts(row)[i] += 1
-        if at > self.last_seen[row]:
-            self.last_seen[row] = at
-
-    def decide(self, ws: str, at: float, chosen: int, rejected: list[int]) -> None:
-        """One list: was ``chosen`` already first, ranked on the evidence before this choice?"""
-        if rejected:
-            rows = [chosen, *rejected]
-            order = sorted(rows, key=lambda r: self.offered_at.get((ws, r), -1))
-            evidence: dict[str, PatternStats] = {}
-            for r in rows:
-                c = self.counts(r)
-                if any(c):
-                    seen = self.last_seen[r]
-                    evidence[str(r)] = PatternStats(str(r), Scope.USER, Counts(*c), seen, seen)
-            if evidence:
-                cands = [Candidate(key=str(r), pattern=None, upstream_index=n) for n, r in enumerate(order)]
-                top = top_key(cands, evidence, now=at) == str(chosen)
-            else:  # no evidence at all: the upstream order stands
-                top = order[0] == chosen
-            t = self.tally.setdefault((int(self.b.cols["rule"][chosen]), int(at // WEEK)), [0, 0])
-            t[0] += 1
-            t[1] += top
-        self.apply(chosen, _I_ACCEPTED, at)
-        for r in rejected:
-            self.apply(r, _I_REJECTED, at)
-
-
-def _replay(conn: sqlite3.Connection, b: _Builder, now: float) -> tuple[list[int], int]:
-    """Per rule key and week: code-action lists decided, and how many had the choice already first."""
-    events: list[tuple[float, int, int, str]] = []
-    logged: dict[int, list[int]] = {}
-    for at, kind, fp, ws in conn.execute("SELECT at, kind, fingerprint, workspace FROM events ORDER BY id"):
-        row = b.fp_row.get(fp)
-        i = _KIND_INDEX.get(kind)
-        if row is not None and i is not None:
-            events.append((at, i, row, ws))
-            lg = logged.get(row)
-            if lg is None:
-                lg = logged[row] = [0] * _N
-            lg[i] += 1
-    r = _Replay(b, logged)
-    open_lists: dict[str, tuple[float, int, list[int]]] = {}
-    for n, (at, i, row, ws) in enumerate(events):
-        pending = open_lists.get(ws)
-        if pending is not None and not (i == _I_REJECTED and at - pending[0] <= DECISION_WINDOW_S):
-            del open_lists[ws]
-            r.decide(ws, *pending)
-            pending = None
-        if i == _I_ACCEPTED:
-            open_lists[ws] = (at, row, [])
-        elif i == _I_REJECTED and pending is not None:
-            pending[2].append(row)
-        else:
-            if i == _I_OFFERED:
-                r.offered_at[(ws, row)] = n
-            r.apply(row, i, at)
-    for ws, pending in open_lists.items():
-        r.decide(ws, *pending)
+    Kept in the store as events are written (``dash_effect``); when that is
+    not current (a new store, an import, a prune), the whole log is replayed
+    here and kept for the next time (:func:`._dashagg.keep`).
+    """
+    rows = _dashagg.read_effect(conn)
+    if rows is None:
+        r, cursor = _dashagg.replay_all(conn)
+        token = _dashagg.log_token(conn)
+        conn.execute("COMMIT")  # the snapshot ends: keep() writes on its own connection
+        try:
+            _dashagg.keep(path, r, cursor, token)
+        finally:
+            conn.execute("BEGIN")
+        r.close()
+        rows = _dashagg.effect_rows(r.tally)
     flat: list[int] = []
     lists = 0
-    for (rule, week), (total, first) in sorted(r.tally.items(), key=lambda kv: kv[0][1]):
-        flat += [rule, week, total, first]
+    for lang, source, code, week, total, first in sorted(rows, key=lambda r: (r[3], r[:3])):
+        flat += [b.rule((lang, source, code)), week, total, first]
         lists += total
     return flat, lists
 
 
 def _pruning(b: _Builder, cfg: PruneConfig, now: float) -> list[list[int]]:
     """User patterns the next prune would archive: ``[row, reason string]`` (as ``Store.prune`` decides)."""
-    cols = b.cols
+    cols, (lo, hi) = b.cols, (b.user.start, b.user.stop)
     counts = cols["counts"]
+    uses, ms = cfg.min_uses, cfg.min_success
     idle_cut = now - cfg.max_idle_days * 86400.0
-    out: list[list[int]] = []
-    for row in b.fp_row.values():
-        if cols["archived"][row] != -1:
-            continue
-        ok, bad = counts[row * _N + 3], counts[row * _N + 4]
-        if ok + bad >= cfg.min_uses and ok < cfg.min_success * (ok + bad):
-            why = f"success {ok}/{ok + bad} below {cfg.min_success:g}"
-        elif cols["last"][row] < idle_cut:
-            why = f"unused for {(now - cols['last'][row]) / 86400.0:.0f} days"
-        else:
-            continue
-        out.append([row, b.strings(why)])
-    return out
+    oks, bads = counts[3 + lo * _N : hi * _N : _N], counts[4 + lo * _N : hi * _N : _N]
+    lasts, gone = cols["last"][lo:hi], cols["archived"][lo:hi]
+    # First which rows, in comprehensions; then one string per distinct reason (round() rounds as :.0f does).
+    live = zip(oks, bads, gone, strict=True)
+    failing = {i for i, (ok, bad, g) in enumerate(live) if g == -1 and ok + bad >= uses and ok < ms * (ok + bad)}
+    idle = [i for i, (last, g) in enumerate(zip(lasts, gone, strict=True)) if g == -1 and last < idle_cut]
+    reasons: dict[object, int] = {}
+    why: dict[int, int] = {}
+    for i in failing:
+        ok, bad = oks[i], bads[i]
+        w = reasons.get((ok, bad))
+        if w is None:
+            w = reasons[(ok, bad)] = b.strings(f"success {ok}/{ok + bad} below {ms:g}")
+        why[i] = w
+    days = [round((now - lasts[i]) / 86400.0) for i in idle]
+    for d in dict.fromkeys(days):
+        reasons[d] = b.strings(f"unused for {d} days")
+    why.update((i, reasons[d]) for i, d in zip(idle, days, strict=True) if i not in failing)
+    return [[lo + i, why[i]] for i in sorted(why)]
 
 
 def _anti_patterns(b: _Builder) -> list[int]:
     """Learned fixes that keep failing: failed or undone at least twice, and more often than they worked."""
     cols = b.cols
     counts = cols["counts"]
-    out: list[int] = []
-    for row, fix in enumerate(cols["fix"]):
-        if not fix or cols["archived"][row] != -1:
-            continue
-        c = counts[row * _N : row * _N + _N]
-        bad = c[4] + c[6]
-        if bad >= ANTI_MIN_BAD and bad > c[3]:
-            out.append(row)
-    return out
+    return [
+        row
+        for row, (fix, gone, ok, failed, undone) in enumerate(
+            zip(cols["fix"], cols["archived"], counts[3::_N], counts[4::_N], counts[6::_N], strict=True)
+        )
+        if fix and gone == -1 and failed + undone >= ANTI_MIN_BAD and failed + undone > ok
+    ]
 
 
 def store_revision(k: Knowledge) -> str:

@@ -23,6 +23,7 @@ from tests.learning.test_manual_fixes import fix_by_hand
 from tests.learning.test_privacy_e2e import PLANTED, planted_source
 
 from ._browser import choose, chromium_path, series, shown, with_page
+from ._recompute import assert_kept_equals_full
 
 pytestmark = pytest.mark.e2e
 
@@ -134,3 +135,10 @@ def test_the_servers_dashboard_command_gives_the_same_page(session_dashboard: di
 
     (n, decisions), _ = with_page(session_dashboard["server"], "server-command", check)
     assert n > 0 and decisions[0] >= 6 and decisions[2] >= 3
+
+
+def test_the_aggregates_kept_during_the_session_equal_a_replay_of_its_log(session_dashboard: dict[str, Any]) -> None:
+    # The server's writer kept dash_trend and dash_effect as it wrote; nothing replayed the log since.
+    lists = assert_kept_equals_full(session_dashboard["home"] / "knowledge.sqlite3")
+    data = json.loads(session_dashboard["json"].read_text(encoding="utf-8"))
+    assert lists == data["store"]["lists"] >= 6

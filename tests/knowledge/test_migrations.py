@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from fixlore.knowledge import Event, EventKind, Knowledge
+from fixlore.knowledge._dashagg import _TREND_FROM_PATTERNS
 from fixlore.knowledge._paths import workspace_hash
 
 from ._patterns import FIX
@@ -21,8 +22,10 @@ from ._patterns import FIX
 OLD = Path(__file__).parent / "old_stores"
 VERSIONS = (1, 2, 3, 4, 5)
 """The schema versions of the dumps in ``old_stores``."""
-CURRENT = (*VERSIONS, 6)
-"""Every migration (6 adds columns to ``imported``: the counts an import added)."""
+CURRENT = (*VERSIONS, 6, 7)
+"""Every migration (6 adds columns to ``imported``: the counts an import added; 7 the dashboard's aggregates)."""
+REPLAY_KEYS = {"dash_cursor", "dash_open"}
+"""Migration 7's checkpoint of the event-log replay: set in a new store, left to the first dashboard in an old one."""
 SALT = "ab" * 32
 COUNTS = "offered, accepted, rejected, succeeded, failed, manual, undone"
 
@@ -80,7 +83,10 @@ def test_a_store_of_each_older_schema_migrates_to_the_current_one_and_keeps_its_
         (v, v <= version) for v in CURRENT
     ]
     meta = dict(query(path, "SELECT key, value FROM meta"))
-    assert meta.keys() == dict(query(fresh / "knowledge.sqlite3", "SELECT key, value FROM meta")).keys()
+    fresh_meta = dict(query(fresh / "knowledge.sqlite3", "SELECT key, value FROM meta"))
+    assert meta.keys() == fresh_meta.keys() - REPLAY_KEYS
+    kept = query(path, "SELECT * FROM dash_trend ORDER BY 1, 2, 3, 4, 5")
+    assert kept and kept == query(path, f"SELECT * FROM ({_TREND_FROM_PATTERNS}) ORDER BY 1, 2, 3, 4, 5")
     assert meta["salt"] == SALT and meta["epoch"] == "0" and meta["refused"] == "0"
     after = {r[0]: r for r in counts_by_fp(path)}
     for row in before:
@@ -104,7 +110,8 @@ def test_an_older_store_opened_read_only_is_read_and_left_as_it_was(tmp_path: Pa
 def test_a_new_store_is_seeded_by_migration_one(tmp_path: Path) -> None:
     Knowledge.open(tmp_path, base=False, auto_prune=False).close()
     meta = dict(query(tmp_path / "knowledge.sqlite3", "SELECT key, value FROM meta"))
-    assert set(meta) == {"salt", "rev", "epoch", "refused", "last_prune"}
+    assert set(meta) == {"salt", "rev", "epoch", "refused", "last_prune", *REPLAY_KEYS}
+    assert (meta["dash_cursor"], meta["dash_open"]) == ("0", "{}")  # an empty log's replay is current
     assert len(bytes.fromhex(meta["salt"])) == 32
     assert (meta["rev"], meta["epoch"], meta["refused"], meta["last_prune"]) == ("0", "0", "0", "0")
     Knowledge.open(tmp_path / "other", base=False, auto_prune=False).close()

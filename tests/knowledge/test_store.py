@@ -48,6 +48,7 @@ def test_counts_survive_reopening_and_migrations_are_recorded(tmp_path: Path) ->
         (4,),
         (5,),
         (6,),
+        (7,),
     ]
     indexes = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
     assert "events_at" in indexes and "events_fp" not in indexes  # migration 2 ran
