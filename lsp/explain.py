@@ -1,6 +1,6 @@
 """Why the code actions of a diagnostic ranked as they did: the ``fixlore.explain`` command and CLI.
 
-``explain_at(server, uri, position)`` builds the code-action answer for each
+``explain_at(actions, hub, learning, proxy, uri, position)`` builds the code-action answer for each
 diagnostic at a position exactly as a request would (without counting it as
 seen by the user) and returns, per action, its score, whether it is
 preferred and the ranker's explanation (numbers and factor names only).
@@ -25,7 +25,10 @@ from typing import TYPE_CHECKING, Any
 from fixlore.lsp.learning_actions import Tokens
 
 if TYPE_CHECKING:
-    from fixlore.lsp.server import FixloreServer
+    from fixlore.lsp.code_actions import CodeActions
+    from fixlore.lsp.diagnostics import DiagnosticsHub
+    from fixlore.lsp.learning import LearningLoop
+    from fixlore.lsp.proxy.core import Proxy
 
 AUTOMATIC = 2
 _TIMEOUT = 15.0
@@ -44,19 +47,19 @@ def _covers(diag: dict[str, Any], line: int, character: int | None) -> bool:
     return not (line == e_line and character > int(end.get("character", 0)))
 
 
-async def explain_at(server: FixloreServer, uri: str, position: dict[str, Any]) -> dict[str, Any]:
+async def explain_at(
+    actions: CodeActions,
+    hub: DiagnosticsHub,
+    learning: LearningLoop,
+    proxy: Proxy,
+    uri: str,
+    position: dict[str, Any],
+) -> dict[str, Any]:
     """The ranking of every diagnostic's actions at ``position`` (``character`` optional)."""
-    from fixlore.lsp.code_actions import build
-
     line = int(position.get("line", 0))
     character = position.get("character")
-    hub = server.features["diagnostics"]
-    learning = server.features.get("learning")
-    if learning is not None:
-        await learning.ready()  # the evidence is the point: wait for the store if it is still opening
-    proxy = server.features.get("proxy")
-    if proxy is not None:
-        proxy.diagnostics.settle(uri)
+    await learning.ready()  # the evidence is the point: wait for the store if it is still opening
+    proxy.diagnostics.settle(uri)
     found = [d for d in hub.current(uri) if _covers(d, line, None if character is None else int(character))]
     out: list[dict[str, Any]] = []
     for diag in found:
@@ -65,7 +68,7 @@ async def explain_at(server: FixloreServer, uri: str, position: dict[str, Any]) 
             "range": diag["range"],
             "context": {"diagnostics": [diag], "triggerKind": AUTOMATIC},
         }
-        assembly = await build(server, raw, Tokens(), count=False)
+        assembly = await actions.build(raw, Tokens(), count=False)
         entry: dict[str, Any] = {
             "message": diag.get("message", ""),
             "source": diag.get("source", ""),

@@ -49,7 +49,8 @@ from fixlore.lsp.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Offered, Settled, 
 
 if TYPE_CHECKING:
     from fixlore.lsp.diagnostics import DiagnosticsHub
-    from fixlore.lsp.server import FixloreServer
+    from fixlore.lsp.learning_fixes import LearnedFix
+    from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)
 
@@ -65,10 +66,11 @@ are kept as they were, neither fixed nor new, until they report."""
 
 
 class LearningLoop(StoreSide):
-    """One per server; ``server.features["learning"]``."""
+    """One per server, built by ``create_server`` with the editor and the diagnostics hub it reads."""
 
-    def __init__(self, server: FixloreServer) -> None:
-        super().__init__(server)
+    def __init__(self, editor: Editor, hub: DiagnosticsHub) -> None:
+        super().__init__(editor)
+        self._diagnostics = hub
         self.timelines: dict[str, DocTimeline] = {}
         self.watches: dict[str, list[Watch]] = {}
         self.fixes = LearnedFixes(self)
@@ -87,6 +89,10 @@ class LearningLoop(StoreSide):
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix may be new: the learned-fix cache stops believing there is none."""
         self.fixes.knowledge_changed(signature)
+
+    async def learned_fixes(self, uri: str, version: int | None, diagnostic: dict[str, Any]) -> list[LearnedFix]:
+        """The learned fixes for one diagnostic of a code-action request (waits briefly at most)."""
+        return await self.fixes.get(uri, version, diagnostic)
 
     def documents_open(self) -> bool:
         """Whether any document is open."""
@@ -275,8 +281,7 @@ class LearningLoop(StoreSide):
         self.server.spawn(self._settle(uri, state), name="settle")
 
     def _hub(self) -> DiagnosticsHub:
-        hub: DiagnosticsHub = self.server.features["diagnostics"]
-        return hub
+        return self._diagnostics
 
     def _lagging(self, uri: str, timeline: DocTimeline) -> set[str]:
         """Sources not reported for the current version yet that could make a diagnostic seem fixed.
@@ -478,22 +483,3 @@ def _cancel(timers: dict[str, asyncio.TimerHandle], uri: str) -> None:
 
 def _same(a: Tracked, b: Tracked) -> bool:
     return a.key == b.key and abs(a.line - b.line) <= MATCH_LINES
-
-
-def register(server: FixloreServer) -> None:
-    """Wire the learning loop into the document hooks, diagnostics and lifecycle."""
-    loop = LearningLoop(server)
-    server.features["learning"] = loop
-    hooks = server.features["document_hooks"]
-    hooks.opened.append(loop.did_open)
-    hooks.changed.append(loop.did_change)
-    hooks.saved.append(loop.did_save)
-    hooks.closed.append(loop.did_close)
-    hooks.cell_opened.append(loop.did_open)
-    hooks.cell_changed.append(loop.did_change)
-    hooks.cell_closed.append(loop.did_close)
-    server.features["diagnostics"].listeners.append(loop.published)
-    life = server.features["lifecycle"]
-    life.listeners.append(loop.config_changed)
-    life.shutdown_hooks.append(loop.shutdown)
-    life.initialized_hooks.append(loop.extractor.start)

@@ -19,7 +19,7 @@ import logging
 import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fixlore.abstraction import (
     DiagnosticInfo,
@@ -37,9 +37,24 @@ from fixlore.lsp.documents import document_language
 from fixlore.lsp.timeline import diag_info, diag_key
 
 if TYPE_CHECKING:
-    from fixlore.lsp.learning import LearningLoop
+    from concurrent.futures import Executor
+
+    from fixlore.knowledge import Knowledge
+    from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)
+
+
+class FixesHost(Protocol):
+    """What :class:`LearnedFixes` reads of the learning loop: the store, its worker threads, the documents."""
+
+    knowledge: Knowledge | None
+    server: Editor
+
+    @property
+    def executor(self) -> Executor:
+        """The learning loop's worker threads."""
+
 
 MAX_LEARNED = 3
 """At most this many learned fixes per diagnostic."""
@@ -100,7 +115,7 @@ def _range_key(value: Any) -> Any:
 class LearnedFixes:
     """The per-version cache of instantiated learned fixes."""
 
-    def __init__(self, loop: LearningLoop) -> None:
+    def __init__(self, loop: FixesHost) -> None:
         self._loop = loop
         self._cache: dict[str, tuple[int | None, dict[DiagId, Future[list[LearnedFix]]]]] = {}
         self._work: dict[int, tuple[Any, ...]] = {}

@@ -1,7 +1,8 @@
 """The fixlore language server: reading the editor's stream, errors, and the server factory.
 
-``create_server(options)`` builds a fresh :class:`FixloreServer` with every
-feature registered (no module-level singleton), so each test gets its own.
+``create_server(options)`` builds a fresh :class:`FixloreServer` and every part
+of fixlore, each given what it uses in its constructor; it reads as the
+wiring diagram (no module-level singleton, so each test gets its own).
 The server speaks through :class:`~fixlore.lsp.protocol.FixloreProtocol`
 (raw messages, proper error answers); it reads stdio pipes and TCP with one
 loop that keeps the editor's message order (:meth:`FixloreServer._serve_reader`).
@@ -21,7 +22,7 @@ import traceback
 from collections.abc import Awaitable
 from dataclasses import dataclass, field
 from threading import Event
-from typing import Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 from urllib.parse import unquote
 
 from lsprotocol import types
@@ -39,6 +40,9 @@ from fixlore.lsp.config import FixloreConfig
 from fixlore.lsp.framing import MAX_MESSAGE_BYTES, MessageTooLarge, loads, read_body
 from fixlore.lsp.logs import RateLimiter
 from fixlore.lsp.protocol import FixloreProtocol
+
+if TYPE_CHECKING:
+    from fixlore.lsp.dispatch import Dispatch
 
 logger = logging.getLogger(__name__)
 
@@ -71,8 +75,8 @@ class FixloreServer(LanguageServer):
         self.options = options
         self.config = FixloreConfig()
         self.show_limiter = RateLimiter(60.0)
-        # Filled by feature modules at registration time; see create_server.
-        self.features: dict[str, Any] = {}
+        self.dispatch: Dispatch | None = None
+        """Set by :func:`create_server`: who says goodbye when the editor's stream ends."""
 
     def open_document(self, uri: str) -> TextDocument | None:
         """The editor's open document ``uri``, or ``None``.
@@ -204,9 +208,8 @@ class FixloreServer(LanguageServer):
         await self._farewell()
 
     async def _farewell(self) -> None:
-        life = self.features.get("lifecycle")
-        if life is not None:
-            await life.farewell()
+        if self.dispatch is not None:
+            await self.dispatch.farewell()
 
     async def _serve_reader(self, reader: asyncio.StreamReader, first: bytes | None = None) -> None:
         """Read the editor's messages and take each in, in order, until EOF or ``exit``.
@@ -268,6 +271,10 @@ class FixloreServer(LanguageServer):
             return
         logger.error("internal error (%s): %s", type(error).__name__, _short_tb(error))
         self.notify_user("fixlore hit an internal error; see its log for details.", key="internal-error")
+
+    def send_raw_notification(self, method: str, params: Any) -> None:
+        """Send the editor a notification whose params are raw JSON."""
+        self.protocol.send_raw_notification(method, params)
 
     def notify_user(self, message: str, *, key: str, kind: types.MessageType = types.MessageType.Warning) -> None:
         """Tell the user something at most once a minute per ``key``."""
@@ -332,16 +339,39 @@ def _short_tb(error: BaseException) -> str:
 
 
 def create_server(options: ServerOptions | None = None) -> FixloreServer:
-    """A new server with every fixlore feature registered.
+    """A new server and every part of fixlore, each built with what it uses: the wiring diagram.
 
-    Order matters: the proxy claims upstream traffic before code actions and
-    commands register their handlers, and learning listens to all of them.
+    Who reacts to an event of the session, and in which order, is written in
+    :class:`~fixlore.lsp.dispatch.Dispatch`; the handler modules only register
+    pygls features that call the parts given here.
     """
-    from fixlore.lsp import code_actions, commands, documents, learning, lifecycle, proxy
+    from fixlore.lsp import code_actions, commands, documents, lifecycle, proxy
+    from fixlore.lsp.code_actions import CodeActions
+    from fixlore.lsp.diagnostics import DiagnosticsHub, SyntaxChecker
+    from fixlore.lsp.dispatch import Dispatch
+    from fixlore.lsp.learning import LearningLoop
+    from fixlore.lsp.lifecycle import Lifecycle
+    from fixlore.lsp.proxy import Proxy
 
-    server = FixloreServer(options or ServerOptions())
-    for feature in (lifecycle, documents, proxy, code_actions, commands, learning):
-        feature.register(server)
+    options = options or ServerOptions()
+    server = FixloreServer(options)
+    life = Lifecycle(server, options.cli_settings)
+    hub = DiagnosticsHub(server)
+    checker = SyntaxChecker(server, hub, server.thread_pool)
+    upstreams = Proxy(server, hub)
+    learning = LearningLoop(server, hub)
+    actions = CodeActions(server, upstreams, learning)
+    dispatch = Dispatch(server, life, hub, checker, upstreams, learning)
+    # The three links that close a loop, each set once, here:
+    hub.follower = dispatch  # every merged publish: the proxy's pull answers, then learning
+    server.protocol.router = upstreams  # what fixlore forwards without reading
+    server.dispatch = dispatch  # the editor's stream ended, or SIGTERM: goodbye
+
+    lifecycle.register(server, life, dispatch)
+    documents.register(server, dispatch)
+    proxy.register(server, upstreams)
+    code_actions.register(server, actions)
+    commands.register(server, actions, learning, upstreams, hub)
     logs.connect(server)  # a `fixlore serve` process logs to the editor (window/logMessage), not stderr
     return server
 
