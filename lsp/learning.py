@@ -25,12 +25,12 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
 from fixlore.knowledge import EventKind
+from fixlore.lsp.clock import Clock, LoopClock, Timer
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.extractor import Extractor, is_token_repair
 from fixlore.lsp.learning_fixes import LearnedFixes
@@ -68,17 +68,21 @@ are kept as they were, neither fixed nor new, until they report."""
 class LearningLoop(StoreSide):
     """One per server, built by ``create_server`` with the editor and the diagnostics hub it reads."""
 
-    def __init__(self, editor: Editor, hub: DiagnosticsHub) -> None:
+    def __init__(
+        self, editor: Editor, hub: DiagnosticsHub, *, clock: Clock | None = None, extractor: Extractor | None = None
+    ) -> None:
         super().__init__(editor)
         self._diagnostics = hub
+        self._clock = clock or LoopClock()
+        """Every reading of the time and every timer of the loop (a test passes a fake)."""
         self.timelines: dict[str, DocTimeline] = {}
         self.watches: dict[str, list[Watch]] = {}
         self.fixes = LearnedFixes(self)
-        self.extractor = Extractor()
+        self.extractor = extractor or Extractor()
         self._offers: dict[str, list[Offered]] = {}
         """Per document: the upstream actions the user was shown, per diagnostic (key, line, version)."""
-        self._timers: dict[str, asyncio.TimerHandle] = {}
-        self._source_timers: dict[str, asyncio.TimerHandle] = {}
+        self._timers: dict[str, Timer] = {}
+        self._source_timers: dict[str, Timer] = {}
         """Per document: when to stop waiting for late sources (see :data:`SOURCE_WAIT_S`)."""
         self._settle_wanted: set[str] = set()
         self._settling: set[str] = set()
@@ -136,7 +140,7 @@ class LearningLoop(StoreSide):
         doc = self.server.open_document(uri)
         applied = doc is None or doc.source != before_text
         self.watches.setdefault(uri, []).append(
-            Watch(tracked, pattern, before_text, time.monotonic(), accepted=True, applied=applied)
+            Watch(tracked, pattern, before_text, self._clock.now(), accepted=True, applied=applied)
         )
         if applied:
             # An accepted action leaves a state made by a tool, not half-typed: it settles
@@ -187,7 +191,7 @@ class LearningLoop(StoreSide):
     def did_open(self, uri: str, raw: Any) -> None:
         """A new timeline; the first settle happens after a pause, once every source reported."""
         doc = self.server.open_document(uri)
-        self.timelines[uri] = DocTimeline(uri, changed_at=time.monotonic(), text=doc.source if doc else None)
+        self.timelines[uri] = DocTimeline(uri, changed_at=self._clock.now(), text=doc.source if doc else None)
         self._want_settle(uri, delay=self.pause_s())
 
     def did_change(self, uri: str, raw: Any) -> None:
@@ -199,7 +203,7 @@ class LearningLoop(StoreSide):
         new_text = doc.source if doc is not None else None
         timeline.apply_change(version, changes, timeline.text, new_text)
         timeline.text = new_text
-        timeline.changed_at = time.monotonic()
+        timeline.changed_at = self._clock.now()
         _cancel(self._source_timers, uri)
         self._check_undo(uri)
         self._want_settle(uri, delay=0.0 if self._edit_applied(uri) else self.pause_s())
@@ -209,7 +213,7 @@ class LearningLoop(StoreSide):
         applied = False
         for watch in self.watches.get(uri, []):
             if not watch.applied:
-                watch.applied, watch.started, applied = True, time.monotonic(), True
+                watch.applied, watch.started, applied = True, self._clock.now(), True
         return applied
 
     def did_save(self, uri: str, raw: Any) -> None:
@@ -246,8 +250,7 @@ class LearningLoop(StoreSide):
     def _want_settle(self, uri: str, *, delay: float) -> None:
         self._settle_wanted.add(uri)
         _cancel(self._timers, uri)
-        loop = asyncio.get_running_loop()
-        self._timers[uri] = loop.call_later(delay, self._timer_fired, uri)
+        self._timers[uri] = self._clock.call_later(delay, self._timer_fired, uri)
 
     def _settle_if_due(self, uri: str) -> None:
         """Settle now if one was asked for and its pause has run out."""
@@ -267,7 +270,7 @@ class LearningLoop(StoreSide):
             return  # this version's diagnostics are not in yet: the next publish settles
         lagging = self._lagging(uri, timeline)
         if lagging:
-            left = SOURCE_WAIT_S - (time.monotonic() - timeline.changed_at)
+            left = SOURCE_WAIT_S - (self._clock.now() - timeline.changed_at)
             if left > 0:
                 self._wait_for_sources(uri, left)
                 return  # a source's list is for an older version: its next publish settles
@@ -277,7 +280,7 @@ class LearningLoop(StoreSide):
         self._settling.add(uri)
         # The state is taken now, when it was found settled: the task may start after
         # the next edit, whose diagnostics are not in yet (a baseline of none lost a fix).
-        state = Settled(doc.version, doc.source, self._hub().current_by_source(uri), lagging, time.monotonic())
+        state = Settled(doc.version, doc.source, self._hub().current_by_source(uri), lagging, self._clock.now())
         self.server.spawn(self._settle(uri, state), name="settle")
 
     def _hub(self) -> DiagnosticsHub:
@@ -298,8 +301,7 @@ class LearningLoop(StoreSide):
 
     def _wait_for_sources(self, uri: str, delay: float) -> None:
         if uri not in self._source_timers:
-            loop = asyncio.get_running_loop()
-            self._source_timers[uri] = loop.call_later(delay, self._sources_overdue, uri)
+            self._source_timers[uri] = self._clock.call_later(delay, self._sources_overdue, uri)
 
     def _sources_overdue(self, uri: str) -> None:
         self._source_timers.pop(uri, None)
@@ -376,7 +378,7 @@ class LearningLoop(StoreSide):
         yet (``unknown`` keys) waits for a later settle.
         """
         claimed: list[Watch] = []
-        now = time.monotonic()
+        now = self._clock.now()
         for watch in watches:
             if watch.verified or not watch.applied or watch.tracked.key in unknown:
                 continue
@@ -437,7 +439,7 @@ class LearningLoop(StoreSide):
             return
         follow = Tracked(raw=tracked.raw, version=tracked.version, text=tracked.text, line=tracked.line)
         self.watches.setdefault(uri, []).append(
-            Watch(follow, pattern, tracked.text, time.monotonic(), accepted=False, verified=True)
+            Watch(follow, pattern, tracked.text, self._clock.now(), accepted=False, verified=True)
         )
         logger.info("learned a manual fix: pattern %s", pattern.fingerprint)
 
@@ -448,7 +450,7 @@ class LearningLoop(StoreSide):
         doc = self.server.open_document(uri)
         if doc is None:
             return
-        now = time.monotonic()
+        now = self._clock.now()
         text = doc.source
         for watch in list(watches):
             if not watch.applied or now - watch.started > UNDO_WINDOW_S:
@@ -474,7 +476,7 @@ def _near(diag: dict[str, Any], line: int) -> bool:
     return abs(diag_line(diag) - line) <= NEAR_LINES
 
 
-def _cancel(timers: dict[str, asyncio.TimerHandle], uri: str) -> None:
+def _cancel(timers: dict[str, Timer], uri: str) -> None:
     """Stop and forget ``uri``'s timer, if it has one."""
     handle = timers.pop(uri, None)
     if handle is not None:

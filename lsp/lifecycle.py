@@ -32,9 +32,10 @@ from fixlore.lsp.config import (
 from fixlore.lsp.protocol import current_raw_params
 
 if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
     from fixlore.lsp.dispatch import Dispatch
     from fixlore.lsp.ports import Editor
-    from fixlore.lsp.server import FixloreServer
 
 logger = logging.getLogger(__name__)
 
@@ -125,7 +126,7 @@ def workspace_root(params: types.InitializeParams) -> Path | None:
     return Path(params.root_path) if params.root_path else None
 
 
-def register(server: FixloreServer, life: Lifecycle, dispatch: Dispatch) -> None:
+def register(server: LanguageServer, life: Lifecycle, dispatch: Dispatch) -> None:
     """Register the lifecycle handlers: each unpacks its message and calls ``dispatch``."""
 
     @server.feature(types.INITIALIZE)
@@ -135,7 +136,7 @@ def register(server: FixloreServer, life: Lifecycle, dispatch: Dispatch) -> None
     @server.feature(types.INITIALIZED)
     def initialized(params: types.InitializedParams) -> None:
         dispatch.initialized()  # synchronous on purpose (see Dispatch.initialized)
-        server.spawn(_configure(), name="workspace-configuration")
+        logs.spawn(_configure(), name="workspace-configuration")
 
     async def _configure() -> None:
         await pull_workspace_configuration(server, dispatch)
@@ -160,7 +161,7 @@ def register(server: FixloreServer, life: Lifecycle, dispatch: Dispatch) -> None
         await dispatch.farewell()  # an editor that sends `exit` without `shutdown` loses nothing either
 
 
-async def pull_workspace_configuration(server: FixloreServer, dispatch: Dispatch) -> None:
+async def pull_workspace_configuration(server: LanguageServer, dispatch: Dispatch) -> None:
     """Ask the editor for section ``fixlore`` if it can answer, then re-apply."""
     caps = server.client_capabilities
     if not (caps and caps.workspace and caps.workspace.configuration):

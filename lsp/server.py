@@ -283,15 +283,7 @@ class FixloreServer(LanguageServer):
 
     def spawn(self, coro: Awaitable[Any], *, name: str) -> asyncio.Task[Any]:
         """Run a background coroutine whose failure is logged, not lost."""
-        task = asyncio.ensure_future(coro)
-
-        def done(t: asyncio.Task[Any]) -> None:
-            if not t.cancelled() and t.exception() is not None:
-                exc = t.exception()
-                logger.error("background task %s failed: %s", name, type(exc).__name__)
-
-        task.add_done_callback(done)
-        return task
+        return logs.spawn(coro, name=name)
 
 
 def _is_pipe(stream: BinaryIO) -> bool:
