@@ -22,8 +22,8 @@ from lsprotocol import types
 
 if TYPE_CHECKING:
     from fixlore.lsp.config import FixloreConfig
-    from fixlore.lsp.diagnostics import DiagnosticsHub, SyntaxChecker
-    from fixlore.lsp.learning import LearningLoop
+    from fixlore.lsp.hub import DiagnosticsHub, SyntaxChecker
+    from fixlore.lsp.learning.loop import LearningLoop
     from fixlore.lsp.lifecycle import Lifecycle
     from fixlore.lsp.ports import Editor
     from fixlore.lsp.proxy.core import Proxy

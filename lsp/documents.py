@@ -2,7 +2,7 @@
 
 pygls keeps the text (its built-in handlers apply each change, converting the
 client's position units; ``didChange`` is applied by
-:class:`~fixlore.lsp.protocol.FixloreProtocol`); these handlers then hand the
+:class:`~fixlore.lsp.transport.protocol.FixloreProtocol`); these handlers then hand the
 event to :class:`~fixlore.lsp.dispatch.Dispatch`, which calls every part that
 reacts to it, in the order written there.
 
@@ -19,7 +19,7 @@ from lsprotocol import types
 
 from fixlore.abstraction.languages import language_for
 from fixlore.lsp.dispatch import LARGE_DOCUMENT_CHARS
-from fixlore.lsp.protocol import current_raw_params
+from fixlore.lsp.transport.protocol import current_raw_params
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer

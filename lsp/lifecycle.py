@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from fixlore.lsp import logs
 from fixlore.lsp.config import (
     FixloreConfig,
     env_layer,
@@ -29,7 +28,8 @@ from fixlore.lsp.config import (
     read_pyproject,
     split_init_options,
 )
-from fixlore.lsp.protocol import current_raw_params
+from fixlore.lsp.transport import logs
+from fixlore.lsp.transport.protocol import current_raw_params
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer

@@ -54,7 +54,7 @@ the protocol's router and hands it to the parts that use it:
 * ``proxy.upstreams_for(uri)``.
 
 ``textDocument/codeAction`` and ``codeAction/resolve`` are handled by
-``fixlore.lsp.code_actions.CodeActions``, which calls the API above; the
+``fixlore.lsp.actions.code_actions.CodeActions``, which calls the API above; the
 proxy registers no pygls feature for them. pygls' capabilities for that
 handler are merged with the upstreams' (kinds, ``resolveProvider`` united).
 
@@ -82,10 +82,10 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from fixlore.lsp.protocol import current_raw_params
 from fixlore.lsp.proxy.core import Proxy
 from fixlore.lsp.proxy.merge import origin, unwrap
 from fixlore.lsp.proxy.upstream import Upstream, UpstreamId
+from fixlore.lsp.transport.protocol import current_raw_params
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer

@@ -1,6 +1,6 @@
 """The proxy: fixlore in front of the user's language servers.
 
-:class:`Proxy` is the :class:`~fixlore.lsp.protocol.Router` of the protocol and
+:class:`Proxy` is the :class:`~fixlore.lsp.transport.protocol.Router` of the protocol and
 the host of every :class:`~fixlore.lsp.proxy.upstream.Upstream`. It starts the
 upstreams inside ``initialize`` (so their capabilities can be merged into
 fixlore's answer), routes requests and notifications, and offers the async API
@@ -27,7 +27,6 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMeth
 from pygls.workspace.position_codec import PositionCodec
 
 from fixlore.lsp.config import FixloreConfig, UpstreamConfig
-from fixlore.lsp.jsonrpc import ConnectionClosed, RpcError
 from fixlore.lsp.proxy import merge
 from fixlore.lsp.proxy.capabilities import (
     UTF16,
@@ -39,9 +38,10 @@ from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge
 from fixlore.lsp.proxy.documents import DocumentSync
 from fixlore.lsp.proxy.relays import Relays
 from fixlore.lsp.proxy.upstream import State, Unavailable, Upstream, UpstreamId
+from fixlore.lsp.transport.jsonrpc import ConnectionClosed, RpcError
 
 if TYPE_CHECKING:
-    from fixlore.lsp.diagnostics import DiagnosticsHub
+    from fixlore.lsp.hub import DiagnosticsHub
     from fixlore.lsp.ports import ProxyEditor
 
 logger = logging.getLogger(__name__)

@@ -42,11 +42,11 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fixlore.lsp.jsonrpc import ANSWERED, Answered, ConnectionClosed, RawResult, RpcError
 from fixlore.lsp.proxy.upstream import Unavailable, Upstream
+from fixlore.lsp.transport.jsonrpc import ANSWERED, Answered, ConnectionClosed, RawResult, RpcError
 
 if TYPE_CHECKING:
-    from fixlore.lsp.diagnostics import DiagnosticsHub
+    from fixlore.lsp.hub import DiagnosticsHub
     from fixlore.lsp.proxy.core import Proxy
 
 logger = logging.getLogger(__name__)

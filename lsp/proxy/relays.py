@@ -18,9 +18,9 @@ import itertools
 import logging
 from typing import TYPE_CHECKING, Any
 
-from fixlore.lsp.jsonrpc import RpcError
 from fixlore.lsp.proxy.base import ProxyBase
 from fixlore.lsp.proxy.upstream import Upstream
+from fixlore.lsp.transport.jsonrpc import RpcError
 
 if TYPE_CHECKING:
     from fixlore.lsp.ports import ProxyEditor

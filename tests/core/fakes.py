@@ -55,7 +55,7 @@ class FakeTimer:
 
 
 class FakeClock:
-    """A :class:`~fixlore.lsp.clock.Clock` whose time moves only in :meth:`advance`."""
+    """A :class:`~fixlore.lsp.learning.clock.Clock` whose time moves only in :meth:`advance`."""
 
     def __init__(self) -> None:
         self.time = 1000.0

@@ -6,9 +6,9 @@ from typing import Any
 
 from fixlore.abstraction import Pattern
 from fixlore.knowledge import EventKind
-from fixlore.lsp.code_actions import CodeActions
-from fixlore.lsp.learning_actions import ACCEPT
-from fixlore.lsp.learning_fixes import LearnedFix
+from fixlore.lsp.actions.assemble import ACCEPT
+from fixlore.lsp.actions.code_actions import CodeActions
+from fixlore.lsp.learning.fixes import LearnedFix
 
 from .fakes import FakeEditor
 

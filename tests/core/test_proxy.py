@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from pygls.exceptions import JsonRpcException
 
-from fixlore.lsp.diagnostics import DiagnosticsHub
-from fixlore.lsp.jsonrpc import RpcError
+from fixlore.lsp.hub import DiagnosticsHub
 from fixlore.lsp.proxy import Proxy
 from fixlore.lsp.proxy.merge import origin
+from fixlore.lsp.transport.jsonrpc import RpcError
 
 from .fakes import FakeEditor
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fixlore.lsp.diagnostics import DiagnosticsHub
-from fixlore.lsp.learning import SOURCE_WAIT_S, LearningLoop
+from fixlore.lsp.hub import DiagnosticsHub
+from fixlore.lsp.learning.loop import SOURCE_WAIT_S, LearningLoop
 
 from .fakes import FakeClock, FakeEditor, settle_tasks
 

@@ -1,15 +1,15 @@
 """Validators of the raw params fixlore's code-action handlers read (no cattrs on the request path).
 
 Each returns why the params are unusable, or ``None`` if they are fine; see
-:data:`fixlore.lsp.protocol.RAW_PARAMS`. ``didChange``'s is
-:func:`fixlore.lsp.text_sync.check_did_change`.
+:data:`fixlore.lsp.transport.protocol.RAW_PARAMS`. ``didChange``'s is
+:func:`fixlore.lsp.transport.text_sync.check_did_change`.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from fixlore.lsp.text_sync import is_range
+from fixlore.lsp.transport.text_sync import is_range
 
 
 def check_code_action_params(params: Any) -> str | None:

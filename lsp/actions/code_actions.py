@@ -2,7 +2,7 @@
 
 For each diagnostic of the request's context, the candidates are the
 upstreams' actions for it plus the learned fixes instantiated from patterns
-(:mod:`fixlore.lsp.learning_fixes`). :mod:`fixlore.lsp.learning_actions` ranks
+(:mod:`fixlore.lsp.learning.fixes`). :mod:`fixlore.lsp.actions.assemble` ranks
 them with the knowledge and gives every action fixlore's ``fixlore.accept``
 command, whose token (kept here, in memory) says what was offered, so the
 acceptance is recorded when the editor applies the action (every client runs
@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
+from fixlore.lsp.actions.assemble import ACCEPT, Assembly, Offer, Tokens, assemble, token_of
 from fixlore.lsp.documents import document_language
-from fixlore.lsp.learning_actions import ACCEPT, Assembly, Offer, Tokens, assemble, token_of
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from fixlore.abstraction import Pattern
     from fixlore.knowledge import EventKind, Knowledge
-    from fixlore.lsp.learning_fixes import LearnedFix
+    from fixlore.lsp.learning.fixes import LearnedFix
     from fixlore.lsp.ports import Editor
     from fixlore.lsp.proxy.core import PendingActions
 
@@ -214,7 +214,7 @@ async def upstream_actions(pending: PendingActions | None) -> list[Any]:
 
 
 def register(server: LanguageServer, actions: CodeActions) -> None:
-    """Register the code-action handlers (raw params: see ``fixlore.lsp.protocol.RAW_PARAMS``)."""
+    """Register the code-action handlers (raw params: see ``fixlore.lsp.transport.protocol.RAW_PARAMS``)."""
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,

@@ -22,15 +22,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
 from fixlore.knowledge import ExportFilters, InvalidImport, KnowledgeError, PatternStats
-from fixlore.lsp.learning_actions import ACCEPT
+from fixlore.lsp.actions.assemble import ACCEPT
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
     from fixlore.knowledge import Knowledge  # the store's modules load with the store, after `initialize`
-    from fixlore.lsp.code_actions import CodeActions
-    from fixlore.lsp.diagnostics import DiagnosticsHub
-    from fixlore.lsp.learning import LearningLoop
+    from fixlore.lsp.actions.code_actions import CodeActions
+    from fixlore.lsp.hub import DiagnosticsHub
+    from fixlore.lsp.learning.loop import LearningLoop
     from fixlore.lsp.proxy.core import Proxy
 
 logger = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ def register(
 
     @server.command(EXPLAIN)
     async def explain_command(*args: Any) -> Any:
-        from fixlore.lsp.explain import explain_at
+        from fixlore.lsp.actions.explain import explain_at
 
         if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], dict):
             raise JsonRpcInvalidParams("fixlore.explain expects [uri, {line, character}]")

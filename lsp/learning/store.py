@@ -9,7 +9,7 @@
   never on a request's path.
 * Sends ``fixlore/status`` (at most once a second).
 
-:class:`StoreSide` is the base of :class:`~fixlore.lsp.learning.LearningLoop`.
+:class:`StoreSide` is the base of :class:`~fixlore.lsp.learning.loop.LearningLoop`.
 """
 
 from __future__ import annotations

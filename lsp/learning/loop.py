@@ -1,8 +1,8 @@
 """The learning loop: acceptances, manual fixes, verification.
 
 * The knowledge store side (opening, recording, other windows, status) is in
-  :mod:`fixlore.lsp.learning_store`.
-* Keeps a :class:`~fixlore.lsp.timeline.DocTimeline` per open document from the
+  :mod:`fixlore.lsp.learning.store`.
+* Keeps a :class:`~fixlore.lsp.learning.timeline.DocTimeline` per open document from the
   document hooks and every diagnostics publish. When the user pauses (or
   saves) and the file parses, the document *settles*: diagnostics that
   vanished since the last settled state are fix events, unless an accepted
@@ -14,8 +14,8 @@
 * Verifies accepted actions and manual fixes at the next settle (gone and no
   new error near it: succeeded; otherwise failed) and watches for undo.
 * A manual fix's pattern is extracted in a worker process
-  (:mod:`fixlore.lsp.extractor`); a fix under verification is a
-  :class:`~fixlore.lsp.watch.Watch`.
+  (:mod:`fixlore.lsp.learning.extractor`); a fix under verification is a
+  :class:`~fixlore.lsp.learning.watch.Watch`.
 
 Everything slow (parsing, libcst, the store) runs in worker threads; handlers
 only touch memory. Logs carry pattern ids and counts, never code.
@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
 from fixlore.knowledge import EventKind
-from fixlore.lsp.clock import Clock, LoopClock, Timer
 from fixlore.lsp.documents import document_language
-from fixlore.lsp.extractor import Extractor, is_token_repair
-from fixlore.lsp.learning_fixes import LearnedFixes
-from fixlore.lsp.learning_store import StoreSide
-from fixlore.lsp.timeline import (
+from fixlore.lsp.learning.clock import Clock, LoopClock, Timer
+from fixlore.lsp.learning.extractor import Extractor, is_token_repair
+from fixlore.lsp.learning.fixes import LearnedFixes
+from fixlore.lsp.learning.store import StoreSide
+from fixlore.lsp.learning.timeline import (
     MATCH_LINES,
     DocTimeline,
     Tracked,
@@ -45,11 +45,11 @@ from fixlore.lsp.timeline import (
     diag_line,
     text_digest,
 )
-from fixlore.lsp.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Offered, Settled, Watch
+from fixlore.lsp.learning.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Offered, Settled, Watch
 
 if TYPE_CHECKING:
-    from fixlore.lsp.diagnostics import DiagnosticsHub
-    from fixlore.lsp.learning_fixes import LearnedFix
+    from fixlore.lsp.hub import DiagnosticsHub
+    from fixlore.lsp.learning.fixes import LearnedFix
     from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)

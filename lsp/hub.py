@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from fixlore.abstraction._text import Position, TextEdit, TextRange
 from fixlore.abstraction.syntax import SyntaxProblem, syntax_problems
-from fixlore.lsp.timeline import to_code_points
+from fixlore.lsp.learning.timeline import to_code_points
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor

@@ -13,7 +13,7 @@ learning loop rely on:
 * malformed messages get a JSON-RPC error answer (parse error, invalid params)
   instead of silence, and the server keeps serving;
 * ``didChange`` (and a notebook's cell changes) are applied by
-  :mod:`~fixlore.lsp.text_sync`, without cattrs or pygls' handler machinery.
+  :mod:`~fixlore.lsp.transport.text_sync`, without cattrs or pygls' handler machinery.
 
 The server that owns it, and reads the editor's stream, is in :mod:`.server`.
 """
@@ -41,10 +41,10 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pygls.protocol.language_server import lsp_method
 
-from fixlore.lsp.framing import dumps, loads
-from fixlore.lsp.jsonrpc import Answered
-from fixlore.lsp.raw_params import check_code_action_params, check_resolve_params
-from fixlore.lsp.text_sync import apply_change, check_did_change
+from fixlore.lsp.transport.framing import dumps, loads
+from fixlore.lsp.transport.jsonrpc import Answered
+from fixlore.lsp.transport.raw_params import check_code_action_params, check_resolve_params
+from fixlore.lsp.transport.text_sync import apply_change, check_did_change
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -331,7 +331,7 @@ class FixloreProtocol(LanguageServerProtocol):
     def send_result_tail(self, msg_id: Any, tail: bytes) -> None:
         """Answer a request with an upstream's answer as it came (``RawResult.key`` where ``RawResult.passable``).
 
-        The handler then returns :data:`~fixlore.lsp.jsonrpc.ANSWERED`.
+        The handler then returns :data:`~fixlore.lsp.transport.jsonrpc.ANSWERED`.
         """
         self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s' % (dumps(msg_id), tail))
 
@@ -380,7 +380,7 @@ class FixloreProtocol(LanguageServerProtocol):
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: Any) -> None:
-        """Apply the editor's changes as LSP defines lines (:mod:`~fixlore.lsp.text_sync`), then the feature.
+        """Apply the editor's changes as LSP defines lines (:mod:`~fixlore.lsp.transport.text_sync`), then the feature.
 
         Replaces pygls' own, which misplaces edits below a form feed and splits the
         whole document per change. ``params`` are raw, checked by ``check_did_change``;

@@ -34,7 +34,7 @@ from fixlore.abstraction import (
 )
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
-from fixlore.lsp.timeline import diag_info, diag_key
+from fixlore.lsp.learning.timeline import diag_info, diag_key
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
