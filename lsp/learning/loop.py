@@ -2,9 +2,10 @@
 
 * The knowledge store side (opening, recording, other windows, status) is in
   :mod:`fixlore.lsp.learning.store`.
-* Keeps a :class:`~fixlore.lsp.learning.timeline.DocTimeline` per open document from the
-  document hooks and every diagnostics publish. When the user pauses (or
-  saves) and the file parses, the document *settles*: diagnostics that
+* Keeps a :class:`~fixlore.lsp.learning.timeline.DocTimeline` per open document
+  from the document events and every diagnostics publish (both from
+  :class:`~fixlore.lsp.dispatch.Dispatch`). When the user pauses (or saves)
+  and the file parses, the document *settles*: diagnostics that
   vanished since the last settled state are fix events, unless an accepted
   code action explains them.
 * A document settles only once every source with diagnostics in the last
@@ -183,7 +184,7 @@ class LearningLoop(StoreSide):
                 del offers[i]
                 return
 
-    # -- document hooks ------------------------------------------------------------------
+    # -- document events (from Dispatch) ---------------------------------------------------------------
     def pause_s(self) -> float:
         """The configured pause after which a vanished diagnostic counts as fixed."""
         return self.server.config.manual_fix_pause_ms / 1000

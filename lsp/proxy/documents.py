@@ -1,7 +1,7 @@
 """Document sync: the editor's open documents, kept in step in every upstream.
 
 :class:`DocumentSync` is the part of the :class:`~fixlore.lsp.proxy.core.Proxy`
-behind fixlore's document hooks: ``didOpen``, ``didChange``, ``didSave`` and
+behind :class:`~fixlore.lsp.dispatch.Dispatch`: ``didOpen``, ``didChange``, ``didSave`` and
 ``didClose`` reach the upstreams that serve the document's language, each in
 the form its ``textDocumentSync`` asks for (incremental changes raw, a full
 text for full sync, the text on save if wanted); an upstream that comes (back)

@@ -15,7 +15,7 @@ learning loop rely on:
 * ``didChange`` (and a notebook's cell changes) are applied by
   :mod:`~fixlore.lsp.transport.text_sync`, without cattrs or pygls' handler machinery.
 
-The server that owns it, and reads the editor's stream, is in :mod:`.server`.
+The server that owns it, and reads the editor's stream, is in :mod:`.language_server`.
 """
 
 from __future__ import annotations
