@@ -58,7 +58,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--rounds", type=int, default=200)
     args = parser.parse_args()
-    from fixlore.lsp.cli import SWITCH_INTERVAL_S
+    from fixlore.lsp.tools.cli import SWITCH_INTERVAL_S
 
     results: dict[float, list[float]] = {0.005: [], SWITCH_INTERVAL_S: []}
     for _ in range(2):  # interleaved: the machine's load changes under both alike

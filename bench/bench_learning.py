@@ -232,7 +232,7 @@ def populate(home: Path, n: int) -> None:
 
 async def ruff_alone(text: str) -> tuple[Any, Any, Any]:
     """``ruff server`` with the same file open, and the code-action params of its F401."""
-    from fixlore.lsp.jsonrpc import spawn
+    from fixlore.lsp.transport.jsonrpc import spawn
 
     got: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
 

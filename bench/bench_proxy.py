@@ -42,7 +42,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fixlore.lsp.jsonrpc import JsonRpcConnection, spawn
+from fixlore.lsp.transport.jsonrpc import JsonRpcConnection, spawn
 
 REPO = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent

@@ -20,7 +20,8 @@ from typing import Any
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from fixlore.lsp import text_sync, timeline
+from fixlore.lsp.learning import timeline
+from fixlore.lsp.transport import text_sync
 
 
 def old_to_code_points(line_text: str, units: int, num_units: Callable[[str], int]) -> int:

@@ -68,7 +68,7 @@ class Editor(Session):
         self.keystrokes = 0
 
     async def start(self, root: Path) -> None:
-        from fixlore.lsp.jsonrpc import spawn
+        from fixlore.lsp.transport.jsonrpc import spawn
 
         self.process, self.conn = await spawn(self.command, on_request=self._answer, on_notification=self._heard)
         params = {"processId": None, "rootUri": root.as_uri(), "capabilities": self.caps}

@@ -40,7 +40,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from fixlore.lsp.jsonrpc import JsonRpcConnection, RpcError, spawn
+from fixlore.lsp.transport.jsonrpc import JsonRpcConnection, RpcError, spawn
 
 BIN = Path(sys.executable).parent
 SMALL = "import os\n\n\ndef f(x):\n    return x == None\n"

@@ -29,8 +29,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from fixlore.lsp.framing import encode_message
-from fixlore.lsp.jsonrpc import spawn
+from fixlore.lsp.transport.framing import encode_message
+from fixlore.lsp.transport.jsonrpc import spawn
 
 BARE_PYGLS = """
 from lsprotocol import types

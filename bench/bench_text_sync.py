@@ -1,7 +1,7 @@
 """Benchmark: applying one keystroke's didChange, fixlore's text_sync against pygls' own (same run).
 
 Every keystroke in the editor is an incremental ``didChange``; fixlore applies
-it to its copy of the document (``fixlore.lsp.text_sync.apply_change``).
+it to its copy of the document (``fixlore.lsp.transport.text_sync.apply_change``).
 pygls' ``TextDocument.apply_change``, which fixlore used before, is the
 baseline: it splits the whole document into lines and walks them in Python.
 Files of 500 and 5,000 lines (stdlib-like Python, some lines non-ASCII), with
@@ -21,7 +21,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
-from fixlore.lsp.text_sync import apply_change
+from fixlore.lsp.transport.text_sync import apply_change
 
 LINE = "    total = sum(ítem.price for ítem in basket)  # añade los precios\n"
 PLAIN = "def helper(value):\n    return value * 2\n"

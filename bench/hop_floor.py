@@ -12,7 +12,7 @@ import asyncio
 import sys
 from collections.abc import Callable
 
-from fixlore.lsp.framing import read_body
+from fixlore.lsp.transport.framing import read_body
 
 
 async def pump(reader: asyncio.StreamReader, write: Callable[[bytes], object]) -> None:

@@ -35,7 +35,7 @@ from typing import TYPE_CHECKING
 
 import orjson
 
-from fixlore.abstraction._pattern import Scope
+from fixlore.abstraction import Scope
 
 from ._delta import WEEK
 from ._model import COUNT_KINDS, Candidate, Counts, KnowledgeError, PatternStats

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 
-from fixlore.lsp.cli import main
+from fixlore.lsp.tools.cli import main
 
 # Guarded: the extraction worker process (spawn) imports the main module again.
 if __name__ == "__main__":

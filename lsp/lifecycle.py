@@ -3,7 +3,8 @@
 Configuration layers (see :mod:`fixlore.lsp.config`) are gathered here:
 ``pyproject.toml`` of the workspace root, the editor's ``workspace/configuration``
 answer for section ``fixlore``, ``initializationOptions.fixlore`` and the CLI
-flags. Each change re-merges them and tells listeners; problems are shown to
+flags. Each change re-merges them and hands (old, new) to
+:meth:`~fixlore.lsp.dispatch.Dispatch.config_changed`; problems are shown to
 the user once and logged.
 
 Serves: ``initialize``, ``initialized``, ``workspace/didChangeConfiguration``,
@@ -12,16 +13,13 @@ Serves: ``initialize``, ``initialized``, ``workspace/didChangeConfiguration``,
 
 from __future__ import annotations
 
-import asyncio
 import logging
-from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
 
-from fixlore.lsp import logs
 from fixlore.lsp.config import (
     FixloreConfig,
     env_layer,
@@ -30,10 +28,14 @@ from fixlore.lsp.config import (
     read_pyproject,
     split_init_options,
 )
-from fixlore.lsp.protocol import current_raw_params
+from fixlore.lsp.transport import logs
+from fixlore.lsp.transport.protocol import current_raw_params
 
 if TYPE_CHECKING:
-    from fixlore.lsp.server import FixloreServer
+    from pygls.lsp.server import LanguageServer
+
+    from fixlore.lsp.dispatch import Dispatch
+    from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)
 
@@ -44,53 +46,33 @@ def _norm(key: str) -> str:
     return key.replace("_", "").lower()
 
 
-ConfigListener = Callable[[FixloreConfig, FixloreConfig], None]
-ShutdownHook = Callable[[], Any]
-InitializeHook = Callable[[dict[str, Any]], Awaitable[None]]
-"""Awaited inside ``initialize`` (after the config is applied) with the raw params."""
-
-
 class Lifecycle:
-    """Holds the configuration layers and the listeners of config changes."""
+    """Holds the configuration layers; installs their merge as the editor's ``config``.
 
-    def __init__(self, server: FixloreServer) -> None:
-        self._server = server
+    Who reacts to a change is :meth:`Dispatch.config_changed`'s business: every
+    method that re-merges returns ``(old, new)``.
+    """
+
+    def __init__(self, editor: Editor, cli_settings: dict[str, Any] | None = None) -> None:
+        self._editor = editor
         self.layers: dict[str, dict[str, Any]] = {"pyproject": {}, "workspace": {}, "init": {}, "cli": {}}
-        self.listeners: list[ConfigListener] = []
-        self.shutdown_hooks: list[ShutdownHook] = []
-        self._farewell: asyncio.Future[None] | None = None
-        self.initialize_hooks: list[InitializeHook] = []
-        """Awaited before the initialize result is built (the proxy starts upstreams here)."""
-        self.initialized_hooks: list[Callable[[], None]] = []
-        """Called when the editor sends ``initialized``."""
-        self.configuration_hooks: list[Callable[[Any], None]] = []
-        """Called with the raw params of every ``workspace/didChangeConfiguration``."""
+        self.layers["cli"] = dict(cli_settings or {})
         self.root: Path | None = None
         self.upstream_init_options: Any = None
         """The editor's initializationOptions without fixlore's section (for upstreams)."""
         self._reported: set[str] = set()
         self._settled = False
+        editor.config, _ = parse_config(merge_layers(self.layers["cli"]))
 
-    async def farewell(self) -> None:
-        """Run the shutdown hooks (flush the store, stop the upstreams), once, however the session ends.
+    def take_initialize(self, params: types.InitializeParams, raw: dict[str, Any]) -> None:
+        """Keep what ``initialize`` says: fixlore's options, the rest for upstreams, the root's pyproject."""
+        ours, rest = split_init_options(raw.get("initializationOptions"))
+        self.upstream_init_options = rest
+        self.layers["init"] = ours
+        self.root = workspace_root(params)
+        self.layers["pyproject"] = read_pyproject(self.root)
 
-        Called by ``shutdown``, by ``exit`` without it, and by the server when the
-        editor's stream ends or on SIGTERM.
-        """
-        if self._farewell is None:  # a second caller (exit, then the stream's end) waits for the first
-            self._farewell = asyncio.ensure_future(self._run_shutdown_hooks())
-        await asyncio.shield(self._farewell)
-
-    async def _run_shutdown_hooks(self) -> None:
-        for hook in self.shutdown_hooks:
-            try:
-                result = hook()
-                if hasattr(result, "__await__"):
-                    await result
-            except Exception:
-                logger.exception("shutdown hook failed")
-
-    def set_workspace_layer(self, settings: dict[str, Any]) -> FixloreConfig:
+    def set_workspace_layer(self, settings: dict[str, Any]) -> tuple[FixloreConfig, FixloreConfig]:
         """Install the editor's ``workspace/configuration`` answer and re-apply.
 
         The first answer (right after ``initialized``) ranks below
@@ -111,8 +93,8 @@ class Lifecycle:
         """The start-up exchange is over: from now on settings changes are live."""
         self._settled = True
 
-    def apply(self) -> FixloreConfig:
-        """Re-merge every layer, install the result and tell the listeners."""
+    def apply(self) -> tuple[FixloreConfig, FixloreConfig]:
+        """Re-merge every layer and install the result; returns (old, new)."""
         merged = merge_layers(
             env_layer(), self.layers["pyproject"], self.layers["workspace"], self.layers["init"], self.layers["cli"]
         )
@@ -122,15 +104,13 @@ class Lifecycle:
             self._reported.update(fresh)
             for problem in fresh:
                 logger.warning("configuration: %s", problem)
-            self._server.notify_user(
+            self._editor.notify_user(
                 "fixlore: some settings are invalid and their defaults are used: " + "; ".join(fresh),
                 key="config:" + "|".join(sorted(fresh)),
             )
-        old, self._server.config = self._server.config, config
+        old, self._editor.config = self._editor.config, config
         logs.set_level(config.log_level)
-        for listener in self.listeners:
-            listener(old, config)
-        return config
+        return old, config
 
 
 def workspace_root(params: types.InitializeParams) -> Path | None:
@@ -146,60 +126,42 @@ def workspace_root(params: types.InitializeParams) -> Path | None:
     return Path(params.root_path) if params.root_path else None
 
 
-def register(server: FixloreServer) -> None:
-    """Register the lifecycle handlers."""
-    life = Lifecycle(server)
-    life.layers["cli"] = dict(server.options.cli_settings)
-    server.features["lifecycle"] = life
-    server.config, _ = parse_config(merge_layers(life.layers["cli"]))
+def register(server: LanguageServer, life: Lifecycle, dispatch: Dispatch) -> None:
+    """Register the lifecycle handlers: each unpacks its message and calls ``dispatch``."""
 
     @server.feature(types.INITIALIZE)
     async def initialize(params: types.InitializeParams) -> None:
-        raw = current_raw_params() or {}
-        ours, rest = split_init_options(raw.get("initializationOptions"))
-        life.upstream_init_options = rest
-        life.layers["init"] = ours
-        life.root = workspace_root(params)
-        life.layers["pyproject"] = read_pyproject(life.root)
-        life.apply()
-        for hook in life.initialize_hooks:
-            await hook(raw)
+        await dispatch.initialize(params, current_raw_params() or {})
 
     @server.feature(types.INITIALIZED)
     def initialized(params: types.InitializedParams) -> None:
-        # Synchronous on purpose: the hooks (the proxy sends `initialized` to
-        # each upstream) must run before the next message is handled, or a
-        # didOpen right behind this notification reaches an upstream before
-        # its `initialized`, which ruff answers by exiting.
-        for hook in life.initialized_hooks:
-            hook()
-        server.spawn(_configure(), name="workspace-configuration")
+        dispatch.initialized()  # synchronous on purpose (see Dispatch.initialized)
+        logs.spawn(_configure(), name="workspace-configuration")
 
     async def _configure() -> None:
-        await pull_workspace_configuration(server, life)
+        await pull_workspace_configuration(server, dispatch)
         life.settle()
 
     @server.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(params: types.DidChangeConfigurationParams) -> None:
         raw = current_raw_params() or {}
-        for hook in life.configuration_hooks:
-            hook(raw)
+        dispatch.settings_notified(raw)
         settings = raw.get("settings")
         if isinstance(settings, dict) and isinstance(settings.get("fixlore"), dict):
-            life.set_workspace_layer(settings["fixlore"])
+            dispatch.workspace_settings(settings["fixlore"])
         else:
-            await pull_workspace_configuration(server, life)
+            await pull_workspace_configuration(server, dispatch)
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(params: None) -> None:
-        await life.farewell()
+        await dispatch.farewell()
 
     @server.feature(types.EXIT)
     async def exit_(params: None) -> None:
-        await life.farewell()  # an editor that sends `exit` without `shutdown` loses nothing either
+        await dispatch.farewell()  # an editor that sends `exit` without `shutdown` loses nothing either
 
 
-async def pull_workspace_configuration(server: FixloreServer, life: Lifecycle) -> None:
+async def pull_workspace_configuration(server: LanguageServer, dispatch: Dispatch) -> None:
     """Ask the editor for section ``fixlore`` if it can answer, then re-apply."""
     caps = server.client_capabilities
     if not (caps and caps.workspace and caps.workspace.configuration):
@@ -213,4 +175,4 @@ async def pull_workspace_configuration(server: FixloreServer, life: Lifecycle) -
         logger.info("workspace/configuration unavailable: %s", type(exc).__name__)
         return
     section = result[0] if isinstance(result, list) and result else None
-    life.set_workspace_layer(section if isinstance(section, dict) else {})
+    dispatch.workspace_settings(section if isinstance(section, dict) else {})

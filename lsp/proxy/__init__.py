@@ -37,7 +37,8 @@ end, so positions are forwarded untouched.
 
 Integration API for the code-action / learning layer
 ----------------------------------------------------
-``proxy = server.features["proxy"]`` (a :class:`Proxy`):
+``create_server`` builds one :class:`Proxy` (``Proxy(server, hub)``), makes it
+the protocol's router and hands it to the parts that use it:
 
 * ``await proxy.start_code_actions(raw_params).answers() -> list[tuple[UpstreamId, dict]]``
   — fan-out to the document's upstreams (requests written at once; timeout and
@@ -53,17 +54,15 @@ Integration API for the code-action / learning layer
 * ``proxy.upstreams_for(uri)``.
 
 ``textDocument/codeAction`` and ``codeAction/resolve`` are handled by
-``fixlore.lsp.code_actions`` (pygls handlers), which call the API above; the
-proxy registers no pygls feature for them. Use
-``fixlore.lsp.protocol.current_raw_params()`` inside the handler for the raw
-params. pygls' capabilities for the layer's handler are merged with the
-upstreams' (kinds, ``resolveProvider`` united).
+``fixlore.lsp.actions.code_actions.CodeActions``, which calls the API above; the
+proxy registers no pygls feature for them. pygls' capabilities for that
+handler are merged with the upstreams' (kinds, ``resolveProvider`` united).
 
 ``workspace/executeCommand`` is pygls' built-in: commands registered with
 ``@server.command(...)`` (the ``fixlore.*`` ones) run as usual; any other
-command goes to ``proxy.execute_command`` through
-``server.protocol.command_fallback``. ``executeCommandProvider.commands`` is
-the union of fixlore's and the upstreams' commands.
+command goes to ``proxy.execute_command`` (the protocol calls its router).
+``executeCommandProvider.commands`` is the union of fixlore's and the
+upstreams' commands.
 
 Notebooks (``notebookDocument/*``) go raw to the upstreams whose
 ``notebookDocumentSync`` selector names their cells' language; pygls keeps
@@ -83,45 +82,20 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
-from fixlore.lsp.protocol import current_raw_params
 from fixlore.lsp.proxy.core import Proxy
 from fixlore.lsp.proxy.merge import origin, unwrap
 from fixlore.lsp.proxy.upstream import Upstream, UpstreamId
+from fixlore.lsp.transport.protocol import current_raw_params
 
 if TYPE_CHECKING:
-    from fixlore.lsp.server import FixloreServer
+    from pygls.lsp.server import LanguageServer
 
 logger = logging.getLogger(__name__)
 
 
-def register(server: FixloreServer) -> None:
-    """Install the proxy: raw router, lifecycle and document hooks, capability merge."""
-    proxy = Proxy(server)
-    server.features["proxy"] = proxy
-    server.protocol.raw_router = proxy
-    server.protocol.capability_hooks.append(proxy.capabilities_hook)
-    server.protocol.command_fallback = proxy.execute_command
-    server.protocol.early_notifications["textDocument/didChange"] = proxy.change_arrived
-
-    life = server.features["lifecycle"]
-    life.initialize_hooks.append(proxy.on_initialize)
-    life.initialized_hooks.append(proxy.on_initialized)
-    life.configuration_hooks.append(proxy.did_change_configuration)
-    life.listeners.append(proxy.on_config_change)
-    life.shutdown_hooks.append(proxy.shutdown)
+def register(server: LanguageServer, proxy: Proxy) -> None:
+    """Forward what pygls handles itself; no upstream outlives the interpreter."""
     atexit.register(proxy.kill_all)
-
-    hooks = server.features["document_hooks"]
-    hooks.opened.append(proxy.did_open)
-    hooks.changed.append(proxy.did_change)
-    hooks.saved.append(proxy.did_save)
-    hooks.closed.append(proxy.did_close)
-    hooks.pass_through.update((proxy.did_open, proxy.did_change, proxy.did_save, proxy.did_close))
-
-    hooks.notebooks.append(proxy.notebook_event)
-    hooks.cell_opened.append(proxy.cell_opened)
-    hooks.cell_changed.append(proxy.cell_changed)
-    hooks.cell_closed.append(proxy.cell_closed)
 
     # pygls handles these itself; fixlore's handler runs after it and forwards.
     def forward(method: str) -> Any:

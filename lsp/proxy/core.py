@@ -1,6 +1,6 @@
 """The proxy: fixlore in front of the user's language servers.
 
-:class:`Proxy` is the :class:`~fixlore.lsp.protocol.RawRouter` of the server and
+:class:`Proxy` is the :class:`~fixlore.lsp.transport.protocol.Router` of the protocol and
 the host of every :class:`~fixlore.lsp.proxy.upstream.Upstream`. It starts the
 upstreams inside ``initialize`` (so their capabilities can be merged into
 fixlore's answer), routes requests and notifications, and offers the async API
@@ -27,7 +27,6 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMeth
 from pygls.workspace.position_codec import PositionCodec
 
 from fixlore.lsp.config import FixloreConfig, UpstreamConfig
-from fixlore.lsp.jsonrpc import ConnectionClosed, RpcError
 from fixlore.lsp.proxy import merge
 from fixlore.lsp.proxy.capabilities import (
     UTF16,
@@ -39,9 +38,11 @@ from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge
 from fixlore.lsp.proxy.documents import DocumentSync
 from fixlore.lsp.proxy.relays import Relays
 from fixlore.lsp.proxy.upstream import State, Unavailable, Upstream, UpstreamId
+from fixlore.lsp.transport.jsonrpc import ConnectionClosed, RpcError
 
 if TYPE_CHECKING:
-    from fixlore.lsp.server import FixloreServer
+    from fixlore.lsp.hub import DiagnosticsHub
+    from fixlore.lsp.ports import ProxyEditor
 
 logger = logging.getLogger(__name__)
 
@@ -80,10 +81,12 @@ def upstream_ids(upstreams: dict[str, tuple[UpstreamConfig, ...]]) -> list[tuple
 class Proxy(Relays, DocumentSync):
     """Routes between the editor and the upstream servers."""
 
-    def __init__(self, server: FixloreServer) -> None:
-        super().__init__(server)
-        self.diagnostics = DiagnosticsBridge(self, server.features["diagnostics"])
+    def __init__(self, editor: ProxyEditor, hub: DiagnosticsHub) -> None:
+        super().__init__(editor)
+        self.diagnostics = DiagnosticsBridge(self, hub)
         self._init_raw: dict[str, Any] = {}
+        self._init_options: Any = None
+        """The editor's initializationOptions without fixlore's section."""
         self._editor_caps: dict[str, Any] = {}
         self._started = False
         self._editor_ready = False
@@ -95,14 +98,18 @@ class Proxy(Relays, DocumentSync):
         return [u for u in pool if u.running and capable(u.capabilities, method, u.dynamic_methods)]
 
     # -- lifecycle ---------------------------------------------------------------------
-    async def on_initialize(self, raw: dict[str, Any]) -> None:
-        """Start every configured upstream and settle the position encoding."""
+    async def on_initialize(self, raw: dict[str, Any], init_options: Any) -> None:
+        """Start every configured upstream and settle the position encoding.
+
+        ``init_options``: the editor's initializationOptions without fixlore's section.
+        """
         caps = raw.get("capabilities")
         self._init_raw = raw
+        self._init_options = init_options
         self._editor_caps = caps if isinstance(caps, dict) else {}
-        chosen = self.server.workspace.position_encoding or UTF16
+        chosen = self.editor.workspace.position_encoding or UTF16
         self.encoding = str(getattr(chosen, "value", chosen))
-        for uid, language, config in upstream_ids(dict(self.server.config.upstreams)):
+        for uid, language, config in upstream_ids(dict(self.editor.config.upstreams)):
             self.upstreams[uid] = Upstream(uid, language, config, self)
         await self._start_all(list(self.upstreams.values()))
         self.diagnostics.configure(self._editor_caps, list(self.upstreams.values()))
@@ -141,13 +148,13 @@ class Proxy(Relays, DocumentSync):
 
     def _set_encoding(self, encoding: str) -> None:
         self.encoding = encoding
-        workspace = self.server.workspace
+        workspace = self.editor.workspace
         # pygls fixes the encoding before initialize's user handler runs; no
         # document exists yet, so swapping the codec here is safe.
         workspace._position_encoding = encoding  # noqa: SLF001
         workspace._position_codec = PositionCodec(encoding=encoding)  # noqa: SLF001
 
-    def capabilities_hook(self, result: dict[str, Any]) -> dict[str, Any]:
+    def merge_capabilities(self, result: dict[str, Any]) -> dict[str, Any]:
         """Merge the upstreams' capabilities into fixlore's initialize result."""
         caps = merge_server_capabilities(
             dict(result.get("capabilities") or {}), [u.capabilities for u in self.upstreams.values() if u.running]
@@ -178,11 +185,11 @@ class Proxy(Relays, DocumentSync):
         for uid in [uid for uid, u in self.upstreams.items() if wanted.get(uid) != (u.language, u.config)]:
             upstream = self.upstreams.pop(uid)
             self.diagnostics.forget_upstream(uid)
-            self.server.spawn(upstream.stop(), name=f"stop {uid}")
+            self.editor.spawn(upstream.stop(), name=f"stop {uid}")
         fresh = [Upstream(uid, lang, cfg, self) for uid, (lang, cfg) in wanted.items() if uid not in self.upstreams]
         self.upstreams.update((u.id, u) for u in fresh)
         if fresh:
-            self.server.spawn(self._start_fresh(fresh), name="start upstreams")
+            self.editor.spawn(self._start_fresh(fresh), name="start upstreams")
 
     async def _start_fresh(self, upstreams: list[Upstream]) -> None:
         await self._launch(upstreams)
@@ -207,7 +214,7 @@ class Proxy(Relays, DocumentSync):
         params["capabilities"] = client_capabilities_for_upstream(self._editor_caps, self.encoding)
         options = upstream.config.initialization_options
         if options is None:
-            options = self.server.features["lifecycle"].upstream_init_options
+            options = self._init_options
         if options is None:
             params.pop("initializationOptions", None)
         else:
@@ -216,9 +223,9 @@ class Proxy(Relays, DocumentSync):
 
     def tell_user(self, message: str, key: str) -> None:
         """One short, rate-limited message to the user."""
-        self.server.notify_user(message, key=key)
+        self.editor.notify_user(message, key=key)
 
-    # -- RawRouter ---------------------------------------------------------------------
+    # -- Router ---------------------------------------------------------------------
     def claims_method(self, method: str) -> bool:
         """Every method fixlore has no handler for, except cancellation (pygls does it)."""
         return method != "$/cancelRequest"

@@ -42,11 +42,11 @@ from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from fixlore.lsp.jsonrpc import ANSWERED, Answered, ConnectionClosed, RawResult, RpcError
 from fixlore.lsp.proxy.upstream import Unavailable, Upstream
+from fixlore.lsp.transport.jsonrpc import ANSWERED, Answered, ConnectionClosed, RawResult, RpcError
 
 if TYPE_CHECKING:
-    from fixlore.lsp.diagnostics import DiagnosticsHub
+    from fixlore.lsp.hub import DiagnosticsHub
     from fixlore.lsp.proxy.core import Proxy
 
 logger = logging.getLogger(__name__)
@@ -129,7 +129,6 @@ class DiagnosticsBridge:
         self._refresh: asyncio.TimerHandle | None = None
         self._pulls: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._flights: dict[tuple[str, str], Flight] = {}
-        hub.listeners.append(self._published)
 
     def configure(self, editor_capabilities: dict[str, Any], upstreams: list[Upstream]) -> None:
         """Decide push or pull towards the editor: pull only if it and an upstream both can."""
@@ -175,7 +174,7 @@ class DiagnosticsBridge:
         items = params.get("diagnostics")
         version = params.get("version")
         version = version if isinstance(version, int) else None
-        notebook = self._proxy.server.workspace.get_notebook_document(cell_uri=params["uri"])
+        notebook = self._proxy.editor.workspace.get_notebook_document(cell_uri=params["uri"])
         if notebook is not None and version is not None:
             # A cell's diagnostics may carry the notebook's version (ruff's do) or the
             # cell's: either names the current text if it is the current one.
@@ -237,7 +236,7 @@ class DiagnosticsBridge:
                 nonlocal answered
                 tail = self._sole_tail(upstream, uri)
                 if tail is not None and not answered and not (me is not None and me.cancelling()):
-                    self._proxy.server.protocol.send_result_tail(msg_id, tail)
+                    self._proxy.editor.protocol.send_result_tail(msg_id, tail)
                     answered = True
 
             await self._pull(upstream, uri, answer)  # no task for a lone upstream: one loop turn less
@@ -314,7 +313,7 @@ class DiagnosticsBridge:
             return
         sent = self._send(upstream, uri, state)
         if sent is not None:
-            self._proxy.server.spawn(self._land(upstream, uri, *sent), name="fixlore-pull-ahead")
+            self._proxy.editor.spawn(self._land(upstream, uri, *sent), name="fixlore-pull-ahead")
 
     def _send(self, upstream: Upstream, uri: str, state: State) -> tuple[Flight, Coroutine[Any, Any, Any], bool] | None:
         """Write a pull request to ``upstream`` now.
@@ -394,8 +393,8 @@ class DiagnosticsBridge:
         items = stored.items if stored is not None else []
         per[upstream.id] = Stored(items, version, raw, state, answer.passable, heard=False, undecoded=answer)
 
-    def _published(self, uri: str, version: int | None, merged: list[dict[str, Any]]) -> None:
-        """Hub listener: in pull mode, new diagnostics not fetched by a pull mean a refresh."""
+    def published(self, uri: str, version: int | None, merged: list[dict[str, Any]]) -> None:
+        """Every merged publish (from Dispatch): in pull mode, new diagnostics not fetched by a pull mean a refresh."""
         if not self.editor_pulls or self._quiet or not self._refresh_support:
             return
         if self._refresh is None:

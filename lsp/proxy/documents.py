@@ -1,7 +1,7 @@
 """Document sync: the editor's open documents, kept in step in every upstream.
 
 :class:`DocumentSync` is the part of the :class:`~fixlore.lsp.proxy.core.Proxy`
-behind fixlore's document hooks: ``didOpen``, ``didChange``, ``didSave`` and
+behind :class:`~fixlore.lsp.dispatch.Dispatch`: ``didOpen``, ``didChange``, ``didSave`` and
 ``didClose`` reach the upstreams that serve the document's language, each in
 the form its ``textDocumentSync`` asks for (incremental changes raw, a full
 text for full sync, the text on save if wanted); an upstream that comes (back)
@@ -21,7 +21,7 @@ from fixlore.lsp.proxy.diagnostics import offers_pull
 from fixlore.lsp.proxy.upstream import Upstream
 
 if TYPE_CHECKING:
-    from fixlore.lsp.server import FixloreServer
+    from fixlore.lsp.ports import ProxyEditor
 
 INCREMENTAL = 2
 FULL = 1
@@ -30,8 +30,8 @@ FULL = 1
 class DocumentSync(ProxyBase):
     """Forwards the editor's document events to the upstreams."""
 
-    def __init__(self, server: FixloreServer) -> None:
-        super().__init__(server)
+    def __init__(self, editor: ProxyEditor) -> None:
+        super().__init__(editor)
         self._sent_early: tuple[str, frozenset[str]] | None = None
         """(uri, upstream ids) of the didChange :meth:`change_arrived` has forwarded."""
 
@@ -41,7 +41,7 @@ class DocumentSync(ProxyBase):
 
     def _item(self, uri: str) -> dict[str, Any] | None:
         """The ``TextDocumentItem`` of an open document, as fixlore has it now."""
-        doc = self.server.open_document(uri)
+        doc = self.editor.open_document(uri)
         if doc is None:
             return None
         return {"uri": doc.uri, "languageId": doc.language_id, "version": doc.version, "text": doc.source}
@@ -55,7 +55,7 @@ class DocumentSync(ProxyBase):
         """(Re)send the open documents of the upstream's language, and its notebooks."""
         if restarted:
             self.diagnostics.forget_upstream(upstream.id)
-        workspace = self.server.workspace
+        workspace = self.editor.workspace
         for doc in list(workspace.text_documents.values()):
             if workspace.get_notebook_document(cell_uri=doc.uri) is not None:
                 continue  # a notebook's cell: opened with its notebook
@@ -66,7 +66,7 @@ class DocumentSync(ProxyBase):
             cells = [item for item in items if item is not None]
             if notebook.uri in upstream.open_notebooks or upstream not in self._notebook_upstreams(_languages(cells)):
                 continue
-            params = {"notebookDocument": self.server.protocol.to_json(notebook), "cellTextDocuments": cells}
+            params = {"notebookDocument": self.editor.protocol.to_json(notebook), "cellTextDocuments": cells}
             self._open_notebook_in([upstream], params)
             for cell in cells:
                 self.diagnostics.document_event(upstream, cell["uri"], immediate=True)
@@ -123,7 +123,7 @@ class DocumentSync(ProxyBase):
                 upstream.notify("textDocument/didChange", params)
             elif kind == FULL:
                 if full is None:
-                    doc = self.server.workspace.get_text_document(uri)
+                    doc = self.editor.workspace.get_text_document(uri)
                     full = {
                         "textDocument": {"uri": uri, "version": doc.version},
                         "contentChanges": [{"text": doc.source}],
@@ -141,7 +141,7 @@ class DocumentSync(ProxyBase):
                 continue
             sent = params
             if include_text and isinstance(params, dict) and "text" not in params:
-                sent = {**params, "text": self.server.workspace.get_text_document(uri).source}
+                sent = {**params, "text": self.editor.workspace.get_text_document(uri).source}
             upstream.notify("textDocument/didSave", sent)
             self.diagnostics.document_event(upstream, uri, immediate=True)
 
@@ -163,7 +163,7 @@ class DocumentSync(ProxyBase):
     # -- notebooks -------------------------------------------------------------------
     # The whole notebook goes to the upstreams as it came (notebook_event); what
     # follows for each cell (pulls, forgetting) comes from the cell hooks, which
-    # ``lsp.documents.cell_events`` fires after it.
+    # ``lsp.dispatch.Dispatch.notebook`` fires after it.
     def notebook_event(self, method: str, params: Any) -> None:
         """Forward a ``notebookDocument/*`` notification (raw), after pygls has taken it in."""
         if not isinstance(params, dict):
@@ -196,7 +196,7 @@ class DocumentSync(ProxyBase):
         self.diagnostics.forget(uri)
 
     def _cell_changed(self, uri: str, *, immediate: bool) -> None:
-        notebook = self.server.workspace.get_notebook_document(cell_uri=uri)
+        notebook = self.editor.workspace.get_notebook_document(cell_uri=uri)
         if notebook is None:
             return
         for upstream in self.upstreams.values():
@@ -220,7 +220,7 @@ class DocumentSync(ProxyBase):
 
     def cells_open_in(self, upstream: Upstream) -> list[str]:
         """The cell URIs of the notebooks ``upstream`` has open."""
-        workspace = self.server.workspace
+        workspace = self.editor.workspace
         out: list[str] = []
         for notebook_uri in upstream.open_notebooks:
             notebook = workspace.get_notebook_document(notebook_uri=notebook_uri)

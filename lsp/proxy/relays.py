@@ -18,12 +18,12 @@ import itertools
 import logging
 from typing import TYPE_CHECKING, Any
 
-from fixlore.lsp.jsonrpc import RpcError
 from fixlore.lsp.proxy.base import ProxyBase
 from fixlore.lsp.proxy.upstream import Upstream
+from fixlore.lsp.transport.jsonrpc import RpcError
 
 if TYPE_CHECKING:
-    from fixlore.lsp.server import FixloreServer
+    from fixlore.lsp.ports import ProxyEditor
 
 logger = logging.getLogger(__name__)
 
@@ -34,8 +34,8 @@ RELAY_PREFIX = "fixlore-proxy:"
 class Relays(ProxyBase):
     """Upstream-to-editor notifications and requests, and the editor's answers."""
 
-    def __init__(self, server: FixloreServer) -> None:
-        super().__init__(server)
+    def __init__(self, editor: ProxyEditor) -> None:
+        super().__init__(editor)
         self._relayed: dict[str, asyncio.Future[Any]] = {}
         self._relay_ids = itertools.count(1)
 
@@ -44,7 +44,7 @@ class Relays(ProxyBase):
         if method == "textDocument/publishDiagnostics":
             self.diagnostics.pushed(upstream, params)
             return
-        self.server.protocol.send_raw_notification(method, params)
+        self.editor.protocol.send_raw_notification(method, params)
 
     async def upstream_request(self, upstream: Upstream, method: str, params: Any) -> Any:
         """Answer an upstream's request: locally where fixlore must, else relay it."""
@@ -64,7 +64,7 @@ class Relays(ProxyBase):
         if params is not None:
             message["params"] = params
         try:
-            self.server.protocol.send_raw(message)
+            self.editor.protocol.send_raw(message)
             return await future
         finally:
             self._relayed.pop(msg_id, None)
@@ -78,9 +78,9 @@ class Relays(ProxyBase):
             except RpcError as exc:
                 logger.info("editor refused %s (%d)", method, exc.code)
 
-        self.server.spawn(go(), name=method)
+        self.editor.spawn(go(), name=method)
 
-    # -- RawRouter: the editor's answers ------------------------------------------------
+    # -- Router: the editor's answers ------------------------------------------------
     def claims_response(self, msg_id: Any) -> bool:
         """Responses to requests relayed for an upstream."""
         return isinstance(msg_id, str) and msg_id in self._relayed

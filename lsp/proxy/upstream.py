@@ -25,8 +25,8 @@ from enum import StrEnum
 from typing import Any, Protocol
 
 from fixlore.lsp.config import UpstreamConfig
-from fixlore.lsp.jsonrpc import ConnectionClosed, JsonRpcConnection, RawResult, RpcError, answer_of, spawn
 from fixlore.lsp.proxy.capabilities import position_encoding_of, text_sync_of
+from fixlore.lsp.transport.jsonrpc import ConnectionClosed, JsonRpcConnection, RawResult, RpcError, answer_of, spawn
 
 logger = logging.getLogger(__name__)
 
@@ -250,8 +250,8 @@ class Upstream:
     async def request(self, method: str, params: Any, *, timeout: float | None = None, raw: bool = False) -> Any:
         """Send a request; on timeout or cancellation cancel it upstream too.
 
-        ``raw``: answer with a :class:`~fixlore.lsp.jsonrpc.RawResult` (see
-        :meth:`~fixlore.lsp.jsonrpc.JsonRpcConnection.request`).
+        ``raw``: answer with a :class:`~fixlore.lsp.transport.jsonrpc.RawResult` (see
+        :meth:`~fixlore.lsp.transport.jsonrpc.JsonRpcConnection.request`).
         """
         return await self.request_now(method, params, timeout=timeout, raw=raw)
 
@@ -266,7 +266,7 @@ class Upstream:
     ) -> Coroutine[Any, Any, Any]:
         """Like :meth:`request`, but the request is written before this returns; await the result.
 
-        ``on_raw``: see :meth:`~fixlore.lsp.jsonrpc.JsonRpcConnection.start_request`.
+        ``on_raw``: see :meth:`~fixlore.lsp.transport.jsonrpc.JsonRpcConnection.start_request`.
         """
         conn = self.conn
         if conn is None or not self.running:

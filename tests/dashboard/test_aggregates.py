@@ -18,22 +18,25 @@ import sys
 import time
 from pathlib import Path
 
-from fixlore.abstraction._pattern import Pattern
+from fixlore.abstraction import Pattern
 from fixlore.knowledge import Event, EventKind, Knowledge
 from fixlore.knowledge._dashagg import checkpoint_valid, trend_consistent
 from fixlore.knowledge._model import PruneConfig
 from fixlore.knowledge.dashboard import dashboard_data
 
-from ._generate import pattern, rule_key
+from ._generate import pattern
 from ._recompute import assert_kept_equals_full
 
 ROOT = Path(__file__).resolve().parents[2]
-KEY = rule_key(0)
+KEY = ("python", "Ruff", "F401")
 
 
 def siblings(group: int) -> list[Pattern]:
-    """Three patterns of one rule key (python: the generated ones of other languages do not pass the verifier)."""
-    return [Pattern.from_json(pattern(i, KEY, i % 3 == 0)[1]) for i in range(group * 3, group * 3 + 3)]
+    """Three patterns of one rule key, with fields an import accepts (a real ruff code, an LSP kind)."""
+    return [
+        Pattern.from_json(pattern(i, KEY, i % 3 == 0)[1].replace(f'"quickfix.v{i}"', f'"quickfix.ruff.F{i:03d}"'))
+        for i in range(group * 3, group * 3 + 3)
+    ]
 
 
 def lists(k: Knowledge, start: float, rounds: int, *, ws: str | None = None) -> None:

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.editor_session import EditorSession
-from fixlore.lsp.logs import LspLogHandler, NotReady, message_type
+from fixlore.lsp.tools.editor_session import EditorSession
+from fixlore.lsp.transport.logs import LspLogHandler, NotReady, message_type
 
 BIN = Path(sys.executable).parent
 ERROR, WARNING, INFO, LOG = 1, 2, 3, 4

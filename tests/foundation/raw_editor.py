@@ -7,7 +7,7 @@ import json
 import os
 from typing import Any
 
-from fixlore.lsp.framing import MAX_MESSAGE_BYTES, read_body
+from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, read_body
 from tests.conftest import fixlore_command
 
 URI = "file:///w/good.py"

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.jsonrpc import JsonRpcConnection, RpcError, spawn
+from fixlore.lsp.transport.jsonrpc import JsonRpcConnection, RpcError, spawn
 
 pytestmark = pytest.mark.e2e
 

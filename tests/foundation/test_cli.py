@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from fixlore.lsp.jsonrpc import JsonRpcConnection
+from fixlore.lsp.transport.jsonrpc import JsonRpcConnection
 
 FIXLORE = str(Path(sys.executable).parent / "fixlore")
 

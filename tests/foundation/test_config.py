@@ -171,7 +171,7 @@ def test_invalid_live_setting_is_reported_once_and_defaults_are_kept() -> None:
 
 def test_lsp_edits_convert_from_utf16_columns_to_code_points() -> None:
     from fixlore.abstraction import apply_edits
-    from fixlore.lsp.diagnostics import from_lsp_edits
+    from fixlore.lsp.hub import from_lsp_edits
 
     text = 'x = "😋"; y = 1\n'
     after_emoji = len('x = "😋"; '.encode("utf-16-le")) // 2  # 10 UTF-16 units, 9 code points

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from fixlore.lsp.framing import MAX_MESSAGE_BYTES
+from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES
 from tests.foundation.raw_editor import URI, RawEditor, start_raw
 
 pytestmark = pytest.mark.e2e

@@ -41,7 +41,7 @@ def test_layer_does_not_import_upwards(layer: str) -> None:
 PRIVATE_ABSTRACTION = "fixlore.abstraction._"
 OWN_TESTS = Path("tests") / "abstraction"
 """The abstraction layer's own unit tests may test its private modules; nobody else imports them."""
-SAMPLES = Path("lsp") / "sample_workspace"
+SAMPLES = Path("lsp") / "tools" / "sample_workspace"
 """The demo's user code (with deliberate syntax errors), not fixlore's."""
 
 
@@ -100,3 +100,36 @@ def test_the_private_import_check_lets_public_imports_through(tmp_path: Path) ->
     path = tmp_path / "m.py"
     path.write_text("from fixlore.abstraction import Pattern, Scope\nimport fixlore.abstraction.languages\n")
     assert private_abstraction_imports(path) == []
+
+
+def _lsp_imports() -> dict[str, set[str]]:
+    root = REPO / "lsp"
+    return {
+        str(path.relative_to(root)): imported_modules(path)
+        for path in sorted(root.rglob("*.py"))
+        if "sample_workspace" not in path.parts
+    }
+
+
+def test_the_server_does_not_import_the_users_tools() -> None:
+    """``lsp/tools/`` (cli, doctor, demo, explain, the editor stand-in) sits on top; only ``__main__`` starts it."""
+    offenders = [
+        f"lsp/{module} imports {name}"
+        for module, names in _lsp_imports().items()
+        if not module.startswith("tools/") and module != "__main__.py"
+        for name in names
+        if name == "fixlore.lsp.tools" or name.startswith("fixlore.lsp.tools.")
+    ]
+    assert offenders == []
+
+
+def test_no_part_reaches_for_the_server_object() -> None:
+    """Parts get what they use in their constructors; only the tools start a server (``create_server``)."""
+    offenders = [
+        f"lsp/{module} imports {name}"
+        for module, names in _lsp_imports().items()
+        if not module.startswith("tools/")
+        for name in names
+        if name in ("fixlore.lsp.server", "fixlore.lsp.transport.language_server") and module != "server.py"
+    ]
+    assert offenders == []

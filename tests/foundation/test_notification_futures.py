@@ -34,4 +34,5 @@ async def test_open_close_cycles_keep_no_futures(tmp_path: Path) -> None:
         await asyncio.sleep(0)
 
     assert len(protocol._request_futures) < 5  # noqa: SLF001 - the leak was here: 400 after 200 cycles
-    await server.features["lifecycle"].farewell()
+    assert server.dispatch is not None
+    await server.dispatch.farewell()

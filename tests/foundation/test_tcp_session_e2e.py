@@ -17,8 +17,8 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.framing import encode_message
-from fixlore.lsp.jsonrpc import JsonRpcConnection
+from fixlore.lsp.transport.framing import encode_message
+from fixlore.lsp.transport.jsonrpc import JsonRpcConnection
 from tests.conftest import fixlore_command
 
 pytestmark = pytest.mark.e2e

@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from pygls.workspace.position_codec import PositionCodec
 
-from fixlore.lsp.text_sync import apply_change, check_did_change
+from fixlore.lsp.transport.text_sync import apply_change, check_did_change
 
 CODEC = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}
 

@@ -24,11 +24,11 @@ import pytest
 from fixlore.abstraction import Pattern
 from fixlore.knowledge._exchange import dump_document
 from fixlore.knowledge.base import generate
-from fixlore.lsp.editor_session import EditorSession
-from fixlore.lsp.learning_actions import action_pattern
-from fixlore.lsp.timeline import diag_info
+from fixlore.lsp.actions.assemble import action_pattern
+from fixlore.lsp.learning.timeline import diag_info
+from fixlore.lsp.tools.editor_session import EditorSession
 
-SAMPLE = Path(generate.__file__).parents[2] / "lsp" / "sample_workspace"
+SAMPLE = Path(generate.__file__).parents[2] / "lsp" / "tools" / "sample_workspace"
 SHIPPED = Path(generate.__file__).parent / "patterns.json"
 
 # Triggers every base rule (the sample's pyproject selects only E and F).

@@ -1,6 +1,6 @@
 """A scripted editor for learning tests: real ``fixlore serve`` with real ``ruff server``.
 
-The editor itself is :class:`fixlore.lsp.editor_session.EditorSession` (raw
+The editor itself is :class:`fixlore.lsp.tools.editor_session.EditorSession` (raw
 JSON-RPC, so code actions arrive exactly as sent; edits applied the way an
 editor does; waits on notifications, never on sleeps). What is particular to
 these tests: the ``fixlore serve`` command line, the workspace's ruff rules,
@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-from fixlore.lsp.editor_session import EDITOR_CAPABILITIES, EditorSession
+from fixlore.lsp.tools.editor_session import EDITOR_CAPABILITIES, EditorSession
 
 BIN = Path(sys.executable).parent
 TIMEOUT = 20.0

@@ -9,8 +9,8 @@ from pygls.workspace import TextDocument
 
 from fixlore.abstraction import DiagnosticInfo, Extracted, Position, Scope, TextRange, extract_pattern, instantiate
 from fixlore.knowledge import Counts, PatternStats
-from fixlore.lsp.learning_actions import LEARNED_PREFIX, Tokens, assemble
-from fixlore.lsp.learning_fixes import LearnedFix
+from fixlore.lsp.actions.assemble import LEARNED_PREFIX, Tokens, assemble
+from fixlore.lsp.learning.fixes import LearnedFix
 
 URI = "file:///w/probe.py"
 BEFORE = "def check(total):\n    if total == None:\n        return 0\n    return total\n"
@@ -96,7 +96,7 @@ def test_a_learned_twin_ranked_first_replaces_the_upstream_action_and_keeps_its_
     # The user turned the upstream action down (fixed by hand after seeing it) and made the same edit by hand.
     actions = [upstream("Replace with `is`", SAME, preferred=True)]
     first = answer(actions, fix)
-    from fixlore.lsp.learning_actions import action_pattern
+    from fixlore.lsp.actions.assemble import action_pattern
 
     rule_action = action_pattern("python", info(), "Replace with `is`", "quickfix")
     knowledge = Evidence(
@@ -116,7 +116,7 @@ def test_a_learned_twin_ranked_first_replaces_the_upstream_action_and_keeps_its_
 
 def test_an_upstream_mark_goes_when_the_user_is_split_on_the_action() -> None:
     """Taken once and turned down once: not something to apply unasked."""
-    from fixlore.lsp.learning_actions import action_pattern
+    from fixlore.lsp.actions.assemble import action_pattern
 
     fix = learned_fix(Counts())
     rule_action = action_pattern("python", info(), "Something else", "quickfix")
@@ -134,7 +134,7 @@ def test_an_upstream_mark_goes_when_the_user_is_split_on_the_action() -> None:
 
 def test_a_learned_fix_is_not_preferred_when_the_user_also_makes_another_fix_offered_here() -> None:
     """Accepted and verified, but the user also takes "Something else" at times: the choice depends on the code."""
-    from fixlore.lsp.learning_actions import action_pattern
+    from fixlore.lsp.actions.assemble import action_pattern
 
     fix = learned_fix(Counts(offered=3, accepted=3, succeeded=3, manual=2))
     rule_action = action_pattern("python", info(), "Something else", "quickfix")

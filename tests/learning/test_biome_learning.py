@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.jsonrpc import spawn
+from fixlore.lsp.transport.jsonrpc import spawn
 from tests._biome import NO_DOUBLE_EQUALS, USE_CONST, USE_TEMPLATE, upstream_flags, write_config
 from tests.conftest import import_elsewhere
 from tests.learning._editor import BIN, Editor

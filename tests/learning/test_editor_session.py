@@ -1,4 +1,4 @@
-"""The shared editor stand-in (fixlore.lsp.editor_session) without a server: edits, positions, waits."""
+"""The shared editor stand-in (fixlore.lsp.tools.editor_session) without a server: edits, positions, waits."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from fixlore.lsp.editor_session import EditorSession, apply_lsp_edits, lsp_position
+from fixlore.lsp.tools.editor_session import EditorSession, apply_lsp_edits, lsp_position
 
 TEXT = "x = 'é😀'\ny = 1\n"
 

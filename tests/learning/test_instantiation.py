@@ -10,7 +10,7 @@ from concurrent.futures import Future
 import pytest
 
 from fixlore.abstraction import apply_edits
-from fixlore.lsp.instantiation import Found, Instantiator, Job
+from fixlore.lsp.learning.instantiation import Found, Instantiator, Job
 from tests.abstraction._helpers import code, diag_at, learn
 
 E711 = ("Ruff", "E711", "Comparison to `None` should be `cond is None`")

@@ -6,7 +6,7 @@ import time
 
 from fixlore.abstraction import Scope
 from fixlore.knowledge import Counts, PatternStats
-from fixlore.lsp.learning_actions import _Item, _rivals, _turned_down
+from fixlore.lsp.actions.assemble import _Item, _rivals, _turned_down
 
 from .test_assemble_twins import learned_fix
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from fixlore.abstraction import DiagnosticInfo, Extracted, Position, TextRange, extract_pattern
 from fixlore.lsp import __version__
-from fixlore.lsp.extractor import Extractor
-from fixlore.lsp.framing import encode_message
+from fixlore.lsp.learning.extractor import Extractor
+from fixlore.lsp.transport.framing import encode_message
 
 PROBE = (
     "import sys\n"
@@ -37,7 +37,8 @@ NOT_BEFORE_THE_ANSWER = (
     "fixlore.knowledge.cli",
     "fixlore.knowledge.dashboard_cli",
     "fixlore.knowledge.team_cli",
-    "fixlore.lsp.explain",
+    "fixlore.lsp.actions.explain",
+    "fixlore.lsp.tools.explain_cli",
 )
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from fixlore.abstraction import DiagnosticInfo, Extracted, extract_pattern, syntax_problems
-from fixlore.lsp.extractor import is_token_repair
-from fixlore.lsp.timeline import DocTimeline, Tracked, absorb_broken
+from fixlore.lsp.learning.extractor import is_token_repair
+from fixlore.lsp.learning.timeline import DocTimeline, Tracked, absorb_broken
 
 
 def extracted(before: str, after: str) -> Extracted:

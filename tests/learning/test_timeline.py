@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 from pygls.workspace.position_codec import PositionCodec
 
-from fixlore.lsp.timeline import (
+from fixlore.lsp.learning.timeline import (
     DocTimeline,
     Tracked,
     change_spans,

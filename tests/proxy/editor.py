@@ -1,6 +1,6 @@
 """The editor stand-in of the proxy tests: it drives a real `fixlore serve` process.
 
-The editor itself is :class:`fixlore.lsp.editor_session.EditorSession`
+The editor itself is :class:`fixlore.lsp.tools.editor_session.EditorSession`
 (lossless JSON, every notification and server-to-client request recorded,
 requests answered like an editor would, waits on conditions instead of
 sleeps). What is particular to these tests: the capabilities announced
@@ -17,9 +17,9 @@ import sys
 from pathlib import Path
 from typing import Any, ClassVar
 
-from fixlore.lsp.editor_session import EditorSession
-from fixlore.lsp.framing import MAX_MESSAGE_BYTES
-from fixlore.lsp.jsonrpc import JsonRpcConnection
+from fixlore.lsp.tools.editor_session import EditorSession
+from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES
+from fixlore.lsp.transport.jsonrpc import JsonRpcConnection
 
 BIN = Path(sys.executable).parent
 RUFF = str(BIN / "ruff")

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.editor_session import apply_lsp_edits
+from fixlore.lsp.tools.editor_session import apply_lsp_edits
 from tests._biome import NO_DOUBLE_EQUALS, USE_CONST, upstream_flags, write_config
 from tests.proxy.editor import Editor, edits_for, fixlore_cmd, server_flag
 

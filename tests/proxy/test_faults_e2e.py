@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.jsonrpc import RpcError
+from fixlore.lsp.transport.jsonrpc import RpcError
 from tests.proxy.editor import Editor, fixlore_cmd, server_flag
 
 pytestmark = pytest.mark.e2e

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.jsonrpc import JsonRpcConnection, RawResult, RpcError
+from fixlore.lsp.transport.jsonrpc import JsonRpcConnection, RawResult, RpcError
 
 REPORT = {"kind": "full", "items": [{"code": "F401", "data": {"édition": 2**40, "nested": [None, True]}}]}
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.editor_session import apply_lsp_edits
+from fixlore.lsp.tools.editor_session import apply_lsp_edits
 from tests.proxy.editor import PULL_CAPS, RUFF, Editor, edits_for, fixlore_cmd
 
 pytestmark = pytest.mark.e2e

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from fixlore.knowledge import Event, EventKind, Knowledge
-from fixlore.lsp.cli import main
+from fixlore.lsp.tools.cli import main
 
 from ..knowledge._patterns import LEARNED
 from ._postgres import Postgres
@@ -79,7 +79,7 @@ def test_no_store_configured_or_a_password_is_a_usage_error(
 
 
 def test_doctor_checks_the_team_connection(team: TeamEnv, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from fixlore.lsp.doctor import run_doctor
+    from fixlore.lsp.tools.doctor import run_doctor
 
     monkeypatch.setenv("FIXLORE_TEAM_KNOWLEDGE", team.url("zoe"))
     lines: list[str] = []

@@ -1,10 +1,11 @@
 """The learning loop: acceptances, manual fixes, verification.
 
 * The knowledge store side (opening, recording, other windows, status) is in
-  :mod:`fixlore.lsp.learning_store`.
-* Keeps a :class:`~fixlore.lsp.timeline.DocTimeline` per open document from the
-  document hooks and every diagnostics publish. When the user pauses (or
-  saves) and the file parses, the document *settles*: diagnostics that
+  :mod:`fixlore.lsp.learning.store`.
+* Keeps a :class:`~fixlore.lsp.learning.timeline.DocTimeline` per open document
+  from the document events and every diagnostics publish (both from
+  :class:`~fixlore.lsp.dispatch.Dispatch`). When the user pauses (or saves)
+  and the file parses, the document *settles*: diagnostics that
   vanished since the last settled state are fix events, unless an accepted
   code action explains them.
 * A document settles only once every source with diagnostics in the last
@@ -14,8 +15,8 @@
 * Verifies accepted actions and manual fixes at the next settle (gone and no
   new error near it: succeeded; otherwise failed) and watches for undo.
 * A manual fix's pattern is extracted in a worker process
-  (:mod:`fixlore.lsp.extractor`); a fix under verification is a
-  :class:`~fixlore.lsp.watch.Watch`.
+  (:mod:`fixlore.lsp.learning.extractor`); a fix under verification is a
+  :class:`~fixlore.lsp.learning.watch.Watch`.
 
 Everything slow (parsing, libcst, the store) runs in worker threads; handlers
 only touch memory. Logs carry pattern ids and counts, never code.
@@ -25,17 +26,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
 from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
-from fixlore.lsp.extractor import Extractor, is_token_repair
-from fixlore.lsp.learning_fixes import LearnedFixes
-from fixlore.lsp.learning_store import StoreSide
-from fixlore.lsp.timeline import (
+from fixlore.lsp.learning.clock import Clock, LoopClock, Timer
+from fixlore.lsp.learning.extractor import Extractor, is_token_repair
+from fixlore.lsp.learning.fixes import LearnedFixes
+from fixlore.lsp.learning.store import StoreSide
+from fixlore.lsp.learning.timeline import (
     MATCH_LINES,
     DocTimeline,
     Tracked,
@@ -45,11 +46,12 @@ from fixlore.lsp.timeline import (
     diag_line,
     text_digest,
 )
-from fixlore.lsp.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Offered, Settled, Watch
+from fixlore.lsp.learning.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Offered, Settled, Watch
 
 if TYPE_CHECKING:
-    from fixlore.lsp.diagnostics import DiagnosticsHub
-    from fixlore.lsp.server import FixloreServer
+    from fixlore.lsp.hub import DiagnosticsHub
+    from fixlore.lsp.learning.fixes import LearnedFix
+    from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)
 
@@ -65,18 +67,23 @@ are kept as they were, neither fixed nor new, until they report."""
 
 
 class LearningLoop(StoreSide):
-    """One per server; ``server.features["learning"]``."""
+    """One per server, built by ``create_server`` with the editor and the diagnostics hub it reads."""
 
-    def __init__(self, server: FixloreServer) -> None:
-        super().__init__(server)
+    def __init__(
+        self, editor: Editor, hub: DiagnosticsHub, *, clock: Clock | None = None, extractor: Extractor | None = None
+    ) -> None:
+        super().__init__(editor)
+        self._diagnostics = hub
+        self._clock = clock or LoopClock()
+        """Every reading of the time and every timer of the loop (a test passes a fake)."""
         self.timelines: dict[str, DocTimeline] = {}
         self.watches: dict[str, list[Watch]] = {}
         self.fixes = LearnedFixes(self)
-        self.extractor = Extractor()
+        self.extractor = extractor or Extractor()
         self._offers: dict[str, list[Offered]] = {}
         """Per document: the upstream actions the user was shown, per diagnostic (key, line, version)."""
-        self._timers: dict[str, asyncio.TimerHandle] = {}
-        self._source_timers: dict[str, asyncio.TimerHandle] = {}
+        self._timers: dict[str, Timer] = {}
+        self._source_timers: dict[str, Timer] = {}
         """Per document: when to stop waiting for late sources (see :data:`SOURCE_WAIT_S`)."""
         self._settle_wanted: set[str] = set()
         self._settling: set[str] = set()
@@ -87,6 +94,10 @@ class LearningLoop(StoreSide):
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix may be new: the learned-fix cache stops believing there is none."""
         self.fixes.knowledge_changed(signature)
+
+    async def learned_fixes(self, uri: str, version: int | None, diagnostic: dict[str, Any]) -> list[LearnedFix]:
+        """The learned fixes for one diagnostic of a code-action request (waits briefly at most)."""
+        return await self.fixes.get(uri, version, diagnostic)
 
     def documents_open(self) -> bool:
         """Whether any document is open."""
@@ -130,7 +141,7 @@ class LearningLoop(StoreSide):
         doc = self.server.open_document(uri)
         applied = doc is None or doc.source != before_text
         self.watches.setdefault(uri, []).append(
-            Watch(tracked, pattern, before_text, time.monotonic(), accepted=True, applied=applied)
+            Watch(tracked, pattern, before_text, self._clock.now(), accepted=True, applied=applied)
         )
         if applied:
             # An accepted action leaves a state made by a tool, not half-typed: it settles
@@ -173,7 +184,7 @@ class LearningLoop(StoreSide):
                 del offers[i]
                 return
 
-    # -- document hooks ------------------------------------------------------------------
+    # -- document events (from Dispatch) ---------------------------------------------------------------
     def pause_s(self) -> float:
         """The configured pause after which a vanished diagnostic counts as fixed."""
         return self.server.config.manual_fix_pause_ms / 1000
@@ -181,7 +192,7 @@ class LearningLoop(StoreSide):
     def did_open(self, uri: str, raw: Any) -> None:
         """A new timeline; the first settle happens after a pause, once every source reported."""
         doc = self.server.open_document(uri)
-        self.timelines[uri] = DocTimeline(uri, changed_at=time.monotonic(), text=doc.source if doc else None)
+        self.timelines[uri] = DocTimeline(uri, changed_at=self._clock.now(), text=doc.source if doc else None)
         self._want_settle(uri, delay=self.pause_s())
 
     def did_change(self, uri: str, raw: Any) -> None:
@@ -193,7 +204,7 @@ class LearningLoop(StoreSide):
         new_text = doc.source if doc is not None else None
         timeline.apply_change(version, changes, timeline.text, new_text)
         timeline.text = new_text
-        timeline.changed_at = time.monotonic()
+        timeline.changed_at = self._clock.now()
         _cancel(self._source_timers, uri)
         self._check_undo(uri)
         self._want_settle(uri, delay=0.0 if self._edit_applied(uri) else self.pause_s())
@@ -203,7 +214,7 @@ class LearningLoop(StoreSide):
         applied = False
         for watch in self.watches.get(uri, []):
             if not watch.applied:
-                watch.applied, watch.started, applied = True, time.monotonic(), True
+                watch.applied, watch.started, applied = True, self._clock.now(), True
         return applied
 
     def did_save(self, uri: str, raw: Any) -> None:
@@ -240,8 +251,7 @@ class LearningLoop(StoreSide):
     def _want_settle(self, uri: str, *, delay: float) -> None:
         self._settle_wanted.add(uri)
         _cancel(self._timers, uri)
-        loop = asyncio.get_running_loop()
-        self._timers[uri] = loop.call_later(delay, self._timer_fired, uri)
+        self._timers[uri] = self._clock.call_later(delay, self._timer_fired, uri)
 
     def _settle_if_due(self, uri: str) -> None:
         """Settle now if one was asked for and its pause has run out."""
@@ -261,7 +271,7 @@ class LearningLoop(StoreSide):
             return  # this version's diagnostics are not in yet: the next publish settles
         lagging = self._lagging(uri, timeline)
         if lagging:
-            left = SOURCE_WAIT_S - (time.monotonic() - timeline.changed_at)
+            left = SOURCE_WAIT_S - (self._clock.now() - timeline.changed_at)
             if left > 0:
                 self._wait_for_sources(uri, left)
                 return  # a source's list is for an older version: its next publish settles
@@ -271,12 +281,11 @@ class LearningLoop(StoreSide):
         self._settling.add(uri)
         # The state is taken now, when it was found settled: the task may start after
         # the next edit, whose diagnostics are not in yet (a baseline of none lost a fix).
-        state = Settled(doc.version, doc.source, self._hub().current_by_source(uri), lagging, time.monotonic())
+        state = Settled(doc.version, doc.source, self._hub().current_by_source(uri), lagging, self._clock.now())
         self.server.spawn(self._settle(uri, state), name="settle")
 
     def _hub(self) -> DiagnosticsHub:
-        hub: DiagnosticsHub = self.server.features["diagnostics"]
-        return hub
+        return self._diagnostics
 
     def _lagging(self, uri: str, timeline: DocTimeline) -> set[str]:
         """Sources not reported for the current version yet that could make a diagnostic seem fixed.
@@ -293,8 +302,7 @@ class LearningLoop(StoreSide):
 
     def _wait_for_sources(self, uri: str, delay: float) -> None:
         if uri not in self._source_timers:
-            loop = asyncio.get_running_loop()
-            self._source_timers[uri] = loop.call_later(delay, self._sources_overdue, uri)
+            self._source_timers[uri] = self._clock.call_later(delay, self._sources_overdue, uri)
 
     def _sources_overdue(self, uri: str) -> None:
         self._source_timers.pop(uri, None)
@@ -371,7 +379,7 @@ class LearningLoop(StoreSide):
         yet (``unknown`` keys) waits for a later settle.
         """
         claimed: list[Watch] = []
-        now = time.monotonic()
+        now = self._clock.now()
         for watch in watches:
             if watch.verified or not watch.applied or watch.tracked.key in unknown:
                 continue
@@ -432,7 +440,7 @@ class LearningLoop(StoreSide):
             return
         follow = Tracked(raw=tracked.raw, version=tracked.version, text=tracked.text, line=tracked.line)
         self.watches.setdefault(uri, []).append(
-            Watch(follow, pattern, tracked.text, time.monotonic(), accepted=False, verified=True)
+            Watch(follow, pattern, tracked.text, self._clock.now(), accepted=False, verified=True)
         )
         logger.info("learned a manual fix: pattern %s", pattern.fingerprint)
 
@@ -443,7 +451,7 @@ class LearningLoop(StoreSide):
         doc = self.server.open_document(uri)
         if doc is None:
             return
-        now = time.monotonic()
+        now = self._clock.now()
         text = doc.source
         for watch in list(watches):
             if not watch.applied or now - watch.started > UNDO_WINDOW_S:
@@ -469,7 +477,7 @@ def _near(diag: dict[str, Any], line: int) -> bool:
     return abs(diag_line(diag) - line) <= NEAR_LINES
 
 
-def _cancel(timers: dict[str, asyncio.TimerHandle], uri: str) -> None:
+def _cancel(timers: dict[str, Timer], uri: str) -> None:
     """Stop and forget ``uri``'s timer, if it has one."""
     handle = timers.pop(uri, None)
     if handle is not None:
@@ -478,23 +486,3 @@ def _cancel(timers: dict[str, asyncio.TimerHandle], uri: str) -> None:
 
 def _same(a: Tracked, b: Tracked) -> bool:
     return a.key == b.key and abs(a.line - b.line) <= MATCH_LINES
-
-
-def register(server: FixloreServer) -> None:
-    """Wire the learning loop into the document hooks, diagnostics and lifecycle."""
-    loop = LearningLoop(server)
-    server.features["learning"] = loop
-    hooks = server.features["document_hooks"]
-    hooks.opened.append(loop.did_open)
-    hooks.changed.append(loop.did_change)
-    hooks.saved.append(loop.did_save)
-    hooks.closed.append(loop.did_close)
-    hooks.cell_opened.append(loop.did_open)
-    hooks.cell_changed.append(loop.did_change)
-    hooks.cell_closed.append(loop.did_close)
-    server.features["diagnostics"].listeners.append(loop.published)
-    life = server.features["lifecycle"]
-    life.listeners.append(loop.config_changed)
-    life.shutdown_hooks.append(loop.shutdown)
-    life.initialized_hooks.append(loop.extractor.start)
-    life.initialized_hooks.append(loop.fixes.start)

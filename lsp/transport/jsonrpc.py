@@ -8,7 +8,7 @@ requests/notifications to the handlers given. A request sent with
 ``raw=True`` gets its success answer undecoded (:class:`RawResult`), so that a
 caller expecting the same large answer again can compare bytes first.
 
-Frames (``Content-Length``) and the JSON codec are in :mod:`fixlore.lsp.framing`.
+Frames (``Content-Length``) and the JSON codec are in :mod:`fixlore.lsp.transport.framing`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from fixlore.lsp.framing import MAX_MESSAGE_BYTES, encode_message, loads, read_body
+from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, encode_message, loads, read_body
 
 logger = logging.getLogger(__name__)
 

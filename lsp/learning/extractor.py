@@ -3,7 +3,7 @@
 :class:`Extractor` runs ``extract_pattern`` (libcst, diffing, abstraction)
 in a process of its own, loaded after ``initialized``; :func:`is_token_repair`
 says which patterns learned from broken code are repairs rather than the user
-finishing a line. Used by :mod:`fixlore.lsp.learning`.
+finishing a line. Used by :mod:`fixlore.lsp.learning.loop`.
 """
 
 from __future__ import annotations
@@ -130,7 +130,7 @@ class Extractor:
             if self._fallback:
                 self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-extract")
             else:
-                from fixlore.lsp.diagnostics import worker_process_pool  # lets go of the editor's pipes
+                from fixlore.lsp.hub import worker_process_pool  # lets go of the editor's pipes
 
                 self._pool = worker_process_pool()
         return self._pool

@@ -4,7 +4,7 @@
 :class:`FrameError` and leaves the stream where the next frame can be read,
 and an oversized body is dropped without being held whole.
 :func:`encode_message` frames a message. JSON goes through orjson, with the
-standard library for what orjson refuses. Used by :mod:`fixlore.lsp.jsonrpc`
+standard library for what orjson refuses. Used by :mod:`fixlore.lsp.transport.jsonrpc`
 and the server's own reader.
 """
 

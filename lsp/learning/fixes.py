@@ -2,7 +2,7 @@
 
 When diagnostics are published, each one whose signature has learned fixes
 gets them instantiated (``abstraction.instantiate``) in a worker process
-(:mod:`fixlore.lsp.instantiation`). A code-action request then finds them ready; if not, it waits a few
+(:mod:`fixlore.lsp.learning.instantiation`). A code-action request then finds them ready; if not, it waits a few
 milliseconds at most and answers without them (the next request has them).
 Cached in memory, per (document, version, diagnostic); nothing is written.
 "No learned fix" is cached too, per signature, for :data:`NEGATIVE_TTL_S`
@@ -19,7 +19,7 @@ import logging
 import time
 from concurrent.futures import CancelledError
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fixlore.abstraction import (
     DiagnosticInfo,
@@ -32,13 +32,28 @@ from fixlore.abstraction import (
 )
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
-from fixlore.lsp.instantiation import Instantiator, Job
-from fixlore.lsp.timeline import diag_info, diag_key
+from fixlore.lsp.learning.instantiation import Instantiator, Job
+from fixlore.lsp.learning.timeline import diag_info, diag_key
 
 if TYPE_CHECKING:
-    from fixlore.lsp.learning import LearningLoop
+    from concurrent.futures import Executor
+
+    from fixlore.knowledge import Knowledge
+    from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)
+
+
+class FixesHost(Protocol):
+    """What :class:`LearnedFixes` reads of the learning loop: the store, its worker threads, the documents."""
+
+    knowledge: Knowledge | None
+    server: Editor
+
+    @property
+    def executor(self) -> Executor:
+        """The learning loop's worker threads."""
+
 
 MAX_TRIED = 64
 """At most this many stored patterns tried per diagnostic, best evidence first.
@@ -97,7 +112,7 @@ def _range_key(value: Any) -> Any:
 class LearnedFixes:
     """The per-version cache of instantiated learned fixes."""
 
-    def __init__(self, loop: LearningLoop) -> None:
+    def __init__(self, loop: FixesHost) -> None:
         self._loop = loop
         self._cache: dict[str, tuple[int | None, dict[DiagId, _Pending]]] = {}
         self._jobs = Instantiator()

@@ -79,12 +79,12 @@ def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:
 
     from fixlore.knowledge import cli as knowledge_cli
     from fixlore.knowledge import dashboard_cli, team_cli
-    from fixlore.lsp import explain
+    from fixlore.lsp.tools import explain_cli
 
     knowledge_cli.register(sub)
     dashboard_cli.register(sub)
     team_cli.register(sub)
-    explain.register(sub)
+    explain_cli.register(sub)
     return parser
 
 
@@ -163,11 +163,11 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command == "serve":
             return _serve(args)
         if args.command == "doctor":
-            from fixlore.lsp.doctor import run_doctor
+            from fixlore.lsp.tools.doctor import run_doctor
 
             return run_doctor(cli_settings(args))
         if args.command == "demo":
-            from fixlore.lsp.demo import run_demo
+            from fixlore.lsp.tools.demo import run_demo
 
             return run_demo(workspace=args.workspace, use_ruff=not args.no_ruff)
     except ValueError as exc:
@@ -198,8 +198,8 @@ SWITCH_INTERVAL_S = 0.0005
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from fixlore.lsp import logs
     from fixlore.lsp.server import CannotListen, ServerOptions, create_server
+    from fixlore.lsp.transport import logs
 
     settings = cli_settings(args)
     address = _tcp_address(args.tcp) if args.tcp else None

@@ -22,14 +22,16 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
 from fixlore.knowledge import ExportFilters, InvalidImport, KnowledgeError, PatternStats
-from fixlore.lsp.code_actions import accept
-from fixlore.lsp.learning_actions import ACCEPT
+from fixlore.lsp.actions.assemble import ACCEPT
 
 if TYPE_CHECKING:
+    from pygls.lsp.server import LanguageServer
+
     from fixlore.knowledge import Knowledge  # the store's modules load with the store, after `initialize`
-    from fixlore.lsp.learning import LearningLoop
-    from fixlore.lsp.learning_actions import Tokens
-    from fixlore.lsp.server import FixloreServer
+    from fixlore.lsp.actions.code_actions import CodeActions
+    from fixlore.lsp.hub import DiagnosticsHub
+    from fixlore.lsp.learning.loop import LearningLoop
+    from fixlore.lsp.proxy.core import Proxy
 
 logger = logging.getLogger(__name__)
 
@@ -66,44 +68,39 @@ def pattern_summary(stats: PatternStats) -> dict[str, Any]:
     return out
 
 
-def register(server: FixloreServer) -> None:
+def register(
+    server: LanguageServer, actions: CodeActions, learning: LearningLoop, proxy: Proxy, hub: DiagnosticsHub
+) -> None:
     """Register fixlore's commands."""
 
-    def learning() -> LearningLoop:
-        return server.features["learning"]
-
     async def knowledge() -> Knowledge:
-        found = await learning().ready()
+        found = await learning.ready()
         if found is None:
             raise JsonRpcInternalError("fixlore's knowledge store is not open (see the log)")
         return found
 
     async def in_worker(fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(learning().executor, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(learning.executor, fn, *args)
 
     @server.command(ACCEPT)
     async def accept_command(*args: Any) -> Any:
-        tokens: Tokens = server.features["action_tokens"]
-        offer = tokens.get(args[0]) if args and isinstance(args[0], str) else None
+        offer = actions.tokens.get(args[0]) if args and isinstance(args[0], str) else None
         if offer is None:
             logger.info("accept with an unknown or expired token")
             return None
-        accept(server, offer)
+        actions.accept(offer)
         original = offer.original
         if not original or not isinstance(original.get("command"), str):
-            return None
-        proxy = server.features.get("proxy")
-        if proxy is None:
             return None
         return await proxy.execute_command(original["command"], original.get("arguments"))
 
     @server.command(EXPLAIN)
     async def explain_command(*args: Any) -> Any:
-        from fixlore.lsp.explain import explain_at
+        from fixlore.lsp.actions.explain import explain_at
 
         if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], dict):
             raise JsonRpcInvalidParams("fixlore.explain expects [uri, {line, character}]")
-        return await explain_at(server, args[0], args[1])
+        return await explain_at(actions, hub, learning, proxy, args[0], args[1])
 
     @server.command(PATTERNS)
     async def patterns_command(*args: Any) -> Any:
@@ -118,7 +115,7 @@ def register(server: FixloreServer) -> None:
             raise JsonRpcInvalidParams("fixlore.forget expects [pattern id]")
         k = await knowledge()
         forgotten = await in_worker(k.forget, args[0])
-        learning().schedule_status()
+        learning.schedule_status()
         return {"forgotten": bool(forgotten)}
 
     @server.command(EXPORT)
@@ -143,12 +140,12 @@ def register(server: FixloreServer) -> None:
             raise JsonRpcInvalidParams(f"import refused: {exc}") from exc
         except (OSError, KnowledgeError) as exc:
             raise JsonRpcInternalError(f"import failed: {type(exc).__name__}") from exc
-        learning().schedule_status()
+        learning.schedule_status()
         return {"imported": report.imported, "merged": report.merged}
 
     @server.command(STATS)
     async def stats_command(*args: Any) -> Any:
-        loop = learning()
+        loop = learning
         k = await knowledge()
         stats = await in_worker(k.stats)
         return {
@@ -182,8 +179,8 @@ def register(server: FixloreServer) -> None:
     async def set_learning_command(*args: Any) -> Any:
         if not args or not isinstance(args[0], bool):
             raise JsonRpcInvalidParams("fixlore.setLearning expects [true] or [false]")
-        await learning().ready()
-        return {"learning": learning().set_learning(args[0])}
+        await learning.ready()
+        return {"learning": learning.set_learning(args[0])}
 
 
 def _filters(raw: Any) -> ExportFilters:

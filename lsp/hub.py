@@ -20,25 +20,30 @@ import time
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fixlore.abstraction import Position, TextEdit, TextRange
 from fixlore.abstraction.syntax import SyntaxProblem, syntax_problems
-from fixlore.lsp.timeline import to_code_points
+from fixlore.lsp.learning.timeline import to_code_points
 
 if TYPE_CHECKING:
     from concurrent.futures import ProcessPoolExecutor
 
     from pygls.workspace import TextDocument
 
-    from fixlore.lsp.server import FixloreServer
+    from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)
 
 OWN_SOURCE = "fixlore"
 OWN_KEY = "fixlore"
 
-PublishListener = Callable[[str, "int | None", list[dict[str, Any]]], None]
+
+class PublishFollower(Protocol):
+    """Who hears of every merged publish (:class:`~fixlore.lsp.dispatch.Dispatch`)."""
+
+    def published(self, uri: str, version: int | None, merged: list[dict[str, Any]]) -> None:
+        """The merged diagnostics of ``uri`` for ``version``."""
 
 
 @dataclass
@@ -51,10 +56,11 @@ class _DocDiagnostics:
 class DiagnosticsHub:
     """Keeps each source's diagnostics per document and publishes the merge."""
 
-    def __init__(self, server: FixloreServer) -> None:
-        self._server = server
+    def __init__(self, editor: Editor) -> None:
+        self._editor = editor
         self._docs: dict[str, _DocDiagnostics] = {}
-        self.listeners: list[PublishListener] = []
+        self.follower: PublishFollower | None = None
+        """Set once by ``create_server`` (the follower is built from the hub's users)."""
         self.publish_enabled = True
         """Off when the editor pulls diagnostics instead (the proxy decides)."""
 
@@ -119,17 +125,17 @@ class DiagnosticsHub:
         """Send the merged diagnostics of ``uri`` to the editor."""
         merged = self.current(uri)
         version = self._version(uri)
-        for listener in self.listeners:
+        if self.follower is not None:
             try:
-                listener(uri, version, merged)
-            except Exception:  # a listener's bug must not cost the user diagnostics
-                logger.exception("diagnostics listener failed")
+                self.follower.published(uri, version, merged)
+            except Exception:  # a follower's bug must not cost the user diagnostics
+                logger.exception("following a diagnostics publish failed")
         if not self.publish_enabled:
             return
         params: dict[str, Any] = {"uri": uri, "diagnostics": merged}
         if version is not None:
             params["version"] = version
-        self._server.protocol.send_raw_notification("textDocument/publishDiagnostics", params)
+        self._editor.send_raw_notification("textDocument/publishDiagnostics", params)
 
     def drop_source(self, key: str) -> None:
         """A source went away (an upstream died): its lists go, and the merges are published again.
@@ -145,12 +151,10 @@ class DiagnosticsHub:
     def forget(self, uri: str) -> None:
         """The document closed: clear what the editor shows for it."""
         if self._docs.pop(uri, None) is not None and self.publish_enabled:
-            self._server.protocol.send_raw_notification(
-                "textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []}
-            )
+            self._editor.send_raw_notification("textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []})
 
     def _version(self, uri: str) -> int | None:
-        doc = self._server.open_document(uri)
+        doc = self._editor.open_document(uri)
         return None if doc is None else doc.version
 
 
@@ -162,15 +166,16 @@ thread it would stall every request as long as it takes (seconds for a few MB)."
 class SyntaxChecker:
     """Debounced syntax diagnostics per document, computed off the event loop."""
 
-    def __init__(self, server: FixloreServer, hub: DiagnosticsHub) -> None:
-        self._server = server
+    def __init__(self, editor: Editor, hub: DiagnosticsHub, threads: Executor) -> None:
+        self._editor = editor
         self._hub = hub
+        self._threads = threads
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._processes: ProcessPoolExecutor | None = None
 
     def _executor(self, text: str) -> Executor:
         if len(text) < PROCESS_CHARS:
-            return self._server.thread_pool
+            return self._threads
         if self._processes is None:  # started at the first big file; most sessions never need it
             self._processes = worker_process_pool()
         return self._processes
@@ -186,7 +191,7 @@ class SyntaxChecker:
         task = self._pending.pop(uri, None)
         if task is not None:
             task.cancel()
-        delay = 0.0 if immediate else self._server.config.diagnostics_debounce_ms / 1000
+        delay = 0.0 if immediate else self._editor.config.diagnostics_debounce_ms / 1000
         self._pending[uri] = asyncio.ensure_future(self._run(uri, delay))
 
     def cancel(self, uri: str) -> None:
@@ -198,7 +203,7 @@ class SyntaxChecker:
     async def _run(self, uri: str, delay: float) -> None:
         if delay:
             await asyncio.sleep(delay)
-        doc = self._server.open_document(uri)
+        doc = self._editor.open_document(uri)
         if doc is None:
             return
         from fixlore.lsp.documents import document_language
@@ -214,7 +219,7 @@ class SyntaxChecker:
             logger.warning("the syntax-check process ended unexpectedly")
             self._processes = None
             return
-        current = self._server.open_document(uri)
+        current = self._editor.open_document(uri)
         if current is None or current.version != version:
             return  # the text moved on; a newer check is scheduled
         self._pending.pop(uri, None)

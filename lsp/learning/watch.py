@@ -1,4 +1,4 @@
-"""What the learning loop keeps per document between events (used by :mod:`fixlore.lsp.learning`).
+"""What the learning loop keeps per document between events (used by :mod:`fixlore.lsp.learning.loop`).
 
 A :class:`Watch` is an accepted or manual fix until its verdict: verified at
 the next settle and watched for undo; the windows say for how long. An
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fixlore.abstraction import Pattern
-from fixlore.lsp.timeline import Tracked
+from fixlore.lsp.learning.timeline import Tracked
 
 UNDO_WINDOW_S = 30.0
 """An edit undone within this many seconds counts against its fix."""

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fixlore.abstraction import DiagnosticInfo, Position, TextRange
-from fixlore.lsp.text_sync import to_code_points
+from fixlore.lsp.transport.text_sync import to_code_points
 
 MATCH_LINES = 3
 """A diagnostic moved by at most this many lines (beyond the shift) is the same one."""

@@ -39,14 +39,14 @@ from fixlore.abstraction import (
     apply_edits,
 )
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
-from fixlore.lsp.diagnostics import from_lsp_edits, to_lsp_range
-from fixlore.lsp.timeline import diag_info, lines_of, text_digest
+from fixlore.lsp.hub import from_lsp_edits, to_lsp_range
+from fixlore.lsp.learning.timeline import diag_info, lines_of, text_digest
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
     from fixlore.knowledge import Knowledge
-    from fixlore.lsp.learning_fixes import LearnedFix
+    from fixlore.lsp.learning.fixes import LearnedFix
 
 logger = logging.getLogger(__name__)
 

@@ -15,10 +15,12 @@ import logging
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from lsprotocol import types
+
+logger = logging.getLogger(__name__)
 
 _LEVELS = {"error": logging.ERROR, "warning": logging.WARNING, "info": logging.INFO, "debug": logging.DEBUG}
 
@@ -226,9 +228,17 @@ def set_level(level: str) -> None:
     logging.getLogger("pygls").setLevel(logging.WARNING)
 
 
-def body_filter() -> logging.Filter:
-    """The pygls payload filter, for handlers added elsewhere."""
-    return _PyglsBodyFilter()
+def spawn(coro: Awaitable[Any], *, name: str) -> asyncio.Task[Any]:
+    """Run a background coroutine whose failure is logged, not lost."""
+    task = asyncio.ensure_future(coro)
+
+    def done(t: asyncio.Task[Any]) -> None:
+        if not t.cancelled() and t.exception() is not None:
+            exc = t.exception()
+            logger.error("background task %s failed: %s", name, type(exc).__name__)
+
+    task.add_done_callback(done)
+    return task
 
 
 class RateLimiter:

@@ -8,7 +8,7 @@ server sends: notifications, server-to-client requests, and the diagnostics
 published per document. Waiting is on conditions: a predicate is re-checked
 each time a message arrives, never after a sleep.
 
-Messages stay plain dicts (``fixlore.lsp.jsonrpc``), so code actions arrive
+Messages stay plain dicts (``fixlore.lsp.transport.jsonrpc``), so code actions arrive
 exactly as the server sent them. Positions are converted with the position
 encoding the server chose, through the product's own edit functions.
 """
@@ -24,8 +24,8 @@ from typing import Any, ClassVar, TypeVar
 
 from fixlore.abstraction import apply_edits
 from fixlore.abstraction.languages import language_for
-from fixlore.lsp.diagnostics import from_lsp_edits
-from fixlore.lsp.jsonrpc import ConnectionClosed, JsonRpcConnection, spawn
+from fixlore.lsp.hub import from_lsp_edits
+from fixlore.lsp.transport.jsonrpc import ConnectionClosed, JsonRpcConnection, spawn
 
 T = TypeVar("T")
 

@@ -242,7 +242,7 @@ class Instantiator:
     def _new_pool(self) -> None:
         if self._failures < 2:
             try:
-                from fixlore.lsp.diagnostics import worker_process_pool  # lets go of the editor's pipes
+                from fixlore.lsp.hub import worker_process_pool  # lets go of the editor's pipes
 
                 self._pool = worker_process_pool()
                 return

@@ -9,7 +9,7 @@
   never on a request's path.
 * Sends ``fixlore/status`` (at most once a second).
 
-:class:`StoreSide` is the base of :class:`~fixlore.lsp.learning.LearningLoop`.
+:class:`StoreSide` is the base of :class:`~fixlore.lsp.learning.loop.LearningLoop`.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from fixlore.knowledge import Event, EventKind
 if TYPE_CHECKING:
     from fixlore.knowledge import Knowledge
     from fixlore.lsp.config import FixloreConfig
-    from fixlore.lsp.server import FixloreServer
+    from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +52,8 @@ def _scopes(config: FixloreConfig) -> tuple[object, ...]:
 class StoreSide:
     """The knowledge store as the learning loop uses it."""
 
-    def __init__(self, server: FixloreServer) -> None:
-        self.server = server
+    def __init__(self, editor: Editor) -> None:
+        self.server = editor
         self.knowledge: Knowledge | None = None
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fixlore-learning")
         self._opening: asyncio.Future[Any] | None = None
@@ -80,10 +80,11 @@ class StoreSide:
         """Whether fixes are being learned right now."""
         return self.knowledge is not None and self.knowledge.learning
 
-    def config_changed(self, old: FixloreConfig, new: FixloreConfig) -> None:
-        """Open the knowledge on the first config (initialize), reopen when its scopes change."""
-        life = self.server.features.get("lifecycle")
-        root = getattr(life, "root", None)
+    def config_changed(self, old: FixloreConfig, new: FixloreConfig, root: Path | None) -> None:
+        """Open the knowledge on the first config (initialize), reopen when its scopes change.
+
+        ``root``: the workspace's root folder, if the editor named one.
+        """
         if self.knowledge is None and self._opening is None:
             self._open(new, root)
         elif self.knowledge is not None:
@@ -229,4 +230,4 @@ class StoreSide:
         if knowledge is not None:
             stats = await asyncio.get_running_loop().run_in_executor(self.executor, knowledge.stats)
             patterns = stats.patterns
-        self.server.protocol.send_raw_notification("fixlore/status", {"learning": self.learning, "patterns": patterns})
+        self.server.send_raw_notification("fixlore/status", {"learning": self.learning, "patterns": patterns})

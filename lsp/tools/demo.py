@@ -24,7 +24,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from fixlore.lsp.editor_session import EditorSession
+from fixlore.lsp.tools.editor_session import EditorSession
 
 SAMPLE = Path(__file__).resolve().parent / "sample_workspace"
 _SKIP = {"README.md", "pyproject.toml"}

@@ -5,14 +5,17 @@ learning loop rely on:
 
 * every handler can see the message's **raw JSON** (``current_raw()``), so
   whatever fixlore forwards goes on losslessly, unknown fields included;
-* a :class:`RawRouter` may claim methods fixlore has no handler for, and
-  responses to requests it relayed; those never pass through cattrs;
+* its :class:`Router` (the proxy, the one object it calls) may claim methods
+  fixlore has no handler for, and responses to requests it relayed; those
+  never pass through cattrs. The router also merges its capabilities into
+  ``initialize``'s answer, runs commands fixlore has not registered, and sees
+  each ``didChange`` first (:meth:`Router.change_arrived`);
 * malformed messages get a JSON-RPC error answer (parse error, invalid params)
   instead of silence, and the server keeps serving;
 * ``didChange`` (and a notebook's cell changes) are applied by
-  :mod:`~fixlore.lsp.text_sync`, without cattrs or pygls' handler machinery.
+  :mod:`~fixlore.lsp.transport.text_sync`, without cattrs or pygls' handler machinery.
 
-The server that owns it, and reads the editor's stream, is in :mod:`.server`.
+The server that owns it, and reads the editor's stream, is in :mod:`.language_server`.
 """
 
 from __future__ import annotations
@@ -38,12 +41,13 @@ from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import JsonRPCNotification, JsonRPCRequestMessage
 from pygls.protocol.language_server import lsp_method
 
-from fixlore.lsp.framing import dumps, loads
-from fixlore.lsp.jsonrpc import Answered
-from fixlore.lsp.text_sync import apply_change, check_did_change
+from fixlore.lsp.transport.framing import dumps, loads
+from fixlore.lsp.transport.jsonrpc import Answered
+from fixlore.lsp.transport.raw_params import check_code_action_params, check_resolve_params
+from fixlore.lsp.transport.text_sync import apply_change, check_did_change
 
 if TYPE_CHECKING:
-    from fixlore.lsp.server import FixloreServer
+    from pygls.workspace import TextDocument
 
 logger = logging.getLogger(__name__)
 
@@ -61,8 +65,26 @@ def current_raw_params() -> Any:
     return None if raw is None else raw.get("params")
 
 
-class RawRouter(Protocol):
-    """Who handles messages fixlore forwards without reading (the proxy)."""
+RAW_PARAMS: dict[str, Callable[[Any], str | None]] = {
+    types.TEXT_DOCUMENT_DID_CHANGE: check_did_change,
+    types.TEXT_DOCUMENT_CODE_ACTION: check_code_action_params,
+    types.CODE_ACTION_RESOLVE: check_resolve_params,
+}
+"""Messages whose handler takes the raw params (no cattrs structuring, which costs
+about a millisecond for a code action): method -> a validator that returns why the
+params are invalid, or ``None``. A request with invalid params is answered with an
+error; a notification is logged and dropped."""
+
+
+class Host(Protocol):
+    """What the protocol needs of its server besides pygls' own (the open documents)."""
+
+    def open_document(self, uri: str) -> TextDocument | None:
+        """The editor's open document ``uri``, or ``None``."""
+
+
+class Router(Protocol):
+    """Who handles what fixlore forwards without reading (the proxy)."""
 
     def claims_method(self, method: str) -> bool:
         """True if a request/notification of ``method`` (with no fixlore handler) goes here."""
@@ -78,6 +100,15 @@ class RawRouter(Protocol):
 
     def handle_response(self, raw: dict[str, Any]) -> None:
         """Take the editor's response to a relayed request."""
+
+    def change_arrived(self, params: Any, body: bytes | None) -> None:
+        """A didChange, before anything else is done with it (the proxy passes it on at once)."""
+
+    def merge_capabilities(self, result: dict[str, Any]) -> dict[str, Any]:
+        """``initialize``'s answer (raw) with the upstreams' capabilities merged in."""
+
+    def execute_command(self, command: str, arguments: Any = None) -> Awaitable[Any]:
+        """Run a ``workspace/executeCommand`` fixlore has not registered (an upstream's)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,27 +128,15 @@ class _Rejected:
 class FixloreProtocol(LanguageServerProtocol):
     """pygls' protocol with raw-message access and proper error answers."""
 
-    def __init__(self, server: FixloreServer, converter: Any) -> None:
+    def __init__(self, server: Any, converter: Any) -> None:
         super().__init__(server, converter)
-        self._fixlore = server
-        self.raw_router: RawRouter | None = None
+        self._host: Host = server
+        self.router: Router | None = None
+        """Set once by ``create_server`` (pygls builds the protocol before the proxy exists)."""
         self._pending_raw: dict[str, Any] | None = None
-        self.capability_hooks: list[Callable[[dict[str, Any]], dict[str, Any]]] = []
-        self.command_fallback: Callable[[str, Any], Awaitable[Any]] | None = None
-        """Runs ``workspace/executeCommand`` for commands fixlore has not registered
-        (the proxy: upstreams' commands), called with (command, raw arguments)."""
-        self.early_notifications: dict[str, Callable[[Any, bytes | None], None]] = {}
-        """Notifications to see before anything else is done with them: method -> a hook
-        called with the raw params and the message's bytes if known (the proxy passes a
-        didChange on at once)."""
         self._initialize_seen = False
         self.current_body: bytes | None = None
-        """The bytes of the message being read (stdio pipe mode), for the early hooks."""
-        self.raw_params: dict[str, Callable[[Any], str | None]] = {types.TEXT_DOCUMENT_DID_CHANGE: check_did_change}
-        """Messages whose handler takes the raw params (no cattrs structuring, which
-        costs about a millisecond for a code action): method -> a validator that
-        returns why the params are invalid, or ``None``. A request with invalid params
-        is answered with an error; a notification is logged and dropped."""
+        """The bytes of the message being read (stdio pipe mode), for :meth:`Router.change_arrived`."""
 
     # -- reading -----------------------------------------------------------
     def structure_message(self, data: dict[str, Any]) -> Any:
@@ -126,13 +145,13 @@ class FixloreProtocol(LanguageServerProtocol):
             return data  # a nested object; the top-level call sees it raw
         self._pending_raw = data
         method = data.get("method")
-        early = self.early_notifications.get(method) if isinstance(method, str) and "id" not in data else None
-        if early is not None:
+        router = self.router
+        if method == types.TEXT_DOCUMENT_DID_CHANGE and "id" not in data and router is not None:
             try:
-                early(data.get("params"), self.current_body)
-            except Exception:  # a hook's bug must not cost the message
-                logger.exception("early hook for %s failed", method)
-        check = self.raw_params.get(method) if isinstance(method, str) else None
+                router.change_arrived(data.get("params"), self.current_body)
+            except Exception:  # its bug must not cost the message
+                logger.exception("passing a didChange on early failed")
+        check = RAW_PARAMS.get(method) if isinstance(method, str) else None
         if check is not None and isinstance(method, str):
             reason = check(data.get("params"))
             if reason is None and "id" in data:
@@ -144,7 +163,6 @@ class FixloreProtocol(LanguageServerProtocol):
                 self._send_response(data["id"], error=error.to_response_error())
             logger.warning("rejected a malformed %s message", method)
             return _Rejected("invalid params")
-        router = self.raw_router
         if router is not None:
             if method is None and "id" in data and router.claims_response(data["id"]):
                 return _RawResponse(data)
@@ -189,8 +207,8 @@ class FixloreProtocol(LanguageServerProtocol):
         if isinstance(message, _Rejected):
             return
         if isinstance(message, _RawResponse):
-            if self.raw_router is not None:
-                self.raw_router.handle_response(message.raw)
+            if self.router is not None:
+                self.router.handle_response(message.raw)
             return
         token = _RAW.set(raw)
         try:
@@ -279,7 +297,7 @@ class FixloreProtocol(LanguageServerProtocol):
         try:
             return super()._get_handler(feature_name)
         except JsonRpcException:
-            router = self.raw_router
+            router = self.router
             if router is None or not router.claims_method(feature_name):
                 raise
         return _forwarder(router, feature_name)
@@ -313,7 +331,7 @@ class FixloreProtocol(LanguageServerProtocol):
     def send_result_tail(self, msg_id: Any, tail: bytes) -> None:
         """Answer a request with an upstream's answer as it came (``RawResult.key`` where ``RawResult.passable``).
 
-        The handler then returns :data:`~fixlore.lsp.jsonrpc.ANSWERED`.
+        The handler then returns :data:`~fixlore.lsp.transport.jsonrpc.ANSWERED`.
         """
         self._write(b'{"jsonrpc":"2.0","id":%s,"result":%s' % (dumps(msg_id), tail))
 
@@ -355,16 +373,14 @@ class FixloreProtocol(LanguageServerProtocol):
     # -- lifecycle ---------------------------------------------------------
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams) -> Any:
-        """Build pygls' answer, then let hooks merge upstream capabilities (raw)."""
+        """Build pygls' answer, then let the router merge the upstreams' capabilities (raw)."""
         result = yield from super().lsp_initialize(params)
         raw: dict[str, Any] = self._converter.unstructure(result)
-        for hook in self.capability_hooks:
-            raw = hook(raw)
-        return raw
+        return raw if self.router is None else self.router.merge_capabilities(raw)
 
     @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
     def lsp_text_document__did_change(self, params: Any) -> None:
-        """Apply the editor's changes as LSP defines lines (:mod:`~fixlore.lsp.text_sync`), then the feature.
+        """Apply the editor's changes as LSP defines lines (:mod:`~fixlore.lsp.transport.text_sync`), then the feature.
 
         Replaces pygls' own, which misplaces edits below a form feed and splits the
         whole document per change. ``params`` are raw, checked by ``check_did_change``;
@@ -381,7 +397,7 @@ class FixloreProtocol(LanguageServerProtocol):
 
     def _apply_text_changes(self, identifier: dict[str, Any], changes: list[dict[str, Any]]) -> bool:
         """Apply raw content changes to an open document (False if it is not open)."""
-        doc = self._fixlore.open_document(identifier["uri"])
+        doc = self._host.open_document(identifier["uri"])
         if doc is None:
             return False
         text = doc.source
@@ -417,15 +433,15 @@ class FixloreProtocol(LanguageServerProtocol):
 
     @lsp_method(types.WORKSPACE_EXECUTE_COMMAND)
     def lsp_workspace__execute_command(self, params: types.ExecuteCommandParams) -> Any:
-        """Run fixlore's own commands as pygls does; any other goes to the fallback."""
-        fallback = self.command_fallback
-        if params.command in self.fm.commands or fallback is None:
+        """Run fixlore's own commands as pygls does; any other goes to the router."""
+        router = self.router
+        if params.command in self.fm.commands or router is None:
             return (yield from super().lsp_workspace__execute_command(params))
         raw = current_raw_params() or {}
-        return (yield fallback, (params.command, raw.get("arguments")), None)
+        return (yield router.execute_command, (params.command, raw.get("arguments")), None)
 
 
-def _forwarder(router: RawRouter, method: str) -> Callable[[Any], Any]:
+def _forwarder(router: Router, method: str) -> Callable[[Any], Any]:
     async def forward(params: Any) -> Any:
         raw = current_raw()
         if raw is not None and "id" in raw:
@@ -442,4 +458,4 @@ def _cause(exc: BaseException) -> str:
     return text[:200]
 
 
-__all__ = ["FixloreProtocol", "RawRouter", "current_raw", "current_raw_params"]
+__all__ = ["RAW_PARAMS", "FixloreProtocol", "Router", "current_raw", "current_raw_params"]

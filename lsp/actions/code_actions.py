@@ -1,0 +1,231 @@
+"""Code actions: the upstreams' actions and learned quick fixes, ranked by what the user does.
+
+For each diagnostic of the request's context, the candidates are the
+upstreams' actions for it plus the learned fixes instantiated from patterns
+(:mod:`fixlore.lsp.learning.fixes`). :mod:`fixlore.lsp.actions.assemble` ranks
+them with the knowledge and gives every action fixlore's ``fixlore.accept``
+command, whose token (kept here, in memory) says what was offered, so the
+acceptance is recorded when the editor applies the action (every client runs
+an action's command after its edit). A ``codeAction/resolve`` is no
+acceptance: clients may resolve actions they only show or preview, and a
+replay that resolved every action made each of them "accepted".
+
+Only memory is touched on the request path: the upstreams are asked through
+the proxy, learned fixes come from a cache filled in the background.
+
+Serves: ``textDocument/codeAction``, ``codeAction/resolve``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from typing import TYPE_CHECKING, Any, Protocol
+
+from lsprotocol import types
+
+from fixlore.lsp.actions.assemble import ACCEPT, Assembly, Offer, Tokens, assemble, token_of
+from fixlore.lsp.documents import document_language
+
+if TYPE_CHECKING:
+    from concurrent.futures import Executor
+
+    from pygls.lsp.server import LanguageServer
+
+    from fixlore.abstraction import Pattern
+    from fixlore.knowledge import EventKind, Knowledge
+    from fixlore.lsp.learning.fixes import LearnedFix
+    from fixlore.lsp.ports import Editor
+    from fixlore.lsp.proxy.core import PendingActions
+
+logger = logging.getLogger(__name__)
+
+INVOKED = 1
+
+
+class UpstreamActions(Protocol):
+    """The upstreams' side of code actions (the proxy)."""
+
+    def start_code_actions(self, params: Any) -> PendingActions:
+        """Ask every upstream for its code actions now; await the answers later."""
+
+    async def resolve_code_action(self, action: Any) -> Any:
+        """Resolve an action with the upstream that made it."""
+
+
+class LearnedSide(Protocol):
+    """The learning side of code actions (the learning loop)."""
+
+    knowledge: Knowledge | None
+
+    @property
+    def executor(self) -> Executor:
+        """The worker threads store work runs in."""
+
+    async def learned_fixes(self, uri: str, version: int | None, diagnostic: dict[str, Any]) -> list[LearnedFix]:
+        """The learned fixes for one diagnostic (waits briefly at most)."""
+
+    def record(self, kind: EventKind, pattern: Pattern) -> None:
+        """Queue one event."""
+
+    def saw_offers(
+        self, uri: str, version: int | None, groups: list[tuple[dict[str, Any], tuple[Pattern, ...], dict[str, str]]]
+    ) -> None:
+        """The user was shown these actions for these diagnostics."""
+
+    def accepted(
+        self,
+        pattern: Pattern | None,
+        siblings: tuple[Pattern, ...],
+        invoked: bool,
+        uri: str,
+        version: int | None,
+        diag: dict[str, Any] | None,
+        before_text: str,
+    ) -> None:
+        """The user chose an action fixlore offered."""
+
+
+class CodeActions:
+    """Assembles code-action answers from the upstreams' actions and the learned fixes."""
+
+    def __init__(self, editor: Editor, upstreams: UpstreamActions, learning: LearnedSide) -> None:
+        self._editor = editor
+        self._upstreams = upstreams
+        self._learning = learning
+        self.tokens = Tokens()
+        """What each ``fixlore.accept`` token offered (memory only)."""
+
+    async def code_action(self, raw: dict[str, Any]) -> list[dict[str, Any]] | None:
+        """``textDocument/codeAction``: the ranked actions; an invoked list counts as offered."""
+        assembly = await self.build(raw, self.tokens)
+        self.record_offers(assembly)
+        return assembly.actions or None
+
+    def _start_upstream(self, raw: dict[str, Any]) -> PendingActions | None:
+        """Ask the upstreams for their code actions for ``raw`` params now."""
+        try:
+            return self._upstreams.start_code_actions(raw)
+        except Exception as exc:  # one failing source must not cost the others (STYLE.md)
+            logger.warning("upstream code actions failed: %s", type(exc).__name__)
+            return None
+
+    async def _learned(
+        self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]
+    ) -> list[list[LearnedFix]]:
+        """The learned fixes per context diagnostic (each waits briefly at most)."""
+        if not diagnostics:
+            return []
+        fixes = self._learning.learned_fixes
+        if len(diagnostics) == 1:  # the usual case: no task
+            return [await fixes(uri, version, diagnostics[0])]
+        return list(await asyncio.gather(*(fixes(uri, version, d) for d in diagnostics)))
+
+    async def build(self, raw: dict[str, Any], tokens: Tokens, *, count: bool = True) -> Assembly:
+        """Everything a code-action answer needs, ranked; shared by the handler and explain."""
+        uri = str(((raw.get("textDocument") or {}).get("uri")) or "")
+        context = raw.get("context") or {}
+        diagnostics = [d for d in context.get("diagnostics") or [] if isinstance(d, dict)]
+        invoked = context.get("triggerKind") == INVOKED
+        doc = self._editor.open_document(uri)
+        version = None if doc is None else doc.version
+        # The upstreams are asked first and answer while the learned fixes are looked up.
+        pending = self._start_upstream(raw)
+        try:
+            learned = await self._learned(uri, version, diagnostics)
+        except BaseException:
+            if pending is not None:
+                pending.drop()
+            raise
+        upstream = await upstream_actions(pending)
+        return assemble(
+            uri=uri,
+            doc=doc,
+            language=None if doc is None else document_language(doc),
+            diagnostics=diagnostics,
+            upstream=upstream,
+            learned=learned,
+            knowledge=self._learning.knowledge,
+            executor=self._learning.executor,
+            tokens=tokens,
+            invoked=invoked and count,
+            now=time.time(),
+        )
+
+    def record_offers(self, assembly: Assembly) -> None:
+        """An invoked list was seen: each candidate of each diagnostic was offered (once per version)."""
+        if not assembly.offered:
+            return
+        from fixlore.knowledge import EventKind
+
+        for pattern in assembly.offered:
+            self._learning.record(EventKind.OFFERED, pattern)
+        groups = [(g.diag, g.patterns, g.results) for g in assembly.groups]
+        self._learning.saw_offers(assembly.uri, assembly.version, groups)
+
+    async def resolve(self, raw: dict[str, Any]) -> dict[str, Any]:
+        """Resolve at the owner, keeping fixlore's command (which records the acceptance when run)."""
+        token = token_of(raw)
+        offer = self.tokens.get(token) if token else None
+        upstream_raw = dict(raw)
+        upstream_raw.pop("command", None)
+        if offer is not None and offer.original is not None:
+            upstream_raw["command"] = offer.original
+        if offer is not None and offer.learned:
+            return raw
+        resolved = await self._upstreams.resolve_code_action(upstream_raw)
+        if not isinstance(resolved, dict):
+            return raw
+        out = dict(resolved)
+        if token is not None:
+            if offer is not None:
+                offer.original = out.get("command") if isinstance(out.get("command"), dict) else offer.original
+            out["command"] = raw.get("command") or {
+                "title": out.get("title", ""),
+                "command": ACCEPT,
+                "arguments": [token],
+            }
+        return out
+
+    def accept(self, offer: Offer) -> None:
+        """Record an acceptance once per offer (an editor may run the command twice)."""
+        if offer.done:
+            return
+        offer.done = True
+        self._learning.accepted(
+            offer.pattern, offer.siblings, offer.invoked, offer.uri, offer.version, offer.diag, offer.text
+        )
+
+
+async def upstream_actions(pending: PendingActions | None) -> list[Any]:
+    """The upstreams' code actions asked for by :meth:`CodeActions.build` (``[]`` on failure)."""
+    if pending is None:
+        return []
+    try:
+        result = await pending.answers()
+    except Exception as exc:  # one failing source must not cost the others (STYLE.md)
+        logger.warning("upstream code actions failed: %s", type(exc).__name__)
+        return []
+    if not isinstance(result, list):
+        return []
+    # The proxy answers (upstream id, action) pairs, actions' ``data`` already wrapped.
+    return [item[1] if isinstance(item, tuple) else item for item in result]
+
+
+def register(server: LanguageServer, actions: CodeActions) -> None:
+    """Register the code-action handlers (raw params: see ``fixlore.lsp.transport.protocol.RAW_PARAMS``)."""
+
+    @server.feature(
+        types.TEXT_DOCUMENT_CODE_ACTION,
+        types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=True),
+    )
+    async def code_action(params: dict[str, Any]) -> list[dict[str, Any]] | None:
+        return await actions.code_action(params)
+
+    @server.feature(types.CODE_ACTION_RESOLVE)
+    async def code_action_resolve(params: dict[str, Any]) -> dict[str, Any]:
+        return await actions.resolve(params)
+
+
+__all__ = ["CodeActions", "register", "upstream_actions"]

@@ -1,0 +1,117 @@
+"""Settling and manual-fix detection in the learning loop, driven by a fake clock (no process, no store)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fixlore.lsp.hub import DiagnosticsHub
+from fixlore.lsp.learning.loop import SOURCE_WAIT_S, LearningLoop
+
+from .fakes import FakeClock, FakeEditor, settle_tasks
+
+URI = "file:///w/probe.py"
+BEFORE = "def check(total):\n    if total == None:\n        return 0\n    return total\n"
+FIXED = "def check(total):\n    if total is None:\n        return 0\n    return total\n"
+BROKEN = "def check(total):\n    if total is None\n        return 0\n    return total\n"
+E711 = {
+    "range": {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 20}},
+    "source": "Ruff",
+    "code": "E711",
+    "message": "Comparison to `None` should be `cond is None`",
+}
+PAUSE_S = 1.0
+
+
+class FakeExtractor:
+    """Remembers what it was asked to learn from; learns nothing (that is the abstraction's job)."""
+
+    def __init__(self) -> None:
+        self.asked: list[tuple[str, str, str]] = []
+
+    async def extract(self, language: str, before: str, after: str, info: Any) -> Any:
+        self.asked.append((language, before, after))
+        return None
+
+    def start(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class Session:
+    def __init__(self) -> None:
+        self.editor = FakeEditor(manual_fix_pause_ms=int(PAUSE_S * 1000))
+        self.clock = FakeClock()
+        self.extractor = FakeExtractor()
+        self.hub = DiagnosticsHub(self.editor)  # type: ignore[arg-type]
+        self.loop = LearningLoop(self.editor, self.hub, clock=self.clock, extractor=self.extractor)  # type: ignore[arg-type]
+        self.hub.follower = self.loop
+
+    async def open(self, text: str, diagnostics: list[dict[str, Any]]) -> None:
+        self.editor.open(URI, text)
+        self.loop.did_open(URI, {})
+        self.hub.set(URI, "ruff", 1, diagnostics)  # the first publish is the baseline at once
+        await settle_tasks(self.editor)
+
+    async def type(self, text: str, diagnostics: list[dict[str, Any]]) -> None:
+        self.editor.edit(URI, text)
+        doc = self.editor.documents[URI]
+        self.loop.did_change(
+            URI, {"textDocument": {"uri": URI, "version": doc.version}, "contentChanges": [{"text": text}]}
+        )
+        self.hub.set(URI, "ruff", doc.version, diagnostics)
+        await settle_tasks(self.editor)
+
+    async def pause(self, seconds: float) -> None:
+        self.clock.advance(seconds)
+        await settle_tasks(self.editor)
+
+    def close(self) -> None:
+        self.loop.shutdown()
+
+
+async def test_a_diagnostic_gone_after_the_pause_is_a_fix_by_hand() -> None:
+    s = Session()
+    await s.open(BEFORE, [E711])
+    await s.type(FIXED, [])
+    assert s.extractor.asked == []  # the user has not paused yet
+    await s.pause(PAUSE_S)
+    assert s.extractor.asked == [("python", BEFORE, FIXED)]
+    assert s.loop.settles == 2
+    s.close()
+
+
+async def test_typing_on_restarts_the_pause() -> None:
+    s = Session()
+    await s.open(BEFORE, [E711])
+    await s.type(BROKEN, [])
+    await s.pause(PAUSE_S * 0.6)
+    await s.type(FIXED, [])
+    await s.pause(PAUSE_S * 0.6)
+    assert s.extractor.asked == []  # 1.2 s since the first keystroke, 0.6 since the last
+    await s.pause(PAUSE_S * 0.4)
+    assert s.extractor.asked == [("python", BEFORE, FIXED)]
+    s.close()
+
+
+async def test_a_state_that_does_not_parse_teaches_nothing() -> None:
+    s = Session()
+    await s.open(BEFORE, [E711])
+    await s.type(BROKEN, [])
+    await s.pause(PAUSE_S)
+    assert s.extractor.asked == []
+    s.close()
+
+
+async def test_a_source_that_has_not_reported_is_waited_for_not_taken_as_fixed() -> None:
+    s = Session()
+    await s.open(BEFORE, [E711])
+    s.editor.edit(URI, FIXED)
+    s.loop.did_change(URI, {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": FIXED}]})
+    s.hub.set(URI, "other", 2, [])  # another source reports for version 2; ruff (with E711) has not
+    await s.pause(PAUSE_S)
+    assert s.extractor.asked == [] and s.loop.settles == 1
+    await s.pause(SOURCE_WAIT_S)  # it never does: the document settles without it, E711 neither fixed nor new
+    assert s.extractor.asked == [] and s.loop.settles == 2
+    s.close()
