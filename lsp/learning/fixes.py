@@ -178,20 +178,14 @@ class LearnedFixes:
                 continue
             none.pop(signature, None)
             info = diag_info(raw, text, num_units)
-            entries[key] = self._submit(uri, version, language, text, info, found)
+            entries[key] = self._submit(uri, language, text, info, found)
 
-    def _submit(
-        self, uri: str, version: int | None, language: str, text: str, info: Any, found: list[PatternStats]
-    ) -> _Pending:
-        usable = [stats for stats in found if stats.pattern is not None and stats.pattern.shape is not None]
-        patterns = [
-            (stats.fingerprint, stats.pattern, stats.counts.manual + stats.counts.accepted)
-            for stats in usable
-            if stats.pattern is not None
-        ]
-        job = Job(uri, version, language, text, info, patterns)
+    def _submit(self, uri: str, language: str, text: str, info: Any, found: list[PatternStats]) -> _Pending:
+        usable = [(stats, stats.pattern) for stats in found if stats.pattern is not None and stats.pattern.shape]
+        seen = [(stats.fingerprint, pattern, stats.counts.manual + stats.counts.accepted) for stats, pattern in usable]
+        job = Job(uri, language, text, info, seen)
         self._jobs.submit(job)
-        return _Pending(job, usable)
+        return _Pending(job, [stats for stats, _ in usable])
 
     async def get(self, uri: str, version: int | None, raw: dict[str, Any]) -> list[LearnedFix]:
         """The learned fixes for one diagnostic, if ready within :data:`REQUEST_WAIT_S`."""

@@ -38,10 +38,9 @@ Found = tuple[int, tuple[TextEdit, ...], str]
 
 @dataclass(eq=False)
 class Job:
-    """Learned fixes to instantiate for one diagnostic of one document version."""
+    """Learned fixes to instantiate for one diagnostic of one document text."""
 
     uri: str
-    version: int | None
     language: str
     text: str
     info: Any

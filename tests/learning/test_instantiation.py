@@ -28,9 +28,9 @@ def _pattern():  # type: ignore[no-untyped-def]
     return learn("python", before, before.replace("== None", "is None"), diag_at(before, "None", *E711))
 
 
-def _job(pattern, uri: str = "file:///w/a.py", version: int = 1, name: str = "item") -> Job:  # type: ignore[no-untyped-def]
+def _job(pattern, uri: str = "file:///w/a.py", name: str = "item") -> Job:  # type: ignore[no-untyped-def]
     text = f"def other({name}):\n    return {name} == None\n"
-    return Job(uri, version, "python", text, diag_at(text, "None", *E711), [("fp-e711", pattern, 2)])
+    return Job(uri, "python", text, diag_at(text, "None", *E711), [("fp-e711", pattern, 2)])
 
 
 def _applied(job: Job, found: list[Found]) -> list[str]:
@@ -58,8 +58,8 @@ def test_a_job_is_instantiated_in_a_worker_process(instantiator: Instantiator) -
 
 def test_a_new_version_of_the_document_is_instantiated_on_its_own_text(instantiator: Instantiator) -> None:
     pattern = _pattern()
-    instantiator.submit(_job(pattern, version=1, name="first")).result(TIMEOUT_S)
-    second = _job(pattern, version=2, name="second")
+    instantiator.submit(_job(pattern, name="first")).result(TIMEOUT_S)
+    second = _job(pattern, name="second")
     assert _applied(second, instantiator.submit(second).result(TIMEOUT_S)) == [
         "def other(second):\n    return second is None\n"
     ]
@@ -68,7 +68,7 @@ def test_a_new_version_of_the_document_is_instantiated_on_its_own_text(instantia
 def test_a_worker_that_forgot_the_text_is_sent_it_again(instantiator: Instantiator) -> None:
     pattern = _pattern()
     instantiator.submit(_job(pattern, uri="file:///w/warm.py")).result(TIMEOUT_S)
-    job = _job(pattern, uri="file:///w/b.py", version=7)
+    job = _job(pattern, uri="file:///w/b.py")
     instantiator._texts[job.uri] = (999, job.text)  # as if the worker had it (it evicted it, say)
     assert _applied(job, instantiator.submit(job).result(TIMEOUT_S)) == ["def other(item):\n    return item is None\n"]
 
@@ -104,7 +104,7 @@ def test_a_killed_worker_is_replaced_and_the_job_still_answered(instantiator: In
     (process,) = getattr(instantiator._pool, "_processes", {}).values()
     os.kill(process.pid, signal.SIGKILL)
     process.join(TIMEOUT_S)
-    job = _job(pattern, version=3, name="after")
+    job = _job(pattern, name="after")
     assert _applied(job, instantiator.submit(job).result(TIMEOUT_S)) == [
         "def other(after):\n    return after is None\n"
     ]
@@ -130,8 +130,8 @@ def test_a_document_opened_again_with_the_same_version_is_instantiated_on_its_ne
 ) -> None:
     # Versions start over when an editor closes and opens a file again: the text, not the version, counts.
     pattern = _pattern()
-    instantiator.submit(_job(pattern, version=1, name="old")).result(TIMEOUT_S)
-    reopened = _job(pattern, version=1, name="new")
+    instantiator.submit(_job(pattern, name="old")).result(TIMEOUT_S)
+    reopened = _job(pattern, name="new")
     assert _applied(reopened, instantiator.submit(reopened).result(TIMEOUT_S)) == [
         "def other(new):\n    return new is None\n"
     ]
