@@ -27,7 +27,7 @@ from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, Fi
 from fixlore.abstraction._placeholders import NUMBER, is_numbered
 from fixlore.abstraction._privacy import verify_privacy
 from fixlore.abstraction._results import Extracted, Failed, Skipped, SkipReason
-from fixlore.abstraction._rewrites import learned_rewrite
+from fixlore.abstraction._rewrites import Site, learned_rewrite
 from fixlore.abstraction._shape import IMPORT_KINDS, ancestors, header_end, is_statement, layout
 from fixlore.abstraction._soundness import AT_DIAGNOSTIC, dropped, never_sound, subject_of_diagnostic
 from fixlore.abstraction._templates import Namer, signature_with
@@ -75,9 +75,8 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
     namer = Namer()
     code = str(diag.code or "")
     signature = signature_with(language, diag.source, code, diag.message, namer)
-    rewrite = learned_rewrite(
-        language, before, after, offset_at(before, diag.range.start), offset_at(before, diag.range.end), signature
-    )
+    site = Site(before, offset_at(before, diag.range.start), offset_at(before, diag.range.end), diag.message)
+    rewrite = learned_rewrite(language, site, after, signature)
     if rewrite is not None and verify_privacy(rewrite).ok:
         return Extracted(rewrite)
     if len(spans) == 2:

@@ -24,9 +24,9 @@ from fixlore.abstraction._imports import derive_holes, place_import
 from fixlore.abstraction._match import _Ctx, _edits_at_unit, _NoMatch
 from fixlore.abstraction._pattern import Anchor, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
-from fixlore.abstraction._render import _clip, _edited, _render_block, _title, _to_edit, _unit_texts
+from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts, replace_title
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
-from fixlore.abstraction._rewrites import Rewrite, changes_behaviour, rewrite_of
+from fixlore.abstraction._rewrites import Rewrite, Site, changes_behaviour, rewrite_of
 from fixlore.abstraction._shape import (
     enclosing_function,
     function_body_start,
@@ -47,8 +47,8 @@ from fixlore.abstraction._soundness import (
     roles_unsound,
     subject_of_diagnostic,
 )
-from fixlore.abstraction._templates import bind_template
-from fixlore.abstraction._text import DiagnosticInfo, TextEdit, TextRange, offset_at
+from fixlore.abstraction._templates import bind_template, same_wording
+from fixlore.abstraction._text import DiagnosticInfo, TextEdit, TextRange, offset_at, position_at
 from fixlore.abstraction._tree import Source, error_count
 from fixlore.abstraction.languages import get_parser
 
@@ -76,17 +76,21 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         return Skipped(SkipReason.NO_MATCH, "pattern has no shape")
     if get_parser(language) is None:
         return Skipped(SkipReason.UNSUPPORTED_LANGUAGE, language[:32])
-    unsound = pattern_unsound(pattern, seen)
-    if unsound is not None:
-        return Skipped(SkipReason.UNSOUND, unsound)
     sig = pattern.signature
     if (sig.language, sig.source, sig.code) != (language, diag.source, str(diag.code or "")):
         return Skipped(SkipReason.SIGNATURE_MISMATCH)
     rewrite = rewrite_of(pattern)
     if rewrite is not None:
+        # Exact by construction (its shape is for display); the message must say the same
+        # thing, though: "imported but unused" is not "…; consider adding to `__all__`".
+        if not same_wording(language, sig.message, diag.message):
+            return Skipped(SkipReason.SIGNATURE_MISMATCH, "the message says something else")
         if changes_behaviour(pattern) and seen < EVIDENCE:
             return Skipped(SkipReason.UNSOUND, "changes what the code does, on one example's word")
         return _rewritten(rewrite, language, text, diag)
+    unsound = pattern_unsound(pattern, seen)
+    if unsound is not None:
+        return Skipped(SkipReason.UNSOUND, unsound)
     binding = bind_template(language, sig.message, diag.message, pattern.holes)
     if binding is None:
         lifted = lift(pattern, diag.message)
@@ -344,9 +348,10 @@ def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
 
 def _rewritten(rewrite: Rewrite, language: str, text: str, diag: DiagnosticInfo) -> Instantiated | Skipped:
     """A rewrite (:mod:`~fixlore.abstraction._rewrites`) of the code at ``diag``."""
-    start, end = offset_at(text, diag.range.start), offset_at(text, diag.range.end)
-    new = rewrite(text, start, end) if language == "python" else None
-    if new is None:
+    site = Site(text, offset_at(text, diag.range.start), offset_at(text, diag.range.end), diag.message)
+    change = rewrite(site) if language == "python" else None
+    if change is None:
         return Skipped(SkipReason.NO_MATCH, "the rewrite does not apply at the diagnostic")
-    edit = TextEdit(TextRange(diag.range.start, diag.range.end), new)
-    return Instantiated((edit,), f"Replace `{_clip(text[start:end])}` with `{_clip(new)}`")
+    start, end, new = change
+    edit = TextEdit(TextRange(position_at(text, start), position_at(text, end)), new)
+    return Instantiated((edit,), replace_title(text[start:end], new))

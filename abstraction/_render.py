@@ -228,6 +228,13 @@ _CATEGORY_TITLES = {
 }
 
 
+def replace_title(old: str, new: str) -> str:
+    """The title "Replace `old` with `new`", or "Remove `old`" when nothing replaces it."""
+    if not new.strip():
+        return f"Remove `{_clip(old)}`"
+    return f"Replace `{_clip(old)}` with `{_clip(new)}`"
+
+
 def _title(ctx: _Ctx, edits: list[tuple[int, int, str]]) -> str:
     """A title for the user: the learned fix, in the user's own names."""
     if ctx.pattern.action is not None:
@@ -236,10 +243,7 @@ def _title(ctx: _Ctx, edits: list[tuple[int, int, str]]) -> str:
             title = title.replace(ph, ctx.binding[ph])
         return title
     if ctx.unit is not None:
-        old, new = _unit_texts(ctx, edits)
-        if not new.strip():
-            return f"Remove `{_clip(old)}`"
-        return f"Replace `{_clip(old)}` with `{_clip(new)}`"
+        return replace_title(*_unit_texts(ctx, edits))
     new = " ".join(t.strip() for _, _, t in edits if t.strip())
     verb = _CATEGORY_TITLES.get(ctx.pattern.category, "Insert")
     return f"{verb} `{_clip(new)}`"

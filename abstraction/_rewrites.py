@@ -5,7 +5,9 @@ fixes users make by hand are the same mechanical rewrite every time, of code of
 any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`),
 ``raise X(…)`` -> ``raise X(…) from None`` or ``from err``, the name the
 enclosing ``except … as err`` binds (B904); ``a == b`` -> ``a is b`` and
-``type(a) == B`` -> ``isinstance(a, B)`` (E721). At extraction, when the human's fixed
+``type(a) == B`` -> ``isinstance(a, B)`` (E721); an unused import dropped from
+its statement (F401), or the earlier, unused import a redefinition's message
+points at (F811), by :mod:`~fixlore.abstraction._bindings`. At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
 this module: nothing of the user's code); instantiation computes the rewrite on
@@ -19,12 +21,36 @@ import io
 import re
 import tokenize
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from fixlore.abstraction._bindings import Change, drop_at, drop_named
 from fixlore.abstraction._formats import percent_to_fstring
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
 
-Rewrite = Callable[[str, int, int], str | None]
-"""(text, start, end) -> the new text of ``text[start:end]``, or ``None`` if the rewrite does not apply."""
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """Where a rewrite is asked for: the file, the diagnostic's range in it, its message."""
+
+    text: str
+    start: int
+    end: int
+    message: str
+
+
+Rewrite = Callable[[Site], Change | None]
+"""A site -> ``(start, end, new)``, the one edit of the fix, or ``None`` if the rewrite does not apply."""
+
+
+def _in_place(rewrite: Callable[[str, int, int], str | None]) -> Rewrite:
+    """A rewrite of the diagnostic's own range: ``(text, start, end)`` -> its new text."""
+
+    def at(site: Site) -> Change | None:
+        new = rewrite(site.text, site.start, site.end)
+        return None if new is None else (site.start, site.end, new)
+
+    return at
+
 
 REWRITE = "rewrite"
 """``Pattern.extra`` key; its value names one of :data:`REWRITES`."""
@@ -157,24 +183,54 @@ def _type_eq_isinstance(text: str, start: int, end: int) -> str | None:
     return call if isinstance(node.ops[0], ast.Eq) else "not " + call
 
 
+def _drop_unused(site: Site) -> Change | None:
+    """F401: the import at the diagnostic loses the name it is about."""
+    return drop_at(site.text, site.start)
+
+
+_REDEFINED = re.compile(r"`([^`]+)` from line (\d+)\b")
+
+
+def _drop_redefined(site: Site) -> Change | None:
+    """F811: the earlier, unused import the message points at ("`x` from line 3") loses ``x``."""
+    found = _REDEFINED.search(site.message)
+    if found is None:
+        return None
+    return drop_named(site.text, int(found.group(2)) - 1, found.group(1))
+
+
 REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "percent_fstring": (
-        _percent,
+        _in_place(_percent),
         EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %s $S " % $1', 'f" $S { $1 } $S "'),
     ),
-    "raise_from_none": (_from_none, EditShape(Anchor.AT_DIAGNOSTIC, "Raise", "raise $1 ( )", "raise $1 ( ) from None")),
+    "raise_from_none": (
+        _in_place(_from_none),
+        EditShape(Anchor.AT_DIAGNOSTIC, "Raise", "raise $1 ( )", "raise $1 ( ) from None"),
+    ),
     "raise_from_caught": (
-        _from_caught,
+        _in_place(_from_caught),
         EditShape(Anchor.AT_DIAGNOSTIC, "Raise", "raise $1 ( )", "raise $1 ( ) from $2"),
     ),
-    "eq_to_is": (_eq_to_is, EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "$1 == $2", "$1 is $2")),
+    "eq_to_is": (_in_place(_eq_to_is), EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "$1 == $2", "$1 is $2")),
     "type_eq_isinstance": (
-        _type_eq_isinstance,
+        _in_place(_type_eq_isinstance),
         EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "type ( $1 ) == $2", "isinstance ( $1 , $2 )"),
+    ),
+    "drop_unused_import": (
+        _drop_unused,
+        EditShape(Anchor.AT_DIAGNOSTIC, "ImportAlias", "from $1 import $2 , $3", "from $1 import $3"),
+    ),
+    "drop_redefined_import": (
+        _drop_redefined,
+        EditShape(Anchor.IMPORT_BLOCK, "ImportAlias", "from $1 import $2", ""),
     ),
 }
 """Every rewrite by name, with the shape ``knowledge show`` and the dashboard display for it."""
 
+
+_CATEGORIES = {"drop_unused_import": FixCategory.REMOVE_IMPORT, "drop_redefined_import": FixCategory.REMOVE_IMPORT}
+"""A rewrite's kind of change, where it is not just :attr:`FixCategory.REWRITE`."""
 
 CHANGES_BEHAVIOUR = frozenset({"type_eq_isinstance"})
 """Rewrites whose result may behave differently (``isinstance`` accepts subclasses, ``type(a) ==``
@@ -193,18 +249,20 @@ def rewrite_of(pattern: Pattern) -> Rewrite | None:
     return entry[0] if entry is not None else None
 
 
-def learned_rewrite(
-    language: str, before: str, after: str, start: int, end: int, signature: Signature
-) -> Pattern | None:
-    """The pattern of the rewrite that turns ``before`` into ``after`` at ``[start, end)``, if one does."""
+def learned_rewrite(language: str, site: Site, after: str, signature: Signature) -> Pattern | None:
+    """The pattern of the rewrite that turns ``site.text`` into ``after``, if one does (layout aside)."""
     if language != "python":
         return None
+    before = site.text
     for name, (rewrite, shape) in REWRITES.items():
-        new = rewrite(before, start, end)
-        if new is not None and (before[:start] + new + before[end:]).split() == after.split():
+        change = rewrite(site)
+        if change is None:
+            continue
+        start, end, new = change
+        if (before[:start] + new + before[end:]).split() == after.split():
             return Pattern(
                 signature=signature,
-                category=FixCategory.REWRITE,
+                category=_CATEGORIES.get(name, FixCategory.REWRITE),
                 shape=shape,
                 extra=tuple(sorted(((REWRITE, name), SPANS_DIAGNOSTIC))),
             )

@@ -67,6 +67,24 @@ def first_line(text: str) -> str:
     return text.partition("\n")[0].rstrip()
 
 
+_PLACEHOLDERS = re.compile(r"\$[A-Z]?\d*\b")
+
+
+def same_wording(language: str, template: str, message: str) -> bool:
+    """Whether ``message`` says what ``template`` says, whatever names, strings and numbers it holds.
+
+    ``"`$1` imported but unused"`` fits ``"`os` imported but unused"`` and
+    ``"`a.b` imported but unused"``, not ``"`os` imported but unused; consider
+    adding to `__all__`"``: with code spans blanked and placeholders told apart
+    from nothing else, the two templates must be the same text.
+    """
+
+    def form(text: str) -> str:
+        return _PLACEHOLDERS.sub("$", _SPAN.sub("`…`", text))
+
+    return form(template) == form(template_text(language, message, Namer()))
+
+
 def template_text(language: str, text: str, namer: Namer) -> str:
     """Template the first line of a message or title: code spans and prose, each by its own rule."""
     text = first_line(text)

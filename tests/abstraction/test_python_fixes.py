@@ -85,7 +85,7 @@ def test_unused_import_removed_is_remove_import() -> None:
     after = "import sys\n\nprint(sys.argv)\n"
     p = learn("python", before, after, diag_at(before, "os", "Ruff", "F401", "`os` imported but unused"))
     assert p.category is FixCategory.REMOVE_IMPORT
-    assert p.shape is not None and (p.shape.before, p.shape.after) == ("import os", "")
+    assert ("rewrite", "drop_unused_import") in p.extra  # any import, not just `import os`
 
 
 def test_missing_colon_added_is_insert_token() -> None:
