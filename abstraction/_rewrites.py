@@ -5,7 +5,9 @@ fixes users make by hand are the same mechanical rewrite every time, of code of
 any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`),
 ``raise X(…)`` -> ``raise X(…) from None`` or ``from err``, the name the
 enclosing ``except … as err`` binds (B904); ``a == b`` -> ``a is b`` and
-``type(a) == B`` -> ``isinstance(a, B)`` (E721); an unused import dropped from
+``type(a) == B`` -> ``isinstance(a, B)`` (E721); ``x: T = None`` ->
+``x: Optional[T] = None`` or ``typing.Optional[T]`` as the file imports it
+(RUF013); an unused import dropped from
 its statement (F401), or the earlier, unused import a redefinition's message
 points at (F811), by :mod:`~fixlore.abstraction._bindings`. At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
@@ -183,6 +185,39 @@ def _type_eq_isinstance(text: str, start: int, end: int) -> str | None:
     return call if isinstance(node.ops[0], ast.Eq) else "not " + call
 
 
+_FROM_TYPING = re.compile(r"^[ \t]*from[ \t]+typing[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE)
+_IMPORT_TYPING = re.compile(r"^[ \t]*import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*typing[ \t]*(?:,|$|#)", re.MULTILINE)
+
+
+def _annotation(text: str, start: int, end: int) -> str | None:
+    """``text[start:end]`` if it is one whole expression (an annotation), not yet ``Optional``."""
+    snippet = text[start:end]
+    try:
+        tree = ast.parse("(" + snippet + "\n)", mode="eval")
+    except (SyntaxError, ValueError):
+        return None
+    if "#" in snippet or ast.unparse(tree).startswith(("Optional[", "typing.Optional[")):
+        return None
+    return snippet
+
+
+def _typing_optional(text: str, start: int, end: int) -> str | None:
+    """RUF013: ``x: T = None`` -> ``x: typing.Optional[T] = None``, where the file imports ``typing``."""
+    found = _annotation(text, start, end)
+    if found is None or not _IMPORT_TYPING.search(text):
+        return None
+    return f"typing.Optional[{found}]"
+
+
+def _optional(text: str, start: int, end: int) -> str | None:
+    """RUF013: ``x: T = None`` -> ``x: Optional[T] = None``, where the file has ``from typing import Optional``."""
+    found = _annotation(text, start, end)
+    if found is None:
+        return None
+    imported = any(re.search(r"(?<![\w.])Optional\b(?!\s+as\b)", m.group(1)) for m in _FROM_TYPING.finditer(text))
+    return f"Optional[{found}]" if imported else None
+
+
 def _drop_unused(site: Site) -> Change | None:
     """F401: the import at the diagnostic loses the name it is about."""
     return drop_at(site.text, site.start)
@@ -217,6 +252,11 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         _in_place(_type_eq_isinstance),
         EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "type ( $1 ) == $2", "isinstance ( $1 , $2 )"),
     ),
+    "typing_optional": (
+        _in_place(_typing_optional),
+        EditShape(Anchor.AT_DIAGNOSTIC, "Annotation", "$1", "typing . Optional [ $1 ]"),
+    ),
+    "optional": (_in_place(_optional), EditShape(Anchor.AT_DIAGNOSTIC, "Annotation", "$1", "Optional [ $1 ]")),
     "drop_unused_import": (
         _drop_unused,
         EditShape(Anchor.AT_DIAGNOSTIC, "ImportAlias", "from $1 import $2 , $3", "from $1 import $3"),

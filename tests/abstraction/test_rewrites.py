@@ -1,4 +1,4 @@
-"""Fixes learned as rewrites: `raise … from None` / `from err` (B904) on raises of any shape."""
+"""Fixes learned as rewrites: `raise … from None` / `from err` (B904), `is` for `==` (E721), explicit `Optional` (RUF013)."""
 
 from __future__ import annotations
 
@@ -149,3 +149,38 @@ def test_isinstance_instead_of_a_type_comparison_needs_the_users_habit() -> None
     twice = instantiate(result.pattern, "python", other, diag, seen=2)
     assert isinstance(twice, Instantiated), twice
     assert apply_edits(other, twice.edits) == "def f(v):\n    return not isinstance(v.data, str)\n"
+
+
+RUF013 = ("Ruff", "RUF013", "PEP 484 prohibits implicit `Optional`")
+
+
+def test_implicit_optional_made_explicit_keeps_the_annotation_and_the_users_spelling() -> None:
+    before = "import typing\n\n\ndef load(limit: int = None):\n    return limit\n"
+    result = extract_pattern(
+        "python", before, before.replace("int = None", "typing.Optional[int] = None"), diag_at(before, "int", *RUF013)
+    )
+    assert isinstance(result, Extracted) and ("rewrite", "typing_optional") in result.pattern.extra, result
+    assert verify_privacy(result.pattern).ok
+    other = "import os, typing\n\n\ndef parse(rows: typing.Dict[str, 'Row'] = None, *, mode: str = None): ...\n"
+    fixed = instantiate(result.pattern, "python", other, diag_at(other, "typing.Dict[str, 'Row']", *RUF013))
+    assert isinstance(fixed, Instantiated), fixed
+    assert apply_edits(other, fixed.edits) == other.replace(
+        "typing.Dict[str, 'Row'] = None", "typing.Optional[typing.Dict[str, 'Row']] = None"
+    )
+    # A file without `import typing` gets no `typing.Optional`: it would not resolve.
+    bare = "from typing import Dict\n\n\ndef f(rows: Dict = None): ...\n"
+    assert isinstance(instantiate(result.pattern, "python", bare, diag_at(bare, "Dict =", *RUF013)), Skipped)
+
+
+def test_optional_is_offered_only_where_the_file_imports_it() -> None:
+    before = "from typing import Optional\n\n\ndef f(name: str = None): ...\n"
+    result = extract_pattern(
+        "python", before, before.replace("str = None", "Optional[str] = None"), diag_at(before, "str", *RUF013)
+    )
+    assert isinstance(result, Extracted) and ("rewrite", "optional") in result.pattern.extra, result
+    other = "from typing import (\n    List,\n    Optional,\n)\n\n\ndef g(items: List[int] = None): ...\n"
+    fixed = instantiate(result.pattern, "python", other, diag_at(other, "List[int]", *RUF013))
+    assert isinstance(fixed, Instantiated), fixed
+    assert apply_edits(other, fixed.edits) == other.replace("List[int] = None", "Optional[List[int]] = None")
+    aliased = "from typing import Optional as Opt\n\n\ndef g(n: int = None): ...\n"
+    assert isinstance(instantiate(result.pattern, "python", aliased, diag_at(aliased, "int", *RUF013)), Skipped)
