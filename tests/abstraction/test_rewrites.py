@@ -1,4 +1,4 @@
-"""Fixes learned as rewrites: `raise … from None` / `from err` (B904), `is` for `==` (E721), explicit `Optional` (RUF013)."""
+"""Fixes learned as rewrites: `raise … from None` / `from err` (B904), `is` (E721), explicit `Optional` (RUF013)."""
 
 from __future__ import annotations
 

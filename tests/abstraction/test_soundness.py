@@ -291,8 +291,10 @@ def test_a_fix_of_the_diagnostics_whole_range_does_not_apply_inside_a_larger_one
     )
     diag = diag_at(other, "List[int]", *RUF013)
     result = instantiate(pattern, "python", other, diag, seen=2)
-    # Not `List[Optional[int]]`: the fix was of the whole annotation the diagnostic pointed at.
-    assert not isinstance(result, Instantiated), result
+    # Not `List[Optional[int]]`: the fix was of the whole annotation the diagnostic pointed at
+    # (learned as a rewrite of that annotation, it wraps the new one whole).
+    assert isinstance(result, Instantiated), result
+    assert apply_edits(other, result.edits) == other.replace("List[int] =", "Optional[List[int]] =")
     simple = "from typing import Optional\n\ndef track(limit: int = None):\n    return limit\n"
     assert apply(pattern, "python", simple, diag_at(simple, "int", *RUF013)).endswith(
         "def track(limit: Optional[int] = None):\n    return limit\n"
