@@ -167,9 +167,8 @@ def _checked(lines: _Lines, first: int, stop: int, change: Change | None) -> Cha
     return change
 
 
-def drop_at(text: str, offset: int) -> Change | None:
-    """Drop the name the import statement around ``offset`` binds at ``offset`` (F401's range)."""
-    lines = _Lines(text)
+def _alias_at(lines: _Lines, offset: int) -> tuple[int, int, ast.Import | ast.ImportFrom, int, int, int] | None:
+    """The import statement around ``offset`` and its name there: lines, node, index, the name's span."""
     found = _statement(lines, lines.line_of(offset))
     if found is None:
         return None
@@ -180,8 +179,34 @@ def drop_at(text: str, offset: int) -> Change | None:
         a0 = lines.offset(first, alias.lineno, alias.col_offset)
         a1 = lines.offset(first, alias.end_lineno, alias.end_col_offset)
         if a0 <= offset < a1:
-            return _checked(lines, first, stop, _drop(lines, first, stop, node, index))
+            return first, stop, node, index, a0, a1
     return None
+
+
+def drop_at(text: str, offset: int) -> Change | None:
+    """Drop the name the import statement around ``offset`` binds at ``offset`` (F401's range)."""
+    lines = _Lines(text)
+    found = _alias_at(lines, offset)
+    if found is None:
+        return None
+    first, stop, node, index, _, _ = found
+    return _checked(lines, first, stop, _drop(lines, first, stop, node, index))
+
+
+def re_export_at(text: str, offset: int) -> Change | None:
+    """``from m import name`` -> ``from m import name as name`` at ``offset``: an explicit re-export.
+
+    What a linter's "consider … using a redundant alias" asks for; nothing else changes.
+    """
+    lines = _Lines(text)
+    found = _alias_at(lines, offset)
+    if found is None:
+        return None
+    _, _, node, index, a0, a1 = found
+    alias = node.names[index]
+    if alias.asname is not None or "." in alias.name or alias.name == "*" or text[a0:a1] != alias.name:
+        return None
+    return a0, a1, f"{alias.name} as {alias.name}"
 
 
 def drop_named(text: str, line: int, name: str) -> Change | None:

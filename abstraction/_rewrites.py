@@ -8,7 +8,7 @@ enclosing ``except … as err`` binds (B904); ``a == b`` -> ``a is b`` and
 ``type(a) == B`` -> ``isinstance(a, B)`` (E721); ``x: T = None`` ->
 ``x: Optional[T] = None`` or ``typing.Optional[T]`` as the file imports it
 (RUF013); an unused import dropped from
-its statement (F401), or the earlier, unused import a redefinition's message
+its statement or made an explicit re-export (``X as X``, F401), or the earlier, unused import a redefinition's message
 points at (F811), by :mod:`~fixlore.abstraction._bindings`. At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
@@ -25,7 +25,7 @@ import tokenize
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from fixlore.abstraction._bindings import Change, drop_at, drop_named
+from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export_at
 from fixlore.abstraction._formats import percent_to_fstring
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
 
@@ -90,6 +90,25 @@ _EXCEPT_AS = re.compile(r"\s*except\b[^#]*\bas\s+([^\W\d]\w*)\s*:")
 _SCOPE = re.compile(r"\s*(?:async\s+)?(?:def|class)\b")
 
 
+def _handler_line(lines: list[str], first: str) -> int | None:
+    """The index in ``lines`` of the ``except`` line whose block holds a line indented like ``first``."""
+    limit = len(first) - len(first.lstrip())
+    for index in range(len(lines) - 1, -1, -1):
+        line = lines[index]
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        indent = len(line) - len(line.lstrip())
+        if indent >= limit:
+            continue
+        if stripped.startswith("except"):
+            return index
+        if _SCOPE.match(line) or indent == 0:
+            return None
+        limit = indent
+    return None
+
+
 def caught_name(text: str, start: int) -> str | None:
     """The name the ``except … as name`` around offset ``start`` binds, or ``None``.
 
@@ -98,22 +117,9 @@ def caught_name(text: str, start: int) -> str | None:
     top of the file, means no handler encloses it.
     """
     lines = text[:start].split("\n")
-    first = lines[-1]
-    limit = len(first) - len(first.lstrip())
-    for line in reversed(lines[:-1]):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(line.lstrip())
-        if indent >= limit:
-            continue
-        if stripped.startswith("except"):
-            match = _EXCEPT_AS.match(line)
-            return match.group(1) if match else None
-        if _SCOPE.match(line) or indent == 0:
-            return None
-        limit = indent
-    return None
+    index = _handler_line(lines[:-1], lines[-1])
+    match = None if index is None else _EXCEPT_AS.match(lines[index])
+    return match.group(1) if match else None
 
 
 def _from_caught(text: str, start: int, end: int) -> str | None:
@@ -121,6 +127,62 @@ def _from_caught(text: str, start: int, end: int) -> str | None:
         return None
     name = caught_name(text, start)
     return None if name is None else text[start:end] + " from " + name
+
+
+_EXCEPT_BARE_AS = re.compile(r"([ \t]*except\b[ \t]*[^\s:#][^:#]*?)[ \t]*:[ \t]*(?:#.*)?$")
+
+CAUGHT_NAMES = ("e", "exc", "err", "error", "ex")
+"""The names people give a caught exception; a rewrite that adds ``as <name>`` uses one of these words
+(fixlore's, like ``None``): the name the user picked is kept as the choice of one of them, nothing else."""
+
+
+def _scope_text(text: str, at: int) -> str:
+    """The text of the function or class around offset ``at`` (the whole file at module level)."""
+    lines = text.split("\n")
+    here = text.count("\n", 0, at)
+    limit = len(lines[here]) - len(lines[here].lstrip())
+    for index in range(here - 1, -1, -1):
+        line = lines[index]
+        indent = len(line) - len(line.lstrip())
+        if line.strip() and indent < limit and _SCOPE.match(line):
+            end = next(
+                (
+                    k
+                    for k in range(index + 1, len(lines))
+                    if lines[k].strip() and len(lines[k]) - len(lines[k].lstrip()) <= indent
+                ),
+                len(lines),
+            )
+            return "\n".join(lines[index:end])
+        if line.strip() and indent < limit:
+            limit = indent
+    return text
+
+
+def _from_new(name: str) -> Rewrite:
+    """``except E:`` … ``raise X(…)`` -> ``except E as name:`` … ``raise X(…) from name``.
+
+    Only where ``name`` is nowhere in the enclosing function: ``except … as name``
+    unbinds ``name`` when the handler ends, which would break a use elsewhere.
+    """
+
+    def rewrite(site: Site) -> Change | None:
+        if _raise_statement(site.text, site.start, site.end) is None:
+            return None
+        before = site.text[: site.start].split("\n")
+        index = _handler_line(before[:-1], before[-1])
+        if index is None:
+            return None
+        header = _EXCEPT_BARE_AS.match(before[index])
+        if header is None or re.search(r"\bas\b", header.group(1)):
+            return None
+        if re.search(rf"(?<![\w.]){re.escape(name)}\b", _scope_text(site.text, site.start)):
+            return None
+        line_start = sum(len(line) + 1 for line in before[:index])
+        colon = line_start + header.end(1)
+        return colon, site.end, f" as {name}" + site.text[colon : site.end] + f" from {name}"
+
+    return rewrite
 
 
 def _comparison(text: str, start: int, end: int) -> tuple[str, ast.Compare] | None:
@@ -223,6 +285,11 @@ def _drop_unused(site: Site) -> Change | None:
     return drop_at(site.text, site.start)
 
 
+def _re_export(site: Site) -> Change | None:
+    """F401 in a package's ``__init__``: the unused import made an explicit re-export (``X as X``)."""
+    return re_export_at(site.text, site.start)
+
+
 _REDEFINED = re.compile(r"`([^`]+)` from line (\d+)\b")
 
 
@@ -247,6 +314,19 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         _in_place(_from_caught),
         EditShape(Anchor.AT_DIAGNOSTIC, "Raise", "raise $1 ( )", "raise $1 ( ) from $2"),
     ),
+    **{
+        # One shape per word (numbered apart): a pattern's fingerprint is its shape's, not its rewrite's.
+        f"raise_from_new_{name}": (
+            _from_new(name),
+            EditShape(
+                Anchor.AT_DIAGNOSTIC,
+                "ExceptHandler",
+                "except $2 :\n    raise $1 ( )",
+                f"except $2 as ${index + 3} :\n    raise $1 ( ) from ${index + 3}",
+            ),
+        )
+        for index, name in enumerate(CAUGHT_NAMES)
+    },
     "eq_to_is": (_in_place(_eq_to_is), EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "$1 == $2", "$1 is $2")),
     "type_eq_isinstance": (
         _in_place(_type_eq_isinstance),
@@ -261,15 +341,27 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         _drop_unused,
         EditShape(Anchor.AT_DIAGNOSTIC, "ImportAlias", "from $1 import $2 , $3", "from $1 import $3"),
     ),
+    "re_export": (
+        _re_export,
+        EditShape(Anchor.AT_DIAGNOSTIC, "ImportAlias", "from $1 import $2", "from $1 import $2 as $2"),
+    ),
     "drop_redefined_import": (
         _drop_redefined,
         EditShape(Anchor.IMPORT_BLOCK, "ImportAlias", "from $1 import $2", ""),
     ),
 }
-"""Every rewrite by name, with the shape ``knowledge show`` and the dashboard display for it."""
+"""Every rewrite by name, with the shape ``knowledge show`` and the dashboard display for it.
+
+Each shape is different: a pattern's fingerprint covers its shape, not ``extra``, so two
+rewrites with one shape would be one pattern, and the evidence of one would apply the other.
+"""
 
 
-_CATEGORIES = {"drop_unused_import": FixCategory.REMOVE_IMPORT, "drop_redefined_import": FixCategory.REMOVE_IMPORT}
+_CATEGORIES = {
+    "drop_unused_import": FixCategory.REMOVE_IMPORT,
+    "drop_redefined_import": FixCategory.REMOVE_IMPORT,
+    "re_export": FixCategory.RENAME,
+}
 """A rewrite's kind of change, where it is not just :attr:`FixCategory.REWRITE`."""
 
 CHANGES_BEHAVIOUR = frozenset({"type_eq_isinstance"})

@@ -158,3 +158,18 @@ def test_a_drop_learned_on_a_plain_unused_import_is_not_offered_for_a_re_export(
         _apply(result.pattern, plain, "Wheel", ("Ruff", "F401", "`.parts.Wheel` imported but unused")) == "import csv\n"
     )
     assert _apply(result.pattern, plain, "Wheel", f401(".parts.Wheel")) is None
+
+
+def test_an_explicit_re_export_learned_once_applies_to_other_names_and_nothing_else() -> None:
+    before = "from .request import Plain\nfrom .request import Request\n"
+    after = "from .request import Plain\nfrom .request import Request as Request\n"
+    result = extract_pattern("python", before, after, diag_at(before, "Request", *f401(".request.Request")))
+    assert isinstance(result, Extracted) and ("rewrite", "re_export") in result.pattern.extra, result
+    assert verify_privacy(result.pattern).ok and "Request" not in repr(result.pattern)
+    other = "from .response import Response, Stream\nimport json\n"
+    assert _apply(result.pattern, other, "Stream", f401(".response.Stream")) == other.replace(
+        "Stream\n", "Stream as Stream\n"
+    )
+    # Already aliased, or a dotted module: no redundant alias to add.
+    assert _apply(result.pattern, "from .a import B as C\n", "B as C", f401(".a.B")) is None
+    assert _apply(result.pattern, "import os.path\n", "os.path", f401("os.path")) is None

@@ -184,3 +184,55 @@ def test_optional_is_offered_only_where_the_file_imports_it() -> None:
     assert apply_edits(other, fixed.edits) == other.replace("List[int] = None", "Optional[List[int]] = None")
     aliased = "from typing import Optional as Opt\n\n\ndef g(n: int = None): ...\n"
     assert isinstance(instantiate(result.pattern, "python", aliased, diag_at(aliased, "int", *RUF013)), Skipped)
+
+
+def test_an_exception_named_and_chained_in_one_fix_applies_with_the_users_word() -> None:
+    before = (
+        "def get(table, key):\n    try:\n        return table[key]\n    except KeyError:\n        raise Missing(key)\n"
+    )
+    after = before.replace("except KeyError:", "except KeyError as exc:").replace(
+        "raise Missing(key)", "raise Missing(key) from exc"
+    )
+    pattern = _learn(before, after, "raise Missing(key)")
+    assert ("rewrite", "raise_from_new_exc") in pattern.extra
+    other = code(
+        """
+        def parse(text):
+            try:
+                return int(text)
+            except (TypeError, ValueError):  # bad
+                raise BadNumber(
+                    text
+                )
+        """
+    )
+    raise_text = other[other.index("raise BadNumber") : other.index("        )\n") + 9]
+    result = instantiate(pattern, "python", other, diag_at(other, raise_text, *B904))
+    assert isinstance(result, Instantiated), result
+    assert apply_edits(other, result.edits) == other.replace("ValueError):", "ValueError) as exc:").replace(
+        "        )\n", "        ) from exc\n"
+    )
+
+
+def test_a_new_exception_name_is_not_offered_where_it_would_unbind_a_variable() -> None:
+    before = (
+        "def get(table, key):\n    try:\n        return table[key]\n    except KeyError:\n        raise Missing(key)\n"
+    )
+    after = before.replace("except KeyError:", "except KeyError as exc:").replace(
+        "raise Missing(key)", "raise Missing(key) from exc"
+    )
+    pattern = _learn(before, after, "raise Missing(key)")
+    # `exc` is a variable of this function: `except … as exc` would delete it when the handler ends.
+    other = "def f(exc):\n    try:\n        g()\n    except OSError:\n        raise Failed()\n    return exc\n"
+    assert isinstance(instantiate(pattern, "python", other, diag_at(other, "raise Failed()", *B904)), Skipped)
+    bare = "def f():\n    try:\n        g()\n    except:\n        raise Failed()\n"
+    assert isinstance(instantiate(pattern, "python", bare, diag_at(bare, "raise Failed()", *B904)), Skipped)
+
+
+def test_every_rewrite_has_a_shape_of_its_own() -> None:
+    # A fingerprint covers the shape, not the rewrite's name: two rewrites sharing a shape
+    # would be one pattern, and one's evidence would offer the other.
+    from fixlore.abstraction._rewrites import REWRITES
+
+    shapes = [shape for _, shape in REWRITES.values()]
+    assert len(set(shapes)) == len(shapes)
