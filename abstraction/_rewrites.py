@@ -2,14 +2,15 @@
 
 A shape learned token by token fixes one arity and one operand structure; some
 fixes users make by hand are the same mechanical rewrite every time, of code of
-any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`),
-``raise X(…)`` -> ``raise X(…) from None`` or ``from err``, the name the
-enclosing ``except … as err`` binds (B904); ``a == b`` -> ``a is b`` and
-``type(a) == B`` -> ``isinstance(a, B)`` (E721); ``x: T = None`` ->
-``x: Optional[T] = None`` or ``typing.Optional[T]`` as the file imports it
-(RUF013); an unused import dropped from
-its statement or made an explicit re-export (``X as X``, F401), or the earlier, unused import a redefinition's message
-points at (F811), by :mod:`~fixlore.abstraction._bindings`. At extraction, when the human's fixed
+any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`);
+``raise X(…)`` -> ``raise X(…) from None``, ``from err`` (the name the enclosing
+``except … as err`` binds) or, naming the exception, ``except E as exc:`` …
+``from exc`` (B904); ``a == b`` -> ``a is b`` and ``type(a) == B`` ->
+``isinstance(a, B)`` (E721); ``x: T = None`` -> ``x: Optional[T] = None`` or
+``typing.Optional[T]``, as the file imports it (RUF013); an unused import dropped
+from its statement or made an explicit re-export (``X as X``, F401), and the
+earlier, unused import a redefinition's message points at (F811), by
+:mod:`~fixlore.abstraction._bindings`. At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
 this module: nothing of the user's code); instantiation computes the rewrite on
