@@ -47,7 +47,8 @@ from fixlore.lsp.transport.jsonrpc import ANSWERED, Answered, ConnectionClosed, 
 
 if TYPE_CHECKING:
     from fixlore.lsp.hub import DiagnosticsHub
-    from fixlore.lsp.proxy.core import Proxy
+    from fixlore.lsp.proxy.relays import Relays
+    from fixlore.lsp.proxy.upstream_set import UpstreamSet
 
 logger = logging.getLogger(__name__)
 
@@ -118,8 +119,9 @@ def offers_pull(upstream: Upstream) -> bool:
 class DiagnosticsBridge:
     """Moves diagnostics between upstreams, the hub and the editor."""
 
-    def __init__(self, proxy: Proxy, hub: DiagnosticsHub) -> None:
-        self._proxy = proxy
+    def __init__(self, served: UpstreamSet, relays: Relays, hub: DiagnosticsHub) -> None:
+        self._served = served
+        self._relays = relays
         self._hub = hub
         self.stored: dict[str, dict[str, Stored]] = {}
         """uri -> upstream id -> its latest diagnostics (raw JSON items)."""
@@ -174,11 +176,11 @@ class DiagnosticsBridge:
         items = params.get("diagnostics")
         version = params.get("version")
         version = version if isinstance(version, int) else None
-        notebook = self._proxy.editor.workspace.get_notebook_document(cell_uri=params["uri"])
+        notebook = self._served.editor.workspace.get_notebook_document(cell_uri=params["uri"])
         if notebook is not None and version is not None:
             # A cell's diagnostics may carry the notebook's version (ruff's do) or the
             # cell's: either names the current text if it is the current one.
-            current = self._proxy.document_version(params["uri"])
+            current = self._served.document_version(params["uri"])
             if version not in (notebook.version, current):
                 return  # for an older notebook: the upstream publishes the current one next
             version = current
@@ -225,7 +227,7 @@ class DiagnosticsBridge:
         uri = (params or {}).get("textDocument", {}).get("uri") if isinstance(params, dict) else None
         if not isinstance(uri, str):
             return {"kind": "full", "items": []}
-        targets = [u for u in self._proxy.upstreams_for(uri) if u.running and offers_pull(u)]
+        targets = [u for u in self._served.upstreams_for(uri) if u.running and offers_pull(u)]
         if len(targets) == 1:
             upstream = targets[0]
             me = asyncio.current_task()
@@ -236,7 +238,7 @@ class DiagnosticsBridge:
                 nonlocal answered
                 tail = self._sole_tail(upstream, uri)
                 if tail is not None and not answered and not (me is not None and me.cancelling()):
-                    self._proxy.editor.protocol.send_result_tail(msg_id, tail)
+                    self._served.editor.protocol.send_result_tail(msg_id, tail)
                     answered = True
 
             await self._pull(upstream, uri, answer)  # no task for a lone upstream: one loop turn less
@@ -253,7 +255,7 @@ class DiagnosticsBridge:
         stored = self.stored.get(uri, {}).get(upstream.id)
         if stored is None or stored.raw is None or not stored.passable:
             return None
-        if stored.current != (self._proxy.document_version(uri), upstream.epoch):
+        if stored.current != (self._served.document_version(uri), upstream.epoch):
             return None
         mine = hub_key(upstream.id)
         if any(items for key, items in self._hub.current_by_source(uri).items() if key != mine):
@@ -291,7 +293,7 @@ class DiagnosticsBridge:
         Nothing to send if it is current; the same pull on its way is waited for
         (``answer_editor`` is then called the moment its answer lands).
         """
-        state = (self._proxy.document_version(uri), upstream.epoch)
+        state = (self._served.document_version(uri), upstream.epoch)
         stored = self.stored.get(uri, {}).get(upstream.id)
         if stored is not None and stored.current == state:
             return
@@ -313,7 +315,7 @@ class DiagnosticsBridge:
             return
         sent = self._send(upstream, uri, state)
         if sent is not None:
-            self._proxy.editor.spawn(self._land(upstream, uri, *sent), name="fixlore-pull-ahead")
+            self._served.editor.spawn(self._land(upstream, uri, *sent), name="fixlore-pull-ahead")
 
     def _send(self, upstream: Upstream, uri: str, state: State) -> tuple[Flight, Coroutine[Any, Any, Any], bool] | None:
         """Write a pull request to ``upstream`` now.
@@ -333,7 +335,7 @@ class DiagnosticsBridge:
 
         try:
             answer = upstream.request_now(
-                "textDocument/diagnostic", params, timeout=self._proxy.timeout(), raw=True, on_raw=arrived
+                "textDocument/diagnostic", params, timeout=self._served.timeout(), raw=True, on_raw=arrived
             )
         except (ConnectionClosed, Unavailable) as exc:
             logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
@@ -402,7 +404,7 @@ class DiagnosticsBridge:
 
     def _send_refresh(self) -> None:
         self._refresh = None
-        self._proxy.spawn_relay("workspace/diagnostic/refresh", None)
+        self._relays.spawn_relay("workspace/diagnostic/refresh", None)
 
     # -- fixlore pulls for a pushing editor -------------------------------------------
     def document_event(self, upstream: Upstream, uri: str, *, immediate: bool) -> None:
@@ -415,7 +417,7 @@ class DiagnosticsBridge:
         if not offers_pull(upstream):
             return
         if self.editor_pulls:
-            self.pull_ahead(upstream, uri, self._proxy.document_version(uri))
+            self.pull_ahead(upstream, uri, self._served.document_version(uri))
             return
         key = (upstream.id, uri)
         task = self._pulls.pop(key, None)
@@ -435,9 +437,9 @@ class DiagnosticsBridge:
         """An upstream asked for ``workspace/diagnostic/refresh``."""
         if self.editor_pulls:
             if self._refresh_support:
-                await self._proxy.relay_to_editor("workspace/diagnostic/refresh", None)
+                await self._relays.relay_to_editor("workspace/diagnostic/refresh", None)
             return
-        for uri in [*upstream.open_documents, *self._proxy.cells_open_in(upstream)]:
+        for uri in [*upstream.open_documents, *self._served.cells_open_in(upstream)]:
             self.document_event(upstream, uri, immediate=True)
 
 
