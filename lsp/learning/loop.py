@@ -49,6 +49,9 @@ from fixlore.lsp.learning.timeline import (
 from fixlore.lsp.learning.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Offered, Settled, Watch
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from fixlore.lsp.config import FixloreConfig
     from fixlore.lsp.hub import DiagnosticsHub
     from fixlore.lsp.learning.fixes import LearnedFix
     from fixlore.lsp.ports import Editor
@@ -66,19 +69,24 @@ Past it, the document settles without the late sources: their diagnostics
 are kept as they were, neither fixed nor new, until they report."""
 
 
-class LearningLoop(StoreSide):
-    """One per server, built by ``create_server`` with the editor and the diagnostics hub it reads."""
+class LearningLoop:
+    """One per server, built by ``create_server`` with the editor and the diagnostics hub it reads.
+
+    Its parts: ``store`` (the knowledge store, :class:`StoreSide`), ``fixes``
+    (learned fixes per publish), ``extractor`` (manual fixes' patterns).
+    """
 
     def __init__(
         self, editor: Editor, hub: DiagnosticsHub, *, clock: Clock | None = None, extractor: Extractor | None = None
     ) -> None:
-        super().__init__(editor)
+        self._editor = editor
+        self.store = StoreSide(editor, follower=self)
         self._diagnostics = hub
         self._clock = clock or LoopClock()
         """Every reading of the time and every timer of the loop (a test passes a fake)."""
         self.timelines: dict[str, DocTimeline] = {}
         self.watches: dict[str, list[Watch]] = {}
-        self.fixes = LearnedFixes(self)
+        self.fixes = LearnedFixes(self.store)
         self.extractor = extractor or Extractor()
         self._offers: dict[str, list[Offered]] = {}
         """Per document: the upstream actions the user was shown, per diagnostic (key, line, version)."""
@@ -90,6 +98,10 @@ class LearningLoop(StoreSide):
         self.fixes_learned = 0
         self.settles = 0
         """Settle checks run this session (parsing or not): lets tests wait for one."""
+
+    def config_changed(self, old: FixloreConfig, new: FixloreConfig, root: Path | None) -> None:
+        """The settings changed: the store opens, or reopens when its scopes changed."""
+        self.store.config_changed(old, new, root)
 
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix may be new: the learned-fix cache stops believing there is none."""
@@ -111,7 +123,7 @@ class LearningLoop(StoreSide):
         self._source_timers.clear()
         self.extractor.close()
         self.fixes.close()
-        self.close_store()
+        self.store.close_store()
 
     # -- events --------------------------------------------------------------------------
     def accepted(
@@ -127,18 +139,18 @@ class LearningLoop(StoreSide):
         """The user chose an action fixlore offered: record it and start verifying it."""
         if pattern is None:
             return
-        self.record(EventKind.ACCEPTED, pattern)
+        self.store.record(EventKind.ACCEPTED, pattern)
         if invoked:
             for other in siblings:
                 if other.fingerprint != pattern.fingerprint:
-                    self.record(EventKind.REJECTED, other)
+                    self.store.record(EventKind.REJECTED, other)
         timeline = self.timelines.get(uri)
         if diag is None or timeline is None:
             return
         line = timeline.line_now(diag_line(diag), version)
         tracked = Tracked(raw=diag, version=version, text=before_text, line=diag_line(diag) if line is None else line)
         timeline.followed.append(tracked)
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         applied = doc is None or doc.source != before_text
         self.watches.setdefault(uri, []).append(
             Watch(tracked, pattern, before_text, self._clock.now(), accepted=True, applied=applied)
@@ -180,18 +192,18 @@ class LearningLoop(StoreSide):
             if offered.key == tracked.key and now is not None and abs(now - tracked.line) <= MATCH_LINES:
                 for pattern in offered.patterns:
                     if offered.results.get(pattern.fingerprint) != typed:
-                        self.record(EventKind.REJECTED, pattern)
+                        self.store.record(EventKind.REJECTED, pattern)
                 del offers[i]
                 return
 
     # -- document events (from Dispatch) ---------------------------------------------------------------
     def pause_s(self) -> float:
         """The configured pause after which a vanished diagnostic counts as fixed."""
-        return self.server.config.manual_fix_pause_ms / 1000
+        return self._editor.config.manual_fix_pause_ms / 1000
 
     def did_open(self, uri: str, raw: Any) -> None:
         """A new timeline; the first settle happens after a pause, once every source reported."""
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         self.timelines[uri] = DocTimeline(uri, changed_at=self._clock.now(), text=doc.source if doc else None)
         self._want_settle(uri, delay=self.pause_s())
 
@@ -200,7 +212,7 @@ class LearningLoop(StoreSide):
         timeline = self.timelines.setdefault(uri, DocTimeline(uri))
         changes = raw.get("contentChanges", []) if isinstance(raw, dict) else []
         version = (raw.get("textDocument") or {}).get("version") if isinstance(raw, dict) else None
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         new_text = doc.source if doc is not None else None
         timeline.apply_change(version, changes, timeline.text, new_text)
         timeline.text = new_text
@@ -264,7 +276,7 @@ class LearningLoop(StoreSide):
 
     def _try_settle(self, uri: str) -> None:
         timeline = self.timelines.get(uri)
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         if timeline is None or doc is None or uri in self._settling:
             return
         if timeline.latest_version != doc.version:
@@ -282,7 +294,7 @@ class LearningLoop(StoreSide):
         # The state is taken now, when it was found settled: the task may start after
         # the next edit, whose diagnostics are not in yet (a baseline of none lost a fix).
         state = Settled(doc.version, doc.source, self._hub().current_by_source(uri), lagging, self._clock.now())
-        self.server.spawn(self._settle(uri, state), name="settle")
+        self._editor.spawn(self._settle(uri, state), name="settle")
 
     def _hub(self) -> DiagnosticsHub:
         return self._diagnostics
@@ -318,7 +330,7 @@ class LearningLoop(StoreSide):
 
     async def _settle_once(self, uri: str, state: Settled) -> None:
         timeline = self.timelines.get(uri)
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         if timeline is None or doc is None:
             return
         language = document_language(doc)
@@ -334,8 +346,8 @@ class LearningLoop(StoreSide):
         diagnostics = [d for diags in by_source.values() for d in diags]
         origins = [key for key, diags in by_source.items() for _ in diags]
         loop = asyncio.get_running_loop()
-        problems = await loop.run_in_executor(self.executor, syntax_problems, language, text)
-        current = self.server.open_document(uri)
+        problems = await loop.run_in_executor(self.store.executor, syntax_problems, language, text)
+        current = self._editor.open_document(uri)
         if current is None or self.timelines.get(uri) is not timeline:
             return
         moved = current.version != version
@@ -361,7 +373,7 @@ class LearningLoop(StoreSide):
                 continue
             info = diag_info(tracked.raw, tracked.text, num_units)
             new_errors = [d for d in result.new if _near(d, tracked.line)]
-            self.server.spawn(
+            self._editor.spawn(
                 self._learn_manual(uri, language, tracked, text, info, bool(new_errors)), name="learn-manual"
             )
 
@@ -401,9 +413,9 @@ class LearningLoop(StoreSide):
                 continue
             watch.verified = True
             if still or broke:
-                self.record(EventKind.FAILED, watch.pattern)
+                self.store.record(EventKind.FAILED, watch.pattern)
             else:
-                self.record(EventKind.SUCCEEDED, watch.pattern)
+                self.store.record(EventKind.SUCCEEDED, watch.pattern)
                 claimed.append(watch)
             logger.info("verified pattern %s: %s", watch.pattern.fingerprint, "failed" if still or broke else "ok")
         self._expire(timeline.uri, now)
@@ -432,9 +444,9 @@ class LearningLoop(StoreSide):
             logger.info("syntax repair not learned: category %s", pattern.category.value)
             return
         self.fixes_learned += 1
-        self.record(EventKind.MANUAL, pattern)
+        self.store.record(EventKind.MANUAL, pattern)
         self._rejected_by_hand(uri, tracked, after)
-        self.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
+        self.store.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
         timeline = self.timelines.get(uri)
         if timeline is None:
             return
@@ -448,7 +460,7 @@ class LearningLoop(StoreSide):
         watches = self.watches.get(uri)
         if not watches:
             return
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         if doc is None:
             return
         now = self._clock.now()
@@ -457,11 +469,11 @@ class LearningLoop(StoreSide):
             if not watch.applied or now - watch.started > UNDO_WINDOW_S:
                 continue
             if len(text) == len(watch.before_text) and text == watch.before_text:
-                self.record(EventKind.UNDONE, watch.pattern)
+                self.store.record(EventKind.UNDONE, watch.pattern)
                 # Undone within the window: a failure, even if it had been verified
                 # (the diagnostic had gone): the user did not want that edit.
                 watch.verified = True
-                self.record(EventKind.FAILED, watch.pattern)
+                self.store.record(EventKind.FAILED, watch.pattern)
                 watches.remove(watch)
                 logger.info("fix undone: pattern %s", watch.pattern.fingerprint)
                 self._rebaseline_after_undo(uri, watch)
