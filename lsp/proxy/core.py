@@ -27,7 +27,6 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
-from pygls.workspace.position_codec import PositionCodec
 
 from fixlore.lsp.config import FixloreConfig, UpstreamConfig
 from fixlore.lsp.proxy import merge
@@ -44,6 +43,7 @@ from fixlore.lsp.proxy.relays import Relays, configuration_from
 from fixlore.lsp.proxy.upstream import State, Unavailable, Upstream, UpstreamId
 from fixlore.lsp.proxy.upstream_set import UpstreamSet
 from fixlore.lsp.transport.jsonrpc import ConnectionClosed, RpcError
+from fixlore.lsp.transport.pygls_adapter import use_position_encoding
 
 if TYPE_CHECKING:
     from fixlore.lsp.hub import DiagnosticsHub
@@ -166,11 +166,7 @@ class Proxy:
 
     def _set_encoding(self, encoding: str) -> None:
         self.encoding = encoding
-        workspace = self.editor.workspace
-        # pygls fixes the encoding before initialize's user handler runs; no
-        # document exists yet, so swapping the codec here is safe.
-        workspace._position_encoding = encoding  # noqa: SLF001
-        workspace._position_codec = PositionCodec(encoding=encoding)  # noqa: SLF001
+        use_position_encoding(self.editor.workspace, encoding)
 
     def merge_capabilities(self, result: dict[str, Any]) -> dict[str, Any]:
         """Merge the upstreams' capabilities into fixlore's initialize result."""
