@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
-from fixlore.lsp.actions.assemble import ACCEPT, Assembly, Offer, Tokens, assemble, token_of
+from fixlore.lsp.actions.assemble import Assembly, assemble
+from fixlore.lsp.actions.tokens import ACCEPT, Offer, Tokens, token_of
 from fixlore.lsp.documents import document_language
 
 if TYPE_CHECKING:

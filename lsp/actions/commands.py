@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
 from fixlore.knowledge import ExportFilters, InvalidImport, KnowledgeError, PatternStats
-from fixlore.lsp.actions.assemble import ACCEPT
+from fixlore.lsp.actions.tokens import ACCEPT
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer

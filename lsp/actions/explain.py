@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fixlore.lsp.actions.assemble import Tokens
+from fixlore.lsp.actions.tokens import Tokens
 
 if TYPE_CHECKING:
     from fixlore.lsp.actions.code_actions import CodeActions

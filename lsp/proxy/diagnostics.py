@@ -39,9 +39,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fixlore.lsp.proxy.pulls import Flight, State, Stored, hub_key, offers_pull, release, report_items
 from fixlore.lsp.proxy.upstream import Unavailable, Upstream
 from fixlore.lsp.transport.jsonrpc import ANSWERED, Answered, ConnectionClosed, RawResult, RpcError
 
@@ -59,61 +59,6 @@ HUB_DELAY = 0.002
 so that an edit the editor sends right after is passed on first (a burst of edit-pull
 pairs through fixlore measured 1.0–1.5 ms added at once, 1.0–1.2 ms with this delay).
 Whatever must read an upstream's diagnostics before then calls :meth:`settle`."""
-
-State = tuple[int | None, int]
-"""(document version, upstream epoch): what a pull answer describes."""
-
-
-@dataclass(slots=True)
-class Stored:
-    """An upstream's latest diagnostics for one document."""
-
-    items: list[dict[str, Any]]
-    version: int | None
-    raw: bytes | None = None
-    """The bytes of the pull answer ``items`` came from (None: pushed; ``RawResult.key``)."""
-    current: State | None = None
-    """The state the upstream answered ``items`` for, while nothing has changed it since."""
-    passable: bool = False
-    """Whether ``raw`` can answer the editor as it is (``RawResult.passable``)."""
-    heard: bool = True
-    """Whether the hub has these items (a pull answer reaches it just after the editor's answer)."""
-    undecoded: RawResult | None = None
-    """A pull answer not decoded yet (until then ``items`` are the previous answer's)."""
-
-
-@dataclass(slots=True)
-class Flight:
-    """A pull on its way to an upstream; later pulls for the same state wait for it."""
-
-    state: State
-    done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
-    answer_editor: list[Callable[[], None]] = field(default_factory=list)
-    """Called as soon as the answer is stored, before anything else is done with it."""
-    landed: bool = False
-    """The answer is stored already (:meth:`DiagnosticsBridge._arrived`)."""
-
-
-def _release(flight: Flight) -> None:
-    """Call the flight's editor answers (once)."""
-    callbacks, flight.answer_editor = flight.answer_editor, []
-    for answer_editor in callbacks:
-        try:
-            answer_editor()
-        except Exception:  # noqa: BLE001 - one editor request's failure, logged
-            logger.exception("answering a diagnostics pull failed")
-
-
-def hub_key(upstream_id: str) -> str:
-    """The hub key of an upstream's diagnostics."""
-    return f"upstream:{upstream_id}"
-
-
-def offers_pull(upstream: Upstream) -> bool:
-    """True if the upstream answers ``textDocument/diagnostic``."""
-    if upstream.capabilities.get("diagnosticProvider"):
-        return True
-    return "textDocument/diagnostic" in upstream.dynamic_methods
 
 
 class DiagnosticsBridge:
@@ -270,7 +215,7 @@ class DiagnosticsBridge:
         stored.heard = True
         if stored.undecoded is not None:
             answer, stored.undecoded = stored.undecoded, None
-            items = _report_items(answer)
+            items = report_items(answer)
             if items is None:
                 logger.warning("upstream %s sent a malformed diagnostic report", upstream_id)
                 stored.current = stored.raw = None  # never passed on again; pull anew
@@ -353,7 +298,7 @@ class DiagnosticsBridge:
         if self._flights.get((uri, upstream.id)) is flight:
             del self._flights[(uri, upstream.id)]
         self._keep(upstream, uri, flight.state, answer, was_open)
-        _release(flight)
+        release(flight)
 
     async def _land(
         self, upstream: Upstream, uri: str, flight: Flight, answer: Coroutine[Any, Any, Any], was_open: bool
@@ -369,7 +314,7 @@ class DiagnosticsBridge:
             if self._flights.get((uri, upstream.id)) is flight:
                 del self._flights[(uri, upstream.id)]
             flight.done.set_result(None)
-            _release(flight)
+            release(flight)
             # The hub (and the learning loop behind it) hears of it after the editor's pull
             # that started this flight has answered (that runs on as soon as this returns).
             asyncio.get_running_loop().call_later(HUB_DELAY, self._tell_hub, uri, upstream.id)
@@ -441,15 +386,3 @@ class DiagnosticsBridge:
             return
         for uri in [*upstream.open_documents, *self._served.cells_open_in(upstream)]:
             self.document_event(upstream, uri, immediate=True)
-
-
-def _report_items(answer: RawResult) -> list[dict[str, Any]] | None:
-    """The diagnostics of a full pull report; None if the answer is malformed or not one."""
-    try:
-        report = answer.value()
-    except ValueError:
-        return None
-    if not isinstance(report, dict) or report.get("kind") != "full":
-        return None  # "unchanged" cannot happen (no previousResultId is ever sent)
-    items = report.get("items")
-    return [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction.languages import language_for
 from fixlore.lsp.proxy.capabilities import serves_notebook
-from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge, offers_pull
+from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge
+from fixlore.lsp.proxy.pulls import offers_pull
 from fixlore.lsp.proxy.upstream import Upstream
 
 if TYPE_CHECKING:

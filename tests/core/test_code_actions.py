@@ -6,8 +6,8 @@ from typing import Any
 
 from fixlore.abstraction import Pattern
 from fixlore.knowledge import EventKind
-from fixlore.lsp.actions.assemble import ACCEPT
 from fixlore.lsp.actions.code_actions import CodeActions
+from fixlore.lsp.actions.tokens import ACCEPT
 from fixlore.lsp.learning.fixes import LearnedFix
 
 from .fakes import FakeEditor
