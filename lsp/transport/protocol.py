@@ -101,6 +101,20 @@ def forwarder(router: Router, method: str) -> Callable[[Any], Any]:
     return forward
 
 
+_JSON_KINDS = {dict: "an object", list: "an array", float: "a fraction", bool: "true or false"}
+
+
+def bad_request_id(data: dict[str, Any]) -> str | None:
+    """Why a request's ``id`` is not one JSON-RPC 2.0 allows (a string, an integer, null), or ``None`` if it is.
+
+    A fraction is a number, but JSON-RPC says an id SHOULD NOT have one and LSP allows integers only.
+    """
+    msg_id = data.get("id")
+    if msg_id is None or "method" not in data or type(msg_id) is str or type(msg_id) is int:
+        return None
+    return f"Invalid Request: its id must be a string or an integer, not {_JSON_KINDS.get(type(msg_id), 'this')}"
+
+
 def invalid_reason(exc: BaseException) -> str:
     """Why cattrs refused a message's params, in one short line for the error answer."""
     cause = exc.__cause__ or exc
@@ -108,4 +122,14 @@ def invalid_reason(exc: BaseException) -> str:
     return text[:200]
 
 
-__all__ = ["RAW", "RAW_PARAMS", "Host", "Router", "current_raw", "current_raw_params", "forwarder", "invalid_reason"]
+__all__ = [
+    "RAW",
+    "RAW_PARAMS",
+    "Host",
+    "Router",
+    "bad_request_id",
+    "current_raw",
+    "current_raw_params",
+    "forwarder",
+    "invalid_reason",
+]

@@ -42,7 +42,16 @@ from pygls.workspace.position_codec import PositionCodec
 
 from fixlore.lsp.transport.framing import dumps, loads
 from fixlore.lsp.transport.jsonrpc import Answered
-from fixlore.lsp.transport.protocol import RAW, RAW_PARAMS, Host, Router, current_raw_params, forwarder, invalid_reason
+from fixlore.lsp.transport.protocol import (
+    RAW,
+    RAW_PARAMS,
+    Host,
+    Router,
+    bad_request_id,
+    current_raw_params,
+    forwarder,
+    invalid_reason,
+)
 from fixlore.lsp.transport.text_sync import apply_to_document
 
 if TYPE_CHECKING:
@@ -73,18 +82,8 @@ PYGLS_OVERRIDES: dict[str, dict[str, tuple[str, ...]]] = {
 """Every pygls method fixlore overrides, by the pygls class that defines it."""
 
 PYGLS_PRIVATE: dict[str, tuple[str, ...]] = {
-    "LanguageServerProtocol": (
-        "_server",
-        "_converter",
-        "_shutdown",
-        "_include_headers",
-        "_request_futures",
-        "_result_types",
-        "_serialize_message",
-        "_handle_request",
-        "_handle_notification",
-        "_handle_response",
-    ),
+    "LanguageServerProtocol": ("_server", "_converter", "_shutdown", "_include_headers", "_request_futures")
+    + ("_result_types", "_serialize_message", "_handle_request", "_handle_notification", "_handle_response"),
     "LanguageServer": ("_stop_event", "_server", "_report_server_error"),
     "Workspace": ("_position_encoding", "_position_codec"),
 }
@@ -133,6 +132,10 @@ class FixloreProtocol(LanguageServerProtocol):
         """Keep the raw message; leave router-claimed messages unstructured."""
         if "jsonrpc" not in data:
             return data  # a nested object; the top-level call sees it raw
+        if (bad_id := bad_request_id(data)) is not None:  # JSON-RPC 2.0: Invalid Request, answered with id null
+            self._send_data({"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": bad_id}})
+            logger.warning("refused a request: %s", bad_id)
+            return _Rejected("invalid id")
         self._pending_raw = data
         method = data.get("method")
         router = self.router
