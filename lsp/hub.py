@@ -202,8 +202,10 @@ class SyntaxChecker:
         version, text = doc.version, doc.source
         try:
             problems = await self._check(language, text)
-        except BrokenExecutor:  # the child died (out of memory?): no diagnostics this time, a new child next
+        except BrokenExecutor:  # before RuntimeError (its base): the child died; no diagnostics now, a new child next
             logger.warning("the syntax-check process ended unexpectedly")
+            return
+        except RuntimeError:  # closed: the session is ending
             return
         current = self._editor.open_document(uri)
         if current is None or current.version != version:

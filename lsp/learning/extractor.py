@@ -77,14 +77,16 @@ class Extractor:
         self._worker.start(warm_up, _log_warm_up)
 
     async def extract(self, language: str, before: str, after: str, info: Any) -> Any:
-        """The pattern of one fix (or a skip), computed in the worker."""
+        """The pattern of one fix (or a skip), computed in the worker; ``None`` once closed."""
         try:
             return await asyncio.wrap_future(self._worker.submit(_extract, language, before, after, info))
-        except BrokenExecutor:
+        except BrokenExecutor:  # a RuntimeError too: first
             if self._worker.on_thread:
                 raise
             logger.warning("extraction worker failed; extracting in a thread from now on")
             return await asyncio.wrap_future(self._worker.submit(_extract, language, before, after, info))
+        except RuntimeError:  # closed: the session is ending
+            return None
 
     def close(self) -> None:
         """Stop the worker (pending extractions are dropped: the session is ending)."""
