@@ -52,6 +52,8 @@ class Dispatch:
         self._hub = hub
         self._checker = checker
         self._proxy = proxy
+        self._sync = proxy.documents
+        """The proxy's document sync: every document event reaches the upstreams through it."""
         self._learning = learning
         self._large: set[str] = set()
         """Open documents past the size limit: passed on only, until closed."""
@@ -76,7 +78,7 @@ class Dispatch:
 
     def settings_notified(self, raw: Any) -> None:
         """``workspace/didChangeConfiguration``: the upstreams get it (minus fixlore's section)."""
-        self._proxy.did_change_configuration(raw)
+        self._sync.did_change_configuration(raw)
 
     def workspace_settings(self, settings: dict[str, Any]) -> None:
         """The editor's ``fixlore`` section (its ``workspace/configuration`` answer) changed."""
@@ -115,7 +117,7 @@ class Dispatch:
     def opened(self, uri: str, raw: Any) -> None:
         """didOpen: upstreams, timeline, syntax check at once."""
         large = self._too_large(uri)
-        self._proxy.did_open(uri, raw)
+        self._sync.did_open(uri, raw)
         if not large:
             self._learning.did_open(uri, raw)
             self._check(uri, immediate=True)
@@ -123,7 +125,7 @@ class Dispatch:
     def changed(self, uri: str, raw: Any) -> None:
         """DidChange (the text already applied): upstreams, timeline, debounced syntax check."""
         large = self._too_large(uri)
-        self._proxy.did_change(uri, raw)
+        self._sync.did_change(uri, raw)
         if not large:
             self._learning.did_change(uri, raw)
             self._check(uri)
@@ -131,14 +133,14 @@ class Dispatch:
     def saved(self, uri: str, raw: Any) -> None:
         """didSave: upstreams, a settle at once, syntax check at once."""
         large = self._too_large(uri)
-        self._proxy.did_save(uri, raw)
+        self._sync.did_save(uri, raw)
         if not large:
             self._learning.did_save(uri, raw)
             self._check(uri, immediate=True)
 
     def closed(self, uri: str, raw: Any) -> None:
         """didClose: upstreams, timeline (unless it let go when the document grew too large), diagnostics."""
-        self._proxy.did_close(uri, raw)
+        self._sync.did_close(uri, raw)
         if uri in self._large:
             self._large.discard(uri)
         else:
@@ -148,16 +150,16 @@ class Dispatch:
 
     def notebook(self, method: str, raw: Any) -> None:
         """A ``notebookDocument/*`` notification: the upstreams get it whole, then each cell is a document."""
-        self._proxy.notebook_event(method, raw)
+        self._sync.notebook_event(method, raw)
         for kind, uri, cell in cell_events(method, raw):
             if kind == "cell_opened":
-                self._proxy.cell_opened(uri, cell)
+                self._sync.cell_opened(uri, cell)
                 self._learning.did_open(uri, cell)
             elif kind == "cell_changed":
-                self._proxy.cell_changed(uri, cell)
+                self._sync.cell_changed(uri, cell)
                 self._learning.did_change(uri, cell)
             else:
-                self._proxy.cell_closed(uri, cell)
+                self._sync.cell_closed(uri, cell)
                 self._learning.did_close(uri, cell)
                 self._hub.forget(uri)
 

@@ -14,9 +14,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
-import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor
 from dataclasses import dataclass, field
@@ -25,10 +22,9 @@ from typing import TYPE_CHECKING, Any, Protocol
 from fixlore.abstraction import Position, TextEdit, TextRange
 from fixlore.abstraction.syntax import SyntaxProblem, syntax_problems
 from fixlore.lsp.learning.timeline import to_code_points
+from fixlore.lsp.workers import WorkerProcess
 
 if TYPE_CHECKING:
-    from concurrent.futures import ProcessPoolExecutor
-
     from pygls.workspace import TextDocument
 
     from fixlore.lsp.ports import Editor
@@ -171,20 +167,12 @@ class SyntaxChecker:
         self._hub = hub
         self._threads = threads
         self._pending: dict[str, asyncio.Task[None]] = {}
-        self._processes: ProcessPoolExecutor | None = None
-
-    def _executor(self, text: str) -> Executor:
-        if len(text) < PROCESS_CHARS:
-            return self._threads
-        if self._processes is None:  # started at the first big file; most sessions never need it
-            self._processes = worker_process_pool()
-        return self._processes
+        self._process = WorkerProcess("syntax-check", processes=None)
+        """Started at the first big file (most sessions never need it), another after one dies."""
 
     def close(self) -> None:
         """Stop the child process, if one was started."""
-        if self._processes is not None:
-            self._processes.shutdown(wait=False, cancel_futures=True)
-            self._processes = None
+        self._process.close()
 
     def schedule(self, uri: str, *, immediate: bool = False) -> None:
         """(Re)start the debounce timer of ``uri``."""
@@ -212,12 +200,12 @@ class SyntaxChecker:
         if language is None:
             return
         version, text = doc.version, doc.source
-        loop = asyncio.get_running_loop()
         try:
-            problems = await loop.run_in_executor(self._executor(text), syntax_problems, language, text)
-        except BrokenExecutor:  # the child died (out of memory?): no diagnostics this time, a new child next
+            problems = await self._check(language, text)
+        except BrokenExecutor:  # before RuntimeError (its base): the child died; no diagnostics now, a new child next
             logger.warning("the syntax-check process ended unexpectedly")
-            self._processes = None
+            return
+        except RuntimeError:  # closed: the session is ending
             return
         current = self._editor.open_document(uri)
         if current is None or current.version != version:
@@ -225,40 +213,10 @@ class SyntaxChecker:
         self._pending.pop(uri, None)
         self._hub.set(uri, OWN_KEY, version, [to_lsp_diagnostic(current, p) for p in problems])
 
-
-def worker_process_pool() -> ProcessPoolExecutor:
-    """One worker process (spawned: no copy of the server's threads) that ends with the server."""
-    import multiprocessing  # here: most sessions never start a worker, and `initialize` need not wait for it
-    from concurrent.futures import ProcessPoolExecutor
-
-    return ProcessPoolExecutor(
-        max_workers=1,
-        mp_context=multiprocessing.get_context("spawn"),
-        initializer=init_child,
-        initargs=(os.getpid(),),
-    )
-
-
-def init_child(server_pid: int | None = None) -> None:
-    """In a worker process (big files' syntax checks, extraction): let go of the editor's pipes; end with the server.
-
-    The child would otherwise hold the editor's stdout open after the server is
-    gone (an editor waits for it to close), and outlive a killed server.
-    """
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    os.close(devnull)
-    # The server's pid as it started us: a child that starts after the server died
-    # (its parent already init, pid 1) must not take init for the server.
-    parent = server_pid if server_pid is not None else os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)  # a watchdog's period, in a child with nothing else to do
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+    async def _check(self, language: str, text: str) -> list[SyntaxProblem]:
+        if len(text) < PROCESS_CHARS:
+            return await asyncio.get_running_loop().run_in_executor(self._threads, syntax_problems, language, text)
+        return await asyncio.wrap_future(self._process.submit(syntax_problems, language, text))
 
 
 def to_lsp_diagnostic(doc: TextDocument, problem: SyntaxProblem) -> dict[str, Any]:

@@ -34,7 +34,7 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     checker = SyntaxChecker(server, hub, server.thread_pool)
     upstreams = Proxy(server, hub)
     learning = LearningLoop(server, hub)
-    actions = CodeActions(server, upstreams, learning)
+    actions = CodeActions(server, upstreams, learning, learning.store)
     dispatch = Dispatch(server, life, hub, checker, upstreams, learning)
     # The three links that close a loop, each set once, here:
     hub.follower = dispatch  # every merged publish: the proxy's pull answers, then learning

@@ -12,17 +12,15 @@ and at most one, the top, is preferred: an upstream's own mark when the user
 does not turn that action down, a learned fix when the evidence is clear and
 it was accepted and worked; the user's habit never promotes an action its
 upstream left unmarked (an unsafe fix). Every action gets ``fixlore.accept``
-with a token; the upstream's own
-command is kept in the token's :class:`Offer` and run after recording.
+with a token (:mod:`.tokens`); the upstream's own
+command is kept in the token's :class:`~.tokens.Offer` and run after recording.
 Titles are unique.
 """
 
 from __future__ import annotations
 
-import itertools
 import logging
 import re
-from collections import OrderedDict
 from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -39,6 +37,7 @@ from fixlore.abstraction import (
     apply_edits,
 )
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
+from fixlore.lsp.actions.tokens import Offer, Tokens, with_command
 from fixlore.lsp.hub import from_lsp_edits, to_lsp_range
 from fixlore.lsp.learning.timeline import diag_info, lines_of, text_digest
 
@@ -50,61 +49,7 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-ACCEPT = "fixlore.accept"
 LEARNED_PREFIX = "Apply learned fix: "
-MAX_TOKENS = 1024
-
-
-@dataclass
-class Offer:
-    """What fixlore knows about one action it returned (in memory, behind its token)."""
-
-    pattern: Pattern | None
-    siblings: tuple[Pattern, ...]
-    invoked: bool
-    uri: str
-    version: int | None
-    diag: dict[str, Any] | None
-    text: str
-    """The document text at the request (to notice an undo)."""
-    original: dict[str, Any] | None
-    """The upstream's own command, run at its owner after recording."""
-    learned: bool
-    done: bool = False
-
-
-class Tokens:
-    """A bounded LRU from token to :class:`Offer`."""
-
-    def __init__(self, size: int = MAX_TOKENS) -> None:
-        self._size = size
-        self._items: OrderedDict[str, Offer] = OrderedDict()
-        self._ids = itertools.count(1)
-
-    def new(self, offer: Offer) -> str:
-        """Remember ``offer``; returns its token."""
-        token = f"t{next(self._ids)}"
-        self._items[token] = offer
-        while len(self._items) > self._size:
-            self._items.popitem(last=False)
-        return token
-
-    def get(self, token: str) -> Offer | None:
-        """The offer behind ``token`` (``None`` if unknown or evicted)."""
-        offer = self._items.get(token)
-        if offer is not None:
-            self._items.move_to_end(token)
-        return offer
-
-
-def token_of(action: Any) -> str | None:
-    """Fixlore's token in a raw action's command, if it carries one."""
-    command = action.get("command") if isinstance(action, dict) else None
-    if isinstance(command, dict) and command.get("command") == ACCEPT:
-        args = command.get("arguments") or []
-        if args and isinstance(args[0], str):
-            return args[0]
-    return None
 
 
 @dataclass
@@ -242,7 +187,7 @@ def assemble(
             original=None,
             learned=item.learned,
         )
-        out.actions.append(_with_command(item.action, offer, tokens, titles))
+        out.actions.append(with_command(item.action, offer, tokens, titles))
     return out
 
 
@@ -465,25 +410,3 @@ def _reslot(order: list[_Item], old: list[_Item], new: list[_Item]) -> list[_Ite
     rest = [it for it in order if id(it) not in old_ids]
     before = sum(1 for i, it in enumerate(order) if id(it) not in old_ids and i < slots[0])
     return rest[:before] + new + rest[before:]
-
-
-def _with_command(action: dict[str, Any], offer: Offer, tokens: Tokens, titles: set[str]) -> dict[str, Any]:
-    """The action with a unique title and fixlore's accept command (the upstream's kept in the offer)."""
-    out = dict(action)
-    title = str(out.get("title", ""))
-    unique, n = title, 2
-    while unique in titles:
-        unique, n = f"{title} ({n})", n + 1
-    titles.add(unique)
-    out["title"] = unique
-    command = out.get("command")
-    if isinstance(command, str):
-        # A bare Command: it stays a Command, its own call kept for after recording.
-        offer.original = {k: v for k, v in out.items() if k in ("title", "command", "arguments")}
-        token = tokens.new(offer)
-        return {"title": unique, "command": ACCEPT, "arguments": [token]}
-    if isinstance(command, dict):
-        offer.original = command
-    token = tokens.new(offer)
-    out["command"] = {"title": unique, "command": ACCEPT, "arguments": [token]}
-    return out

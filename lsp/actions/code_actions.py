@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
-from fixlore.lsp.actions.assemble import ACCEPT, Assembly, Offer, Tokens, assemble, token_of
+from fixlore.lsp.actions.assemble import Assembly, assemble
+from fixlore.lsp.actions.tokens import ACCEPT, Offer, Tokens, token_of
 from fixlore.lsp.documents import document_language
 
 if TYPE_CHECKING:
@@ -54,8 +55,8 @@ class UpstreamActions(Protocol):
         """Resolve an action with the upstream that made it."""
 
 
-class LearnedSide(Protocol):
-    """The learning side of code actions (the learning loop)."""
+class KnowledgeSide(Protocol):
+    """The knowledge store as code actions use it (the learning loop's ``store``)."""
 
     knowledge: Knowledge | None
 
@@ -63,11 +64,15 @@ class LearnedSide(Protocol):
     def executor(self) -> Executor:
         """The worker threads store work runs in."""
 
-    async def learned_fixes(self, uri: str, version: int | None, diagnostic: dict[str, Any]) -> list[LearnedFix]:
-        """The learned fixes for one diagnostic (waits briefly at most)."""
-
     def record(self, kind: EventKind, pattern: Pattern) -> None:
         """Queue one event."""
+
+
+class LearnedSide(Protocol):
+    """The learning side of code actions (the learning loop)."""
+
+    async def learned_fixes(self, uri: str, version: int | None, diagnostic: dict[str, Any]) -> list[LearnedFix]:
+        """The learned fixes for one diagnostic (waits briefly at most)."""
 
     def saw_offers(
         self, uri: str, version: int | None, groups: list[tuple[dict[str, Any], tuple[Pattern, ...], dict[str, str]]]
@@ -90,10 +95,11 @@ class LearnedSide(Protocol):
 class CodeActions:
     """Assembles code-action answers from the upstreams' actions and the learned fixes."""
 
-    def __init__(self, editor: Editor, upstreams: UpstreamActions, learning: LearnedSide) -> None:
+    def __init__(self, editor: Editor, upstreams: UpstreamActions, learning: LearnedSide, store: KnowledgeSide) -> None:
         self._editor = editor
         self._upstreams = upstreams
         self._learning = learning
+        self._store = store
         self.tokens = Tokens()
         """What each ``fixlore.accept`` token offered (memory only)."""
 
@@ -146,8 +152,8 @@ class CodeActions:
             diagnostics=diagnostics,
             upstream=upstream,
             learned=learned,
-            knowledge=self._learning.knowledge,
-            executor=self._learning.executor,
+            knowledge=self._store.knowledge,
+            executor=self._store.executor,
             tokens=tokens,
             invoked=invoked and count,
             now=time.time(),
@@ -160,7 +166,7 @@ class CodeActions:
         from fixlore.knowledge import EventKind
 
         for pattern in assembly.offered:
-            self._learning.record(EventKind.OFFERED, pattern)
+            self._store.record(EventKind.OFFERED, pattern)
         groups = [(g.diag, g.patterns, g.results) for g in assembly.groups]
         self._learning.saw_offers(assembly.uri, assembly.version, groups)
 

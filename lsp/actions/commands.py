@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidParams
 
 from fixlore.knowledge import ExportFilters, InvalidImport, KnowledgeError, PatternStats
-from fixlore.lsp.actions.assemble import ACCEPT
+from fixlore.lsp.actions.tokens import ACCEPT
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
@@ -72,15 +72,16 @@ def register(
     server: LanguageServer, actions: CodeActions, learning: LearningLoop, proxy: Proxy, hub: DiagnosticsHub
 ) -> None:
     """Register fixlore's commands."""
+    store = learning.store
 
     async def knowledge() -> Knowledge:
-        found = await learning.ready()
+        found = await store.ready()
         if found is None:
             raise JsonRpcInternalError("fixlore's knowledge store is not open (see the log)")
         return found
 
     async def in_worker(fn: Callable[..., T], *args: Any) -> T:
-        return await asyncio.get_running_loop().run_in_executor(learning.executor, fn, *args)
+        return await asyncio.get_running_loop().run_in_executor(store.executor, fn, *args)
 
     @server.command(ACCEPT)
     async def accept_command(*args: Any) -> Any:
@@ -115,7 +116,7 @@ def register(
             raise JsonRpcInvalidParams("fixlore.forget expects [pattern id]")
         k = await knowledge()
         forgotten = await in_worker(k.forget, args[0])
-        learning.schedule_status()
+        store.schedule_status()
         return {"forgotten": bool(forgotten)}
 
     @server.command(EXPORT)
@@ -140,7 +141,7 @@ def register(
             raise JsonRpcInvalidParams(f"import refused: {exc}") from exc
         except (OSError, KnowledgeError) as exc:
             raise JsonRpcInternalError(f"import failed: {type(exc).__name__}") from exc
-        learning.schedule_status()
+        store.schedule_status()
         return {"imported": report.imported, "merged": report.merged}
 
     @server.command(STATS)
@@ -151,10 +152,10 @@ def register(
         return {
             "patterns": stats.patterns,
             "events": stats.events,
-            "learning": loop.learning,
+            "learning": store.learning,
             "refused": stats.refused,
             "counts": asdict(stats.counts),
-            "session": {"events": loop.events_recorded, "manualFixes": loop.fixes_learned, "settles": loop.settles},
+            "session": {"events": store.events_recorded, "manualFixes": loop.fixes_learned, "settles": loop.settles},
         }
 
     @server.command(DASHBOARD)
@@ -179,8 +180,8 @@ def register(
     async def set_learning_command(*args: Any) -> Any:
         if not args or not isinstance(args[0], bool):
             raise JsonRpcInvalidParams("fixlore.setLearning expects [true] or [false]")
-        await learning.ready()
-        return {"learning": learning.set_learning(args[0])}
+        await store.ready()
+        return {"learning": store.set_learning(args[0])}
 
 
 def _filters(raw: Any) -> ExportFilters:

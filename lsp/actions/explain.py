@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from fixlore.lsp.actions.assemble import Tokens
+from fixlore.lsp.actions.tokens import Tokens
 
 if TYPE_CHECKING:
     from fixlore.lsp.actions.code_actions import CodeActions
@@ -47,7 +47,7 @@ async def explain_at(
     """The ranking of every diagnostic's actions at ``position`` (``character`` optional)."""
     line = int(position.get("line", 0))
     character = position.get("character")
-    await learning.ready()  # the evidence is the point: wait for the store if it is still opening
+    await learning.store.ready()  # the evidence is the point: wait for the store if it is still opening
     proxy.diagnostics.settle(uri)
     found = [d for d in hub.current(uri) if _covers(d, line, None if character is None else int(character))]
     out: list[dict[str, Any]] = []

@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import difflib
 import logging
-import threading
 import time
-from concurrent.futures import BrokenExecutor, Executor, Future, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Future
 from typing import Any
 
 from fixlore.abstraction import FixCategory, Pattern, is_placeholder
+from fixlore.lsp.workers import WorkerProcess
 
 logger = logging.getLogger(__name__)
 
@@ -65,80 +65,32 @@ class Extractor:
     The abstraction layer is pure, so a fix's texts go to a worker process and
     its pattern comes back: its CPU time and libcst's import never hold the
     GIL the request path needs (a thread did: code actions in the first second
-    after start waited for libcst's import). If no process can be started,
-    extraction runs in a thread instead.
+    after start waited for libcst's import). If no process can be started, or
+    the worker dies, extraction runs in a thread instead.
     """
 
     def __init__(self) -> None:
-        self._pool: Executor | None = None
-        self._fallback = False
-        self._closed = False
-        self._lock = threading.Lock()  # the starting thread and the event loop both may make the pool
+        self._worker = WorkerProcess("extractor", processes=1)
 
     def start(self) -> None:
-        """Start the worker and load libcst in it, from a thread of its own (after ``initialized``).
-
-        Starting a process takes its parent ~0.1-0.2 s (multiprocessing's import,
-        the spawn): on the event loop, the editor's first requests waited for it.
-        """
-        threading.Thread(target=self._start, name="fixlore-extractor-start", daemon=True).start()
-
-    def _start(self) -> None:
-        try:
-            with self._lock:
-                if self._closed:
-                    return
-                future = self._executor_locked().submit(warm_up)
-        except (OSError, RuntimeError) as exc:
-            logger.warning("extraction worker not started (%s); extracting in a thread", type(exc).__name__)
-            self._use_thread()
-            return
-        future.add_done_callback(_log_warm_up)
+        """Start the worker and load libcst in it, from a thread of its own (after ``initialized``)."""
+        self._worker.start(warm_up, _log_warm_up)
 
     async def extract(self, language: str, before: str, after: str, info: Any) -> Any:
-        """The pattern of one fix (or a skip), computed in the worker."""
-        loop = asyncio.get_running_loop()
+        """The pattern of one fix (or a skip), computed in the worker; ``None`` once closed."""
         try:
-            return await loop.run_in_executor(self._executor(), _extract, language, before, after, info)
-        except (BrokenExecutor, OSError, RuntimeError) as exc:
-            if self._fallback:
+            return await asyncio.wrap_future(self._worker.submit(_extract, language, before, after, info))
+        except BrokenExecutor:  # a RuntimeError too: first
+            if self._worker.on_thread:
                 raise
-            logger.warning("extraction worker failed (%s); extracting in a thread from now on", type(exc).__name__)
-            self._use_thread()
-            return await loop.run_in_executor(self._executor(), _extract, language, before, after, info)
+            logger.warning("extraction worker failed; extracting in a thread from now on")
+            return await asyncio.wrap_future(self._worker.submit(_extract, language, before, after, info))
+        except RuntimeError:  # closed: the session is ending
+            return None
 
     def close(self) -> None:
         """Stop the worker (pending extractions are dropped: the session is ending)."""
-        with self._lock:
-            self._closed = True
-            self._stop_pool()
-
-    def _stop_pool(self) -> None:
-        if self._pool is not None:
-            # The worker holds nothing to keep: end it now rather than let the exit wait for it.
-            for process in list((getattr(self._pool, "_processes", None) or {}).values()):
-                process.terminate()
-            self._pool.shutdown(wait=False, cancel_futures=True)
-            self._pool = None
-
-    def _executor(self) -> Executor:
-        with self._lock:
-            return self._executor_locked()
-
-    def _executor_locked(self) -> Executor:
-        if self._pool is None:
-            if self._fallback:
-                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-extract")
-            else:
-                from fixlore.lsp.hub import worker_process_pool  # lets go of the editor's pipes
-
-                self._pool = worker_process_pool()
-        return self._pool
-
-    def _use_thread(self) -> None:
-        with self._lock:
-            self._stop_pool()
-            self._fallback = True
+        self._worker.close()
 
 
 def _log_warm_up(future: Future[float]) -> None:

@@ -45,7 +45,7 @@ logger = logging.getLogger(__name__)
 
 
 class FixesHost(Protocol):
-    """What :class:`LearnedFixes` reads of the learning loop: the store, its worker threads, the documents."""
+    """What :class:`LearnedFixes` reads of the learning loop's store: the knowledge, its threads, the documents."""
 
     knowledge: Knowledge | None
     server: Editor
@@ -112,8 +112,8 @@ def _range_key(value: Any) -> Any:
 class LearnedFixes:
     """The per-version cache of instantiated learned fixes."""
 
-    def __init__(self, loop: FixesHost) -> None:
-        self._loop = loop
+    def __init__(self, store: FixesHost) -> None:
+        self._store = store
         self._cache: dict[str, tuple[int | None, dict[DiagId, _Pending]]] = {}
         self._jobs = Instantiator()
         """Instantiation runs in a worker process (the parse holds the GIL); jobs a request asks for go first."""
@@ -141,8 +141,8 @@ class LearnedFixes:
 
     def prepare(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Start instantiating learned fixes for ``diagnostics`` (cheap; work goes to a thread)."""
-        knowledge = self._loop.knowledge
-        doc = self._loop.server.open_document(uri)
+        knowledge = self._store.knowledge
+        doc = self._store.server.open_document(uri)
         if knowledge is None or doc is None or doc.version != version or not diagnostics:
             return
         language = document_language(doc)
@@ -169,7 +169,7 @@ class LearnedFixes:
             if not knowledge.ready(signature.rule_key, fixes=True):
                 # Never the disk on the loop: a worker reads the rule key, and
                 # this signature gets its learned fixes once that is done.
-                self._loop.executor.submit(knowledge.preload, signature.rule_key)
+                self._store.executor.submit(knowledge.preload, signature.rule_key)
                 none[signature] = now
                 continue
             found = knowledge.learned_fixes(signature)[:MAX_TRIED]

@@ -21,11 +21,12 @@ import collections
 import itertools
 import logging
 import threading
-from concurrent.futures import BrokenExecutor, CancelledError, Executor, Future, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
 from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate
+from fixlore.lsp.workers import WorkerProcess
 
 logger = logging.getLogger(__name__)
 
@@ -112,8 +113,7 @@ class Instantiator:
         self._queue: collections.deque[Job] = collections.deque()
         self._urgent: collections.deque[Job] = collections.deque()
         self._busy = False
-        self._pool: Executor | None = None
-        self._failures = 0
+        self._worker = WorkerProcess("instantiator", processes=2)
         self._closed = False
         self._texts: dict[str, tuple[int, str]] = {}
         """What the worker holds: uri -> (token, text) (a guess; the worker says when it is wrong).
@@ -126,19 +126,7 @@ class Instantiator:
 
     def start(self) -> None:
         """Start the worker and load the parsers in it, from a thread (after ``initialized``)."""
-        threading.Thread(target=self._start, name="fixlore-instantiator-start", daemon=True).start()
-
-    def _start(self) -> None:
-        with self._lock:
-            if self._closed or self._pool is not None:
-                return
-            self._new_pool()
-            pool = self._pool
-        if pool is not None:
-            try:
-                pool.submit(warm_up)
-            except (BrokenExecutor, RuntimeError):
-                pass
+        self._worker.start(warm_up)
 
     def submit(self, job: Job) -> Future[list[Found]]:
         """Queue ``job``; its :attr:`Job.result` is set when the worker is done with it."""
@@ -172,12 +160,10 @@ class Instantiator:
             waiting = [*self._urgent, *self._queue]
             self._urgent.clear()
             self._queue.clear()
-            pool, self._pool = self._pool, None
         for job in waiting:
             job.result.cancel()
         self._here.shutdown(wait=False, cancel_futures=True)
-        if pool is not None:
-            _stop(pool)
+        self._worker.close()
 
     def _feed_locked(self) -> None:
         while not self._busy and not self._closed and (self._urgent or self._queue):
@@ -187,9 +173,6 @@ class Instantiator:
             self._hand_over_locked(job, force=False)
 
     def _hand_over_locked(self, job: Job, *, force: bool) -> None:
-        if self._pool is None:
-            self._new_pool()
-        assert self._pool is not None
         held = self._texts.get(job.uri)
         if force or held is None or held[1] is not job.text:
             send_text, token = True, next(self._tokens)
@@ -199,15 +182,12 @@ class Instantiator:
             (fp, None if fp in self._patterns and not force else pattern, times) for fp, pattern, times in job.patterns
         ]
         try:
-            future = self._pool.submit(
+            future = self._worker.submit(
                 run, (job.uri, token, job.text if send_text else None, job.language, job.info, items)
             )
-        except (BrokenExecutor, RuntimeError) as exc:
-            if self._failures >= 2:
-                job.result.set_exception(exc)
-                return
-            self._broken_locked(exc)
-            self._hand_over_locked(job, force=True)
+        except (BrokenExecutor, OSError, RuntimeError) as exc:  # the worker replaced, and failed again; or closed
+            job.result.set_exception(exc)
+            self._feed_locked()
             return
         self._busy = True
         self._texts[job.uri] = (token, job.text)
@@ -224,8 +204,9 @@ class Instantiator:
                 return
             try:
                 found = done.result()
-            except (BrokenExecutor, OSError) as exc:
-                self._broken_locked(exc)
+            except BrokenExecutor:  # the worker died (it is replaced): what it held went with it
+                self._texts.clear()
+                self._patterns.clear()
                 self._hand_over_locked(job, force=True)
                 return
             except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not stop the others
@@ -238,28 +219,6 @@ class Instantiator:
             job.result.set_result(found or [])
             self._feed_locked()
 
-    def _new_pool(self) -> None:
-        if self._failures < 2:
-            try:
-                from fixlore.lsp.hub import worker_process_pool  # lets go of the editor's pipes
-
-                self._pool = worker_process_pool()
-                return
-            except (OSError, RuntimeError) as exc:
-                logger.warning("instantiation worker not started (%s); using a thread", type(exc).__name__)
-                self._failures = 2
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-instantiate")
-
-    def _broken_locked(self, exc: BaseException) -> None:
-        self._failures += 1
-        logger.warning("instantiation worker failed (%s); starting another", type(exc).__name__)
-        pool, self._pool = self._pool, None
-        self._texts.clear()
-        self._patterns.clear()
-        self._busy = False
-        if pool is not None:
-            _stop(pool)
-
 
 def _run_here(job: Job) -> None:
     if not job.result.set_running_or_notify_cancel():
@@ -270,10 +229,3 @@ def _run_here(job: Job) -> None:
         job.result.set_exception(exc)
     else:
         job.result.set_result(found)
-
-
-def _stop(pool: Executor) -> None:
-    # The worker holds nothing to keep: end it now rather than let the exit wait for it.
-    for process in list((getattr(pool, "_processes", None) or {}).values()):
-        process.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)

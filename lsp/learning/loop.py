@@ -32,9 +32,10 @@ from typing import TYPE_CHECKING, Any
 from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
 from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
-from fixlore.lsp.learning.clock import Clock, LoopClock, Timer
+from fixlore.lsp.learning.clock import Clock, LoopClock
 from fixlore.lsp.learning.extractor import Extractor, is_token_repair
 from fixlore.lsp.learning.fixes import LearnedFixes
+from fixlore.lsp.learning.schedule import SettleSchedule
 from fixlore.lsp.learning.store import StoreSide
 from fixlore.lsp.learning.timeline import (
     MATCH_LINES,
@@ -42,23 +43,21 @@ from fixlore.lsp.learning.timeline import (
     Tracked,
     absorb_broken,
     diag_info,
-    diag_key,
     diag_line,
     text_digest,
 )
-from fixlore.lsp.learning.watch import UNDO_WINDOW_S, VERIFY_WINDOW_S, Offered, Settled, Watch
+from fixlore.lsp.learning.watch import Offers, Settled, Verdict, Watch, expired, judge, near, undone
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from fixlore.lsp.config import FixloreConfig
     from fixlore.lsp.hub import DiagnosticsHub
     from fixlore.lsp.learning.fixes import LearnedFix
     from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)
 
-NEAR_LINES = 3
-"""A new error this close to a fixed diagnostic means the fix broke something."""
-MAX_OFFERS = 64
-"""Offered lists remembered per document (to tell a fix by hand from the actions it turned down)."""
 SOURCE_WAIT_S = 10.0
 """How long a settle waits for every source to report for the current version.
 
@@ -66,30 +65,34 @@ Past it, the document settles without the late sources: their diagnostics
 are kept as they were, neither fixed nor new, until they report."""
 
 
-class LearningLoop(StoreSide):
-    """One per server, built by ``create_server`` with the editor and the diagnostics hub it reads."""
+class LearningLoop:
+    """One per server, built by ``create_server`` with the editor and the diagnostics hub it reads.
+
+    Its parts: ``store`` (the knowledge store, :class:`StoreSide`), ``fixes``
+    (learned fixes per publish), ``extractor`` (manual fixes' patterns).
+    """
 
     def __init__(
         self, editor: Editor, hub: DiagnosticsHub, *, clock: Clock | None = None, extractor: Extractor | None = None
     ) -> None:
-        super().__init__(editor)
+        self._editor = editor
+        self.store = StoreSide(editor, follower=self)
         self._diagnostics = hub
         self._clock = clock or LoopClock()
         """Every reading of the time and every timer of the loop (a test passes a fake)."""
         self.timelines: dict[str, DocTimeline] = {}
         self.watches: dict[str, list[Watch]] = {}
-        self.fixes = LearnedFixes(self)
+        self.fixes = LearnedFixes(self.store)
         self.extractor = extractor or Extractor()
-        self._offers: dict[str, list[Offered]] = {}
-        """Per document: the upstream actions the user was shown, per diagnostic (key, line, version)."""
-        self._timers: dict[str, Timer] = {}
-        self._source_timers: dict[str, Timer] = {}
-        """Per document: when to stop waiting for late sources (see :data:`SOURCE_WAIT_S`)."""
-        self._settle_wanted: set[str] = set()
-        self._settling: set[str] = set()
+        self._offers = Offers()
+        self._schedule = SettleSchedule(self._clock, self._try_settle)
         self.fixes_learned = 0
         self.settles = 0
         """Settle checks run this session (parsing or not): lets tests wait for one."""
+
+    def config_changed(self, old: FixloreConfig, new: FixloreConfig, root: Path | None) -> None:
+        """The settings changed: the store opens, or reopens when its scopes changed."""
+        self.store.config_changed(old, new, root)
 
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix may be new: the learned-fix cache stops believing there is none."""
@@ -105,13 +108,10 @@ class LearningLoop(StoreSide):
 
     def shutdown(self) -> None:
         """Stop the timers, then flush and close the store."""
-        for handle in (*self._timers.values(), *self._source_timers.values()):
-            handle.cancel()
-        self._timers.clear()
-        self._source_timers.clear()
+        self._schedule.close()
         self.extractor.close()
         self.fixes.close()
-        self.close_store()
+        self.store.close_store()
 
     # -- events --------------------------------------------------------------------------
     def accepted(
@@ -127,18 +127,18 @@ class LearningLoop(StoreSide):
         """The user chose an action fixlore offered: record it and start verifying it."""
         if pattern is None:
             return
-        self.record(EventKind.ACCEPTED, pattern)
+        self.store.record(EventKind.ACCEPTED, pattern)
         if invoked:
             for other in siblings:
                 if other.fingerprint != pattern.fingerprint:
-                    self.record(EventKind.REJECTED, other)
+                    self.store.record(EventKind.REJECTED, other)
         timeline = self.timelines.get(uri)
         if diag is None or timeline is None:
             return
         line = timeline.line_now(diag_line(diag), version)
         tracked = Tracked(raw=diag, version=version, text=before_text, line=diag_line(diag) if line is None else line)
         timeline.followed.append(tracked)
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         applied = doc is None or doc.source != before_text
         self.watches.setdefault(uri, []).append(
             Watch(tracked, pattern, before_text, self._clock.now(), accepted=True, applied=applied)
@@ -146,7 +146,7 @@ class LearningLoop(StoreSide):
         if applied:
             # An accepted action leaves a state made by a tool, not half-typed: it settles
             # as soon as its diagnostics are in (the user may fix the next thing at once).
-            self._want_settle(uri, delay=0.0)
+            self._schedule.want(uri, delay=0.0)
 
     def saw_offers(
         self,
@@ -159,55 +159,39 @@ class LearningLoop(StoreSide):
         Per group: the diagnostic, the candidates' patterns, and for upstream actions
         whose edit came with them, a digest of the text that edit makes (by fingerprint).
         """
-        offers = self._offers.setdefault(uri, [])
-        for diag, patterns, results in groups:
-            upstream = tuple(p for p in patterns if p.action is not None)
-            if upstream:
-                offers.append(Offered(diag_key(diag), diag_line(diag), version, upstream, results))
-        del offers[:-MAX_OFFERS]
+        self._offers.saw(uri, version, groups)
 
     def _rejected_by_hand(self, uri: str, tracked: Tracked, after: str) -> None:
-        """A diagnostic the user was offered actions for, fixed by hand: each of them was turned down.
-
-        Except the one whose edit makes exactly the text the user typed: that one
-        they made themselves, and it is no reason to rank it lower.
-        """
-        offers = self._offers.get(uri, [])
+        """A diagnostic the user was offered actions for, fixed by hand: each of them was turned down."""
         timeline = self.timelines.get(uri)
-        typed = text_digest(after)
-        for i, offered in enumerate(offers):
-            now = timeline.line_now(offered.line, offered.version) if timeline is not None else offered.line
-            if offered.key == tracked.key and now is not None and abs(now - tracked.line) <= MATCH_LINES:
-                for pattern in offered.patterns:
-                    if offered.results.get(pattern.fingerprint) != typed:
-                        self.record(EventKind.REJECTED, pattern)
-                del offers[i]
-                return
+        line_now = timeline.line_now if timeline is not None else _as_it_was
+        for pattern in self._offers.turned_down(uri, tracked, text_digest(after), line_now):
+            self.store.record(EventKind.REJECTED, pattern)
 
     # -- document events (from Dispatch) ---------------------------------------------------------------
     def pause_s(self) -> float:
         """The configured pause after which a vanished diagnostic counts as fixed."""
-        return self.server.config.manual_fix_pause_ms / 1000
+        return self._editor.config.manual_fix_pause_ms / 1000
 
     def did_open(self, uri: str, raw: Any) -> None:
         """A new timeline; the first settle happens after a pause, once every source reported."""
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         self.timelines[uri] = DocTimeline(uri, changed_at=self._clock.now(), text=doc.source if doc else None)
-        self._want_settle(uri, delay=self.pause_s())
+        self._schedule.want(uri, delay=self.pause_s())
 
     def did_change(self, uri: str, raw: Any) -> None:
         """Shift what is followed; restart the pause; notice an undo."""
         timeline = self.timelines.setdefault(uri, DocTimeline(uri))
         changes = raw.get("contentChanges", []) if isinstance(raw, dict) else []
         version = (raw.get("textDocument") or {}).get("version") if isinstance(raw, dict) else None
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         new_text = doc.source if doc is not None else None
         timeline.apply_change(version, changes, timeline.text, new_text)
         timeline.text = new_text
         timeline.changed_at = self._clock.now()
-        _cancel(self._source_timers, uri)
+        self._schedule.stop_waiting(uri)
         self._check_undo(uri)
-        self._want_settle(uri, delay=0.0 if self._edit_applied(uri) else self.pause_s())
+        self._schedule.want(uri, delay=0.0 if self._edit_applied(uri) else self.pause_s())
 
     def _edit_applied(self, uri: str) -> bool:
         """Whether this change applied the edit of an action accepted at resolve (it settles at once)."""
@@ -219,16 +203,14 @@ class LearningLoop(StoreSide):
 
     def did_save(self, uri: str, raw: Any) -> None:
         """A save settles the document at once (if its diagnostics are current)."""
-        self._want_settle(uri, delay=0.0)
+        self._schedule.want(uri, delay=0.0)
 
     def did_close(self, uri: str, raw: Any) -> None:
         """Forget the document (memory only)."""
         self.timelines.pop(uri, None)
         self.watches.pop(uri, None)
-        self._offers.pop(uri, None)
-        self._settle_wanted.discard(uri)
-        _cancel(self._timers, uri)
-        _cancel(self._source_timers, uri)
+        self._offers.forget(uri)
+        self._schedule.forget(uri)
         self.fixes.forget(uri)
 
     def published(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
@@ -243,29 +225,14 @@ class LearningLoop(StoreSide):
             # baseline at once (a user who fixes what the lightbulb or the Problems
             # panel showed, right after opening, is making a fix to learn from).
             # Now, not on a timer: an edit read in the same turn would cancel it.
-            _cancel(self._timers, uri)
-            self._settle_wanted.add(uri)
-        self._settle_if_due(uri)
+            self._schedule.want_now(uri)
+        self._schedule.if_due(uri)
 
     # -- settling ------------------------------------------------------------------------
-    def _want_settle(self, uri: str, *, delay: float) -> None:
-        self._settle_wanted.add(uri)
-        _cancel(self._timers, uri)
-        self._timers[uri] = self._clock.call_later(delay, self._timer_fired, uri)
-
-    def _settle_if_due(self, uri: str) -> None:
-        """Settle now if one was asked for and its pause has run out."""
-        if uri in self._settle_wanted and uri not in self._timers:
-            self._try_settle(uri)
-
-    def _timer_fired(self, uri: str) -> None:
-        self._timers.pop(uri, None)
-        self._try_settle(uri)
-
     def _try_settle(self, uri: str) -> None:
         timeline = self.timelines.get(uri)
-        doc = self.server.open_document(uri)
-        if timeline is None or doc is None or uri in self._settling:
+        doc = self._editor.open_document(uri)
+        if timeline is None or doc is None or uri in self._schedule.settling:
             return
         if timeline.latest_version != doc.version:
             return  # this version's diagnostics are not in yet: the next publish settles
@@ -273,19 +240,14 @@ class LearningLoop(StoreSide):
         if lagging:
             left = SOURCE_WAIT_S - (self._clock.now() - timeline.changed_at)
             if left > 0:
-                self._wait_for_sources(uri, left)
+                self._schedule.wait_for_sources(uri, left)
                 return  # a source's list is for an older version: its next publish settles
             logger.info("settling without %d source(s) that did not report within %.0f s", len(lagging), SOURCE_WAIT_S)
-        _cancel(self._source_timers, uri)
-        self._settle_wanted.discard(uri)
-        self._settling.add(uri)
+        self._schedule.started(uri)
         # The state is taken now, when it was found settled: the task may start after
         # the next edit, whose diagnostics are not in yet (a baseline of none lost a fix).
-        state = Settled(doc.version, doc.source, self._hub().current_by_source(uri), lagging, self._clock.now())
-        self.server.spawn(self._settle(uri, state), name="settle")
-
-    def _hub(self) -> DiagnosticsHub:
-        return self._diagnostics
+        state = Settled(doc.version, doc.source, self._diagnostics.current_by_source(uri), lagging, self._clock.now())
+        self._editor.spawn(self._settle(uri, state), name="settle")
 
     def _lagging(self, uri: str, timeline: DocTimeline) -> set[str]:
         """Sources not reported for the current version yet that could make a diagnostic seem fixed.
@@ -295,30 +257,22 @@ class LearningLoop(StoreSide):
         upstream serves the document) need not be waited for. A source that
         went away (:meth:`DiagnosticsHub.drop_source`) counts as not reported.
         """
-        hub = self._hub()
+        hub = self._diagnostics
         lagging = hub.lagging(uri)
         reported = hub.source_versions(uri)
         return {t.origin for t in timeline.baseline if t.origin and (t.origin in lagging or t.origin not in reported)}
-
-    def _wait_for_sources(self, uri: str, delay: float) -> None:
-        if uri not in self._source_timers:
-            self._source_timers[uri] = self._clock.call_later(delay, self._sources_overdue, uri)
-
-    def _sources_overdue(self, uri: str) -> None:
-        self._source_timers.pop(uri, None)
-        self._settle_if_due(uri)
 
     async def _settle(self, uri: str, state: Settled) -> None:
         try:
             await self._settle_once(uri, state)
         finally:
-            self._settling.discard(uri)
+            self._schedule.settling.discard(uri)
             self.settles += 1
-        self._settle_if_due(uri)  # asked again while this one ran
+        self._schedule.if_due(uri)  # asked again while this one ran
 
     async def _settle_once(self, uri: str, state: Settled) -> None:
         timeline = self.timelines.get(uri)
-        doc = self.server.open_document(uri)
+        doc = self._editor.open_document(uri)
         if timeline is None or doc is None:
             return
         language = document_language(doc)
@@ -334,8 +288,8 @@ class LearningLoop(StoreSide):
         diagnostics = [d for diags in by_source.values() for d in diags]
         origins = [key for key, diags in by_source.items() for _ in diags]
         loop = asyncio.get_running_loop()
-        problems = await loop.run_in_executor(self.executor, syntax_problems, language, text)
-        current = self.server.open_document(uri)
+        problems = await loop.run_in_executor(self.store.executor, syntax_problems, language, text)
+        current = self._editor.open_document(uri)
         if current is None or self.timelines.get(uri) is not timeline:
             return
         moved = current.version != version
@@ -360,8 +314,8 @@ class LearningLoop(StoreSide):
             if any(_same(tracked, w.tracked) for w in claimed):
                 continue
             info = diag_info(tracked.raw, tracked.text, num_units)
-            new_errors = [d for d in result.new if _near(d, tracked.line)]
-            self.server.spawn(
+            new_errors = [d for d in result.new if near(d, tracked.line)]
+            self._editor.spawn(
                 self._learn_manual(uri, language, tracked, text, info, bool(new_errors)), name="learn-manual"
             )
 
@@ -373,7 +327,7 @@ class LearningLoop(StoreSide):
         new: tuple[dict[str, Any], ...],
         unknown: Collection[tuple[str, str, str]] = (),
     ) -> list[Watch]:
-        """Decide the pending verifications; returns the watches that explain a vanished diagnostic.
+        """Judge the pending verifications; returns the watches that explain a vanished diagnostic.
 
         A watch whose diagnostic belongs to a source that has not reported
         yet (``unknown`` keys) waits for a later settle.
@@ -383,36 +337,28 @@ class LearningLoop(StoreSide):
         for watch in watches:
             if watch.verified or not watch.applied or watch.tracked.key in unknown:
                 continue
-            tracked = watch.tracked
-            still = any(
-                (d.get("source"), str(d.get("code")), d.get("message")) == tracked.key and _near(d, tracked.line)
-                for d in current
-            )
-            # Success is more than "the diagnostic left": nothing new (any source, any
-            # severity) may have appeared next to it, and stayed.
-            near_new = {diag_key(d) for d in new if _near(d, tracked.line)}
-            broke = bool(near_new) or any(diag_key(d) in watch.appeared and _near(d, tracked.line) for d in current)
-            if watch.accepted and not still and now - watch.started < self.pause_s():
+            verdict, near_new = judge(watch, current, new, now, self.pause_s())
+            if verdict is Verdict.WAIT:
                 # Settled at once for the baseline's sake; judged after the pause,
                 # so an undo right away counts against the action, not for it.
                 watch.appeared |= near_new
                 claimed.append(watch)
-                self._want_settle(timeline.uri, delay=self.pause_s() - (now - watch.started))
+                self._schedule.want(timeline.uri, delay=self.pause_s() - (now - watch.started))
                 continue
             watch.verified = True
-            if still or broke:
-                self.record(EventKind.FAILED, watch.pattern)
+            if verdict is Verdict.FAILED:
+                self.store.record(EventKind.FAILED, watch.pattern)
             else:
-                self.record(EventKind.SUCCEEDED, watch.pattern)
+                self.store.record(EventKind.SUCCEEDED, watch.pattern)
                 claimed.append(watch)
-            logger.info("verified pattern %s: %s", watch.pattern.fingerprint, "failed" if still or broke else "ok")
+            logger.info(
+                "verified pattern %s: %s", watch.pattern.fingerprint, "ok" if claimed[-1:] == [watch] else "failed"
+            )
         self._expire(timeline.uri, now)
         return claimed
 
     def _expire(self, uri: str, now: float) -> None:
-        watches = self.watches.get(uri, [])
-        keep = [w for w in watches if now - w.started < max(UNDO_WINDOW_S, 0 if w.verified else VERIFY_WINDOW_S)]
-        self.watches[uri] = keep
+        keep = self.watches[uri] = expired(self.watches.get(uri, []), now)
         timeline = self.timelines.get(uri)
         if timeline is not None:
             alive = {id(w.tracked) for w in keep}
@@ -432,9 +378,9 @@ class LearningLoop(StoreSide):
             logger.info("syntax repair not learned: category %s", pattern.category.value)
             return
         self.fixes_learned += 1
-        self.record(EventKind.MANUAL, pattern)
+        self.store.record(EventKind.MANUAL, pattern)
         self._rejected_by_hand(uri, tracked, after)
-        self.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
+        self.store.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
         timeline = self.timelines.get(uri)
         if timeline is None:
             return
@@ -446,25 +392,17 @@ class LearningLoop(StoreSide):
 
     def _check_undo(self, uri: str) -> None:
         watches = self.watches.get(uri)
-        if not watches:
+        doc = self._editor.open_document(uri) if watches else None
+        if not watches or doc is None:
             return
-        doc = self.server.open_document(uri)
-        if doc is None:
-            return
-        now = self._clock.now()
-        text = doc.source
-        for watch in list(watches):
-            if not watch.applied or now - watch.started > UNDO_WINDOW_S:
-                continue
-            if len(text) == len(watch.before_text) and text == watch.before_text:
-                self.record(EventKind.UNDONE, watch.pattern)
-                # Undone within the window: a failure, even if it had been verified
-                # (the diagnostic had gone): the user did not want that edit.
-                watch.verified = True
-                self.record(EventKind.FAILED, watch.pattern)
-                watches.remove(watch)
-                logger.info("fix undone: pattern %s", watch.pattern.fingerprint)
-                self._rebaseline_after_undo(uri, watch)
+        for watch in undone(watches, doc.source, self._clock.now()):
+            # Undone within the window: a failure, even if it had been verified
+            # (the diagnostic had gone): the user did not want that edit.
+            self.store.record(EventKind.UNDONE, watch.pattern)
+            watch.verified = True
+            self.store.record(EventKind.FAILED, watch.pattern)
+            logger.info("fix undone: pattern %s", watch.pattern.fingerprint)
+            self._rebaseline_after_undo(uri, watch)
 
     def _rebaseline_after_undo(self, uri: str, watch: Watch) -> None:
         """An undone fix brings its diagnostic back: that is no new fix to learn."""
@@ -473,15 +411,9 @@ class LearningLoop(StoreSide):
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
 
 
-def _near(diag: dict[str, Any], line: int) -> bool:
-    return abs(diag_line(diag) - line) <= NEAR_LINES
-
-
-def _cancel(timers: dict[str, Timer], uri: str) -> None:
-    """Stop and forget ``uri``'s timer, if it has one."""
-    handle = timers.pop(uri, None)
-    if handle is not None:
-        handle.cancel()
+def _as_it_was(line: int, version: int | None) -> int | None:
+    """A line where it was (no timeline to carry it through edits)."""
+    return line
 
 
 def _same(a: Tracked, b: Tracked) -> bool:

@@ -9,7 +9,9 @@
   never on a request's path.
 * Sends ``fixlore/status`` (at most once a second).
 
-:class:`StoreSide` is the base of :class:`~fixlore.lsp.learning.loop.LearningLoop`.
+:class:`StoreSide` is a part the :class:`~fixlore.lsp.learning.loop.LearningLoop`
+builds and holds (its ``store``); it tells the loop's :class:`StoreFollower`
+when a learned fix may be new, and asks it whether a document is open.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ import logging
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from fixlore.abstraction import Pattern, Signature
 from fixlore.knowledge import Event, EventKind
@@ -49,11 +51,22 @@ def _scopes(config: FixloreConfig) -> tuple[object, ...]:
     )
 
 
+class StoreFollower(Protocol):
+    """What the store tells and asks the learning loop."""
+
+    def knowledge_changed(self, signature: Signature | None) -> None:
+        """A learned fix for ``signature`` (None: for any) may be new: for caches to forget."""
+
+    def documents_open(self) -> bool:
+        """Whether any document is open (refreshing is pointless otherwise)."""
+
+
 class StoreSide:
     """The knowledge store as the learning loop uses it."""
 
-    def __init__(self, editor: Editor) -> None:
+    def __init__(self, editor: Editor, follower: StoreFollower) -> None:
         self.server = editor
+        self._follower = follower
         self.knowledge: Knowledge | None = None
         self.executor = ThreadPoolExecutor(max_workers=2, thread_name_prefix="fixlore-learning")
         self._opening: asyncio.Future[Any] | None = None
@@ -66,13 +79,6 @@ class StoreSide:
         self.refreshes = 0
         """Refreshes that found another process's writes (this session)."""
         self.events_recorded = 0
-
-    def knowledge_changed(self, signature: Signature | None) -> None:
-        """A learned fix for ``signature`` (None: for any) may be new: for caches to forget."""
-
-    def documents_open(self) -> bool:
-        """Whether any document is open (refreshing is pointless otherwise)."""
-        return True
 
     # -- knowledge lifecycle -----------------------------------------------------------
     @property
@@ -174,7 +180,7 @@ class StoreSide:
         knowledge.record(Event(kind=kind, pattern=pattern, workspace=knowledge.workspace_id, at=at))
         self.events_recorded += 1
         if pattern.shape is not None:
-            self.knowledge_changed(pattern.signature)
+            self._follower.knowledge_changed(pattern.signature)
         logger.debug("recorded %s for pattern %s", kind.value, pattern.fingerprint)
         self.schedule_status()
 
@@ -191,7 +197,7 @@ class StoreSide:
         if knowledge is None:
             return  # closed or reopening: the next open schedules again
         self._schedule_refresh()
-        if self._refreshing or not self.documents_open():
+        if self._refreshing or not self._follower.documents_open():
             return  # one at a time; nothing to rank while no document is open
         self._refreshing = True
         self.server.spawn(self._refresh(knowledge), name="refresh")
@@ -202,7 +208,7 @@ class StoreSide:
         finally:
             self._refreshing = False
         if changed:
-            self.knowledge_changed(None)
+            self._follower.knowledge_changed(None)
             self.refreshes += 1
             logger.debug("knowledge refreshed from another process")
             self.schedule_status()

@@ -1,23 +1,35 @@
-"""What the learning loop keeps per document between events (used by :mod:`fixlore.lsp.learning.loop`).
+"""What the learning loop keeps per document between events, and its verdicts (used by :mod:`.loop`).
 
-A :class:`Watch` is an accepted or manual fix until its verdict: verified at
-the next settle and watched for undo; the windows say for how long. An
-:class:`Offered` list is remembered to tell a fix by hand from the actions it
-turned down; a :class:`Settled` state is what a settle compares.
+A :class:`Watch` is an accepted or manual fix until its verdict (:func:`judge`
+at the next settle) and watched for undo (:func:`undone`); the windows say for
+how long. :class:`Offers` remembers the lists the user saw, to tell a fix by
+hand from the actions it turned down; a :class:`Settled` state is what a
+settle compares. Plain values in, plain values out: the loop records.
 """
 
 from __future__ import annotations
 
+import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from fixlore.abstraction import Pattern
-from fixlore.lsp.learning.timeline import Tracked
+from fixlore.lsp.learning.timeline import MATCH_LINES, Tracked, diag_key, diag_line
 
 UNDO_WINDOW_S = 30.0
 """An edit undone within this many seconds counts against its fix."""
 VERIFY_WINDOW_S = 120.0
 """A verification that sees no settled, parsing state within this long is dropped."""
+NEAR_LINES = 3
+"""A new error this close to a fixed diagnostic means the fix broke something."""
+MAX_OFFERS = 64
+"""Offered lists remembered per document (to tell a fix by hand from the actions it turned down)."""
+
+
+def near(diag: dict[str, Any], line: int) -> bool:
+    """Whether ``diag`` is within :data:`NEAR_LINES` of ``line``."""
+    return abs(diag_line(diag) - line) <= NEAR_LINES
 
 
 @dataclass
@@ -62,3 +74,87 @@ class Settled:
     by_source: dict[str, list[dict[str, Any]]]
     lagging: set[str]
     taken: float
+
+
+class Verdict(enum.Enum):
+    """What a settle decides of a pending :class:`Watch`."""
+
+    WAIT = "wait"
+    """An accepted action whose diagnostic left before the pause ran out: judged after it."""
+    FAILED = "failed"
+    SUCCEEDED = "ok"
+
+
+def judge(
+    watch: Watch, current: list[dict[str, Any]], new: tuple[dict[str, Any], ...], now: float, pause: float
+) -> tuple[Verdict, frozenset[tuple[str, str, str]]]:
+    """The verdict on ``watch`` at a settle, and the keys of the new diagnostics near it.
+
+    Success is more than "the diagnostic left": nothing new (any source, any
+    severity) may have appeared next to it, and stayed.
+    """
+    tracked = watch.tracked
+    still = any(
+        (d.get("source"), str(d.get("code")), d.get("message")) == tracked.key and near(d, tracked.line)
+        for d in current
+    )
+    near_new = frozenset(diag_key(d) for d in new if near(d, tracked.line))
+    broke = bool(near_new) or any(diag_key(d) in watch.appeared and near(d, tracked.line) for d in current)
+    if watch.accepted and not still and now - watch.started < pause:
+        return Verdict.WAIT, near_new
+    return (Verdict.FAILED if still or broke else Verdict.SUCCEEDED), near_new
+
+
+def expired(watches: list[Watch], now: float) -> list[Watch]:
+    """The watches still kept at ``now``: within the undo window, or unverified within the verify window."""
+    return [w for w in watches if now - w.started < max(UNDO_WINDOW_S, 0 if w.verified else VERIFY_WINDOW_S)]
+
+
+def undone(watches: list[Watch], text: str, now: float) -> list[Watch]:
+    """The applied fixes whose text the document is back to within the undo window (taken out of ``watches``)."""
+    found = [
+        w
+        for w in watches
+        if w.applied and now - w.started <= UNDO_WINDOW_S and len(text) == len(w.before_text) and text == w.before_text
+    ]
+    for watch in found:
+        watches.remove(watch)
+    return found
+
+
+class Offers:
+    """The upstream actions the user was shown, per document and diagnostic (key, line, version)."""
+
+    def __init__(self) -> None:
+        self._by_uri: dict[str, list[Offered]] = {}
+
+    def saw(
+        self, uri: str, version: int | None, groups: list[tuple[dict[str, Any], tuple[Pattern, ...], dict[str, str]]]
+    ) -> None:
+        """An invoked list: per group the diagnostic, the candidates' patterns, their edits' text digests."""
+        offers = self._by_uri.setdefault(uri, [])
+        for diag, patterns, results in groups:
+            upstream = tuple(p for p in patterns if p.action is not None)
+            if upstream:
+                offers.append(Offered(diag_key(diag), diag_line(diag), version, upstream, results))
+        del offers[:-MAX_OFFERS]
+
+    def turned_down(
+        self, uri: str, tracked: Tracked, typed: str, line_now: Callable[[int, int | None], int | None]
+    ) -> list[Pattern]:
+        """The actions offered for ``tracked`` that the user fixed by hand instead (that list is forgotten).
+
+        Except the one whose edit makes exactly the text typed (``typed``: its
+        digest): that one they made themselves.
+        """
+        offers = self._by_uri.get(uri, [])
+        for i, offered in enumerate(offers):
+            now = line_now(offered.line, offered.version)
+            if offered.key == tracked.key and now is not None and abs(now - tracked.line) <= MATCH_LINES:
+                del offers[i]
+                return [p for p in offered.patterns if offered.results.get(p.fingerprint) != typed]
+        return []
+
+    def forget(self, uri: str) -> None:
+        """The document closed."""
+        self._by_uri.pop(uri, None)

@@ -6,7 +6,10 @@ upstreams inside ``initialize`` (so their capabilities can be merged into
 fixlore's answer), routes requests and notifications, and offers the async API
 the code-action layer uses (see the package docstring). Document sync comes
 from :class:`~fixlore.lsp.proxy.documents.DocumentSync`, server-to-client
-relays from :class:`~fixlore.lsp.proxy.relays.Relays`.
+relays from :class:`~fixlore.lsp.proxy.relays.Relays`, diagnostics from
+:class:`~fixlore.lsp.proxy.diagnostics.DiagnosticsBridge`: parts the proxy
+builds and holds (``documents``, ``relays``, ``diagnostics``), each given the
+:class:`~fixlore.lsp.proxy.upstream_set.UpstreamSet` and the parts it calls.
 
 Routing: a request goes to the running upstreams that serve its document's
 language and have the capability. Completion and list answers (locations,
@@ -24,7 +27,6 @@ from collections.abc import Callable, Coroutine, Iterable
 from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
-from pygls.workspace.position_codec import PositionCodec
 
 from fixlore.lsp.config import FixloreConfig, UpstreamConfig
 from fixlore.lsp.proxy import merge
@@ -36,9 +38,12 @@ from fixlore.lsp.proxy.capabilities import (
 )
 from fixlore.lsp.proxy.diagnostics import DiagnosticsBridge
 from fixlore.lsp.proxy.documents import DocumentSync
-from fixlore.lsp.proxy.relays import Relays
+from fixlore.lsp.proxy.pending import FAILURES, Pending, PendingActions
+from fixlore.lsp.proxy.relays import Relays, configuration_from
 from fixlore.lsp.proxy.upstream import State, Unavailable, Upstream, UpstreamId
+from fixlore.lsp.proxy.upstream_set import UpstreamSet
 from fixlore.lsp.transport.jsonrpc import ConnectionClosed, RpcError
+from fixlore.lsp.transport.pygls_adapter import use_position_encoding
 
 if TYPE_CHECKING:
     from fixlore.lsp.hub import DiagnosticsHub
@@ -46,7 +51,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-_FAILURES = (TimeoutError, RpcError, ConnectionClosed, Unavailable)
 FIXLORE_COMMAND_PREFIX = "fixlore."
 
 
@@ -78,12 +82,18 @@ def upstream_ids(upstreams: dict[str, tuple[UpstreamConfig, ...]]) -> list[tuple
     return out
 
 
-class Proxy(Relays, DocumentSync):
+class Proxy:
     """Routes between the editor and the upstream servers."""
 
     def __init__(self, editor: ProxyEditor, hub: DiagnosticsHub) -> None:
-        super().__init__(editor)
-        self.diagnostics = DiagnosticsBridge(self, hub)
+        self.editor = editor
+        self.served = UpstreamSet(editor)
+        self.upstreams = self.served.upstreams
+        """The same dict as ``served.upstreams`` (changed in place only)."""
+        self.encoding = UTF16
+        self.relays = Relays(editor)
+        self.diagnostics = DiagnosticsBridge(self.served, self.relays, hub)
+        self.documents = DocumentSync(self.served, self.diagnostics)
         self._init_raw: dict[str, Any] = {}
         self._init_options: Any = None
         """The editor's initializationOptions without fixlore's section."""
@@ -92,6 +102,14 @@ class Proxy(Relays, DocumentSync):
         self._editor_ready = False
 
     # -- helpers ---------------------------------------------------------------------
+    def timeout(self) -> float:
+        """The per-request upstream timeout in seconds."""
+        return self.served.timeout()
+
+    def upstreams_for(self, uri: str) -> list[Upstream]:
+        """The upstreams (any state) that serve the document's language, in order."""
+        return self.served.upstreams_for(uri)
+
     def _targets(self, method: str, params: Any) -> list[Upstream]:
         uri = _uri_of(params)
         pool: Iterable[Upstream] = self.upstreams_for(uri) if uri is not None else self.upstreams.values()
@@ -148,11 +166,7 @@ class Proxy(Relays, DocumentSync):
 
     def _set_encoding(self, encoding: str) -> None:
         self.encoding = encoding
-        workspace = self.editor.workspace
-        # pygls fixes the encoding before initialize's user handler runs; no
-        # document exists yet, so swapping the codec here is safe.
-        workspace._position_encoding = encoding  # noqa: SLF001
-        workspace._position_codec = PositionCodec(encoding=encoding)  # noqa: SLF001
+        use_position_encoding(self.editor.workspace, encoding)
 
     def merge_capabilities(self, result: dict[str, Any]) -> dict[str, Any]:
         """Merge the upstreams' capabilities into fixlore's initialize result."""
@@ -225,10 +239,46 @@ class Proxy(Relays, DocumentSync):
         """One short, rate-limited message to the user."""
         self.editor.notify_user(message, key=key)
 
+    def upstream_ready(self, upstream: Upstream, restarted: bool) -> None:
+        """An upstream came (back) up: it is sent the open documents of its language."""
+        self.documents.upstream_ready(upstream, restarted)
+
+    def upstream_notification(self, upstream: Upstream, method: str, params: Any) -> None:
+        """Diagnostics go to the hub; everything else to the editor, raw."""
+        if method == "textDocument/publishDiagnostics":
+            self.diagnostics.pushed(upstream, params)
+            return
+        self.editor.protocol.send_raw_notification(method, params)
+
+    async def upstream_request(self, upstream: Upstream, method: str, params: Any) -> Any:
+        """Answer an upstream's request: locally where fixlore must, else relay it to the editor.
+
+        ``workspace/configuration`` is answered from the upstream's own ``settings``
+        when it has some; a diagnostic refresh is the diagnostics bridge's.
+        """
+        if method == "workspace/configuration" and upstream.config.settings is not None:
+            return configuration_from(upstream.config.settings, params)
+        if method == "workspace/diagnostic/refresh":
+            await self.diagnostics.refresh_requested(upstream)
+            return None
+        return await self.relays.relay_to_editor(method, params)
+
     # -- Router ---------------------------------------------------------------------
     def claims_method(self, method: str) -> bool:
         """Every method fixlore has no handler for, except cancellation (pygls does it)."""
         return method != "$/cancelRequest"
+
+    def claims_response(self, msg_id: Any) -> bool:
+        """Responses to requests relayed for an upstream."""
+        return self.relays.claims_response(msg_id)
+
+    def handle_response(self, raw: dict[str, Any]) -> None:
+        """The editor answered a relayed request."""
+        self.relays.handle_response(raw)
+
+    def change_arrived(self, params: Any, body: bytes | None = None) -> None:
+        """A didChange, before fixlore takes it in: incremental upstreams get it at once."""
+        self.documents.change_arrived(params, body)
 
     def handle_notification(self, method: str, params: Any) -> None:
         """Forward a notification to the upstreams it concerns."""
@@ -291,7 +341,7 @@ class Proxy(Relays, DocumentSync):
         for upstream in targets:
             try:
                 sent.append((upstream, upstream.request_now(method, params_of(upstream), timeout=self.timeout())))
-            except _FAILURES as exc:
+            except FAILURES as exc:
                 logger.warning("upstream %s: %s failed (%s)", upstream.id, method, type(exc).__name__)
                 sent.append((upstream, None))
         return Pending(method, sent)
@@ -322,7 +372,7 @@ class Proxy(Relays, DocumentSync):
         owners = self._owners(params) if len(targets) > 1 else None
 
         def own(upstream: Upstream) -> Any:
-            return params if owners is None else _context_for(upstream.id, params, owners)
+            return params if owners is None else context_for(upstream.id, params, owners)
 
         return PendingActions(self._send_each(targets, "textDocument/codeAction", own))
 
@@ -361,67 +411,10 @@ class Proxy(Relays, DocumentSync):
         return await self._first(upstream, "workspace/executeCommand", params, timeout=4 * self.timeout())
 
 
-class Pending:
-    """Requests to upstreams, all written already: await :meth:`answers`, or :meth:`drop`.
-
-    No task per upstream: each task costs turns of the event loop on every request.
-    """
-
-    def __init__(self, method: str, sent: list[tuple[Upstream, Coroutine[Any, Any, Any] | None]]) -> None:
-        self._method = method
-        self._sent = sent
-        """(upstream, its answer to await; ``None`` if the request could not be sent)."""
-
-    async def answers(self) -> list[tuple[Upstream, Any]]:
-        """Every upstream's answer in upstream order, ``None`` for one that failed or timed out (logged)."""
-        out: list[tuple[Upstream, Any]] = []
-        try:
-            while self._sent:
-                upstream, answer = self._sent.pop(0)  # all on their way already
-                out.append((upstream, None if answer is None else await self._one(upstream, answer)))
-        except BaseException:
-            self.drop()  # cancelled: the others are not waited for
-            raise
-        return out
-
-    async def _one(self, upstream: Upstream, answer: Coroutine[Any, Any, Any]) -> Any:
-        try:
-            return await answer
-        except _FAILURES as exc:
-            logger.warning("upstream %s: %s failed (%s)", upstream.id, self._method, type(exc).__name__)
-            return None
-
-    def drop(self) -> None:
-        """Not waited for after all: their answers are dropped when they come."""
-        for _, answer in self._sent:
-            if answer is not None:
-                answer.close()
-        self._sent = []
+__all__ = ["FIXLORE_COMMAND_PREFIX", "Proxy", "State", "upstream_ids"]
 
 
-class PendingActions:
-    """Code-action requests on their way to upstreams: await :meth:`answers`, or :meth:`drop`."""
-
-    def __init__(self, pending: Pending) -> None:
-        self._pending = pending
-
-    async def answers(self) -> list[tuple[UpstreamId, dict[str, Any]]]:
-        """Every upstream's actions, wrapped, in upstream order (failures add nothing)."""
-        out: list[tuple[UpstreamId, dict[str, Any]]] = []
-        for upstream, result in await self._pending.answers():
-            if isinstance(result, list):
-                out.extend((upstream.id, merge.wrap_item(a, upstream.id)) for a in result if isinstance(a, dict))
-        return out
-
-    def drop(self) -> None:
-        """Not waited for after all: their answers are dropped when they come."""
-        self._pending.drop()
-
-
-__all__ = ["FIXLORE_COMMAND_PREFIX", "Pending", "PendingActions", "Proxy", "State", "upstream_ids"]
-
-
-def _context_for(upstream_id: UpstreamId, params: Any, owners: list[str | None]) -> Any:
+def context_for(upstream_id: UpstreamId, params: Any, owners: list[str | None]) -> Any:
     """``params`` with only the context diagnostics that are ``upstream_id``'s own (or nobody's)."""
     context = params["context"]
     diagnostics = context["diagnostics"]

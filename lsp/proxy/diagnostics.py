@@ -39,15 +39,16 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Coroutine
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from fixlore.lsp.proxy.pulls import Flight, State, Stored, hub_key, offers_pull, release, report_items
 from fixlore.lsp.proxy.upstream import Unavailable, Upstream
 from fixlore.lsp.transport.jsonrpc import ANSWERED, Answered, ConnectionClosed, RawResult, RpcError
 
 if TYPE_CHECKING:
     from fixlore.lsp.hub import DiagnosticsHub
-    from fixlore.lsp.proxy.core import Proxy
+    from fixlore.lsp.proxy.relays import Relays
+    from fixlore.lsp.proxy.upstream_set import UpstreamSet
 
 logger = logging.getLogger(__name__)
 
@@ -59,67 +60,13 @@ so that an edit the editor sends right after is passed on first (a burst of edit
 pairs through fixlore measured 1.0–1.5 ms added at once, 1.0–1.2 ms with this delay).
 Whatever must read an upstream's diagnostics before then calls :meth:`settle`."""
 
-State = tuple[int | None, int]
-"""(document version, upstream epoch): what a pull answer describes."""
-
-
-@dataclass(slots=True)
-class Stored:
-    """An upstream's latest diagnostics for one document."""
-
-    items: list[dict[str, Any]]
-    version: int | None
-    raw: bytes | None = None
-    """The bytes of the pull answer ``items`` came from (None: pushed; ``RawResult.key``)."""
-    current: State | None = None
-    """The state the upstream answered ``items`` for, while nothing has changed it since."""
-    passable: bool = False
-    """Whether ``raw`` can answer the editor as it is (``RawResult.passable``)."""
-    heard: bool = True
-    """Whether the hub has these items (a pull answer reaches it just after the editor's answer)."""
-    undecoded: RawResult | None = None
-    """A pull answer not decoded yet (until then ``items`` are the previous answer's)."""
-
-
-@dataclass(slots=True)
-class Flight:
-    """A pull on its way to an upstream; later pulls for the same state wait for it."""
-
-    state: State
-    done: asyncio.Future[None] = field(default_factory=lambda: asyncio.get_running_loop().create_future())
-    answer_editor: list[Callable[[], None]] = field(default_factory=list)
-    """Called as soon as the answer is stored, before anything else is done with it."""
-    landed: bool = False
-    """The answer is stored already (:meth:`DiagnosticsBridge._arrived`)."""
-
-
-def _release(flight: Flight) -> None:
-    """Call the flight's editor answers (once)."""
-    callbacks, flight.answer_editor = flight.answer_editor, []
-    for answer_editor in callbacks:
-        try:
-            answer_editor()
-        except Exception:  # noqa: BLE001 - one editor request's failure, logged
-            logger.exception("answering a diagnostics pull failed")
-
-
-def hub_key(upstream_id: str) -> str:
-    """The hub key of an upstream's diagnostics."""
-    return f"upstream:{upstream_id}"
-
-
-def offers_pull(upstream: Upstream) -> bool:
-    """True if the upstream answers ``textDocument/diagnostic``."""
-    if upstream.capabilities.get("diagnosticProvider"):
-        return True
-    return "textDocument/diagnostic" in upstream.dynamic_methods
-
 
 class DiagnosticsBridge:
     """Moves diagnostics between upstreams, the hub and the editor."""
 
-    def __init__(self, proxy: Proxy, hub: DiagnosticsHub) -> None:
-        self._proxy = proxy
+    def __init__(self, served: UpstreamSet, relays: Relays, hub: DiagnosticsHub) -> None:
+        self._served = served
+        self._relays = relays
         self._hub = hub
         self.stored: dict[str, dict[str, Stored]] = {}
         """uri -> upstream id -> its latest diagnostics (raw JSON items)."""
@@ -174,11 +121,11 @@ class DiagnosticsBridge:
         items = params.get("diagnostics")
         version = params.get("version")
         version = version if isinstance(version, int) else None
-        notebook = self._proxy.editor.workspace.get_notebook_document(cell_uri=params["uri"])
+        notebook = self._served.editor.workspace.get_notebook_document(cell_uri=params["uri"])
         if notebook is not None and version is not None:
             # A cell's diagnostics may carry the notebook's version (ruff's do) or the
             # cell's: either names the current text if it is the current one.
-            current = self._proxy.document_version(params["uri"])
+            current = self._served.document_version(params["uri"])
             if version not in (notebook.version, current):
                 return  # for an older notebook: the upstream publishes the current one next
             version = current
@@ -225,7 +172,7 @@ class DiagnosticsBridge:
         uri = (params or {}).get("textDocument", {}).get("uri") if isinstance(params, dict) else None
         if not isinstance(uri, str):
             return {"kind": "full", "items": []}
-        targets = [u for u in self._proxy.upstreams_for(uri) if u.running and offers_pull(u)]
+        targets = [u for u in self._served.upstreams_for(uri) if u.running and offers_pull(u)]
         if len(targets) == 1:
             upstream = targets[0]
             me = asyncio.current_task()
@@ -236,7 +183,7 @@ class DiagnosticsBridge:
                 nonlocal answered
                 tail = self._sole_tail(upstream, uri)
                 if tail is not None and not answered and not (me is not None and me.cancelling()):
-                    self._proxy.editor.protocol.send_result_tail(msg_id, tail)
+                    self._served.editor.protocol.send_result_tail(msg_id, tail)
                     answered = True
 
             await self._pull(upstream, uri, answer)  # no task for a lone upstream: one loop turn less
@@ -253,7 +200,7 @@ class DiagnosticsBridge:
         stored = self.stored.get(uri, {}).get(upstream.id)
         if stored is None or stored.raw is None or not stored.passable:
             return None
-        if stored.current != (self._proxy.document_version(uri), upstream.epoch):
+        if stored.current != (self._served.document_version(uri), upstream.epoch):
             return None
         mine = hub_key(upstream.id)
         if any(items for key, items in self._hub.current_by_source(uri).items() if key != mine):
@@ -268,7 +215,7 @@ class DiagnosticsBridge:
         stored.heard = True
         if stored.undecoded is not None:
             answer, stored.undecoded = stored.undecoded, None
-            items = _report_items(answer)
+            items = report_items(answer)
             if items is None:
                 logger.warning("upstream %s sent a malformed diagnostic report", upstream_id)
                 stored.current = stored.raw = None  # never passed on again; pull anew
@@ -291,7 +238,7 @@ class DiagnosticsBridge:
         Nothing to send if it is current; the same pull on its way is waited for
         (``answer_editor`` is then called the moment its answer lands).
         """
-        state = (self._proxy.document_version(uri), upstream.epoch)
+        state = (self._served.document_version(uri), upstream.epoch)
         stored = self.stored.get(uri, {}).get(upstream.id)
         if stored is not None and stored.current == state:
             return
@@ -313,7 +260,7 @@ class DiagnosticsBridge:
             return
         sent = self._send(upstream, uri, state)
         if sent is not None:
-            self._proxy.editor.spawn(self._land(upstream, uri, *sent), name="fixlore-pull-ahead")
+            self._served.editor.spawn(self._land(upstream, uri, *sent), name="fixlore-pull-ahead")
 
     def _send(self, upstream: Upstream, uri: str, state: State) -> tuple[Flight, Coroutine[Any, Any, Any], bool] | None:
         """Write a pull request to ``upstream`` now.
@@ -333,7 +280,7 @@ class DiagnosticsBridge:
 
         try:
             answer = upstream.request_now(
-                "textDocument/diagnostic", params, timeout=self._proxy.timeout(), raw=True, on_raw=arrived
+                "textDocument/diagnostic", params, timeout=self._served.timeout(), raw=True, on_raw=arrived
             )
         except (ConnectionClosed, Unavailable) as exc:
             logger.info("upstream %s: pull diagnostics failed (%s)", upstream.id, type(exc).__name__)
@@ -351,7 +298,7 @@ class DiagnosticsBridge:
         if self._flights.get((uri, upstream.id)) is flight:
             del self._flights[(uri, upstream.id)]
         self._keep(upstream, uri, flight.state, answer, was_open)
-        _release(flight)
+        release(flight)
 
     async def _land(
         self, upstream: Upstream, uri: str, flight: Flight, answer: Coroutine[Any, Any, Any], was_open: bool
@@ -367,7 +314,7 @@ class DiagnosticsBridge:
             if self._flights.get((uri, upstream.id)) is flight:
                 del self._flights[(uri, upstream.id)]
             flight.done.set_result(None)
-            _release(flight)
+            release(flight)
             # The hub (and the learning loop behind it) hears of it after the editor's pull
             # that started this flight has answered (that runs on as soon as this returns).
             asyncio.get_running_loop().call_later(HUB_DELAY, self._tell_hub, uri, upstream.id)
@@ -402,7 +349,7 @@ class DiagnosticsBridge:
 
     def _send_refresh(self) -> None:
         self._refresh = None
-        self._proxy.spawn_relay("workspace/diagnostic/refresh", None)
+        self._relays.spawn_relay("workspace/diagnostic/refresh", None)
 
     # -- fixlore pulls for a pushing editor -------------------------------------------
     def document_event(self, upstream: Upstream, uri: str, *, immediate: bool) -> None:
@@ -415,7 +362,7 @@ class DiagnosticsBridge:
         if not offers_pull(upstream):
             return
         if self.editor_pulls:
-            self.pull_ahead(upstream, uri, self._proxy.document_version(uri))
+            self.pull_ahead(upstream, uri, self._served.document_version(uri))
             return
         key = (upstream.id, uri)
         task = self._pulls.pop(key, None)
@@ -435,19 +382,7 @@ class DiagnosticsBridge:
         """An upstream asked for ``workspace/diagnostic/refresh``."""
         if self.editor_pulls:
             if self._refresh_support:
-                await self._proxy.relay_to_editor("workspace/diagnostic/refresh", None)
+                await self._relays.relay_to_editor("workspace/diagnostic/refresh", None)
             return
-        for uri in [*upstream.open_documents, *self._proxy.cells_open_in(upstream)]:
+        for uri in [*upstream.open_documents, *self._served.cells_open_in(upstream)]:
             self.document_event(upstream, uri, immediate=True)
-
-
-def _report_items(answer: RawResult) -> list[dict[str, Any]] | None:
-    """The diagnostics of a full pull report; None if the answer is malformed or not one."""
-    try:
-        report = answer.value()
-    except ValueError:
-        return None
-    if not isinstance(report, dict) or report.get("kind") != "full":
-        return None  # "unchanged" cannot happen (no previousResultId is ever sent)
-    items = report.get("items")
-    return [d for d in items if isinstance(d, dict)] if isinstance(items, list) else []

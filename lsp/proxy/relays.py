@@ -1,14 +1,12 @@
-"""Server-to-client traffic: what upstreams send the editor, and the editor's answers.
+"""Server-to-client requests: what upstreams ask the editor, and the editor's answers.
 
 :class:`Relays` is the part of the :class:`~fixlore.lsp.proxy.core.Proxy`
-that takes an upstream's notifications (diagnostics to the hub, everything
-else to the editor raw) and requests: ``workspace/configuration`` is answered
-from the upstream's own ``settings`` when it has some, a diagnostic refresh
-is handled by the diagnostics bridge, and everything else
-(``workspace/applyEdit``, ``client/registerCapability``,
-``window/workDoneProgress/create``, ``window/showMessageRequest``, …) is
-relayed to the editor under a ``fixlore-proxy:`` id, and its answer — or
-error — goes back to the upstream.
+(its ``relays``) that sends the editor a request under a ``fixlore-proxy:``
+id and hands its answer — or error — back to whoever asked: an upstream's
+``workspace/applyEdit``, ``client/registerCapability``,
+``window/workDoneProgress/create``, ``window/showMessageRequest``, … (the
+proxy's :meth:`~fixlore.lsp.proxy.core.Proxy.upstream_request` decides what
+fixlore answers itself), and the diagnostics bridge's refresh requests.
 """
 
 from __future__ import annotations
@@ -18,8 +16,6 @@ import itertools
 import logging
 from typing import TYPE_CHECKING, Any
 
-from fixlore.lsp.proxy.base import ProxyBase
-from fixlore.lsp.proxy.upstream import Upstream
 from fixlore.lsp.transport.jsonrpc import RpcError
 
 if TYPE_CHECKING:
@@ -31,29 +27,13 @@ RELAY_PREFIX = "fixlore-proxy:"
 """The id prefix of requests relayed to the editor."""
 
 
-class Relays(ProxyBase):
-    """Upstream-to-editor notifications and requests, and the editor's answers."""
+class Relays:
+    """Requests relayed to the editor, and the editor's answers."""
 
     def __init__(self, editor: ProxyEditor) -> None:
-        super().__init__(editor)
+        self.editor = editor
         self._relayed: dict[str, asyncio.Future[Any]] = {}
         self._relay_ids = itertools.count(1)
-
-    def upstream_notification(self, upstream: Upstream, method: str, params: Any) -> None:
-        """Diagnostics go to the hub; everything else to the editor, raw."""
-        if method == "textDocument/publishDiagnostics":
-            self.diagnostics.pushed(upstream, params)
-            return
-        self.editor.protocol.send_raw_notification(method, params)
-
-    async def upstream_request(self, upstream: Upstream, method: str, params: Any) -> Any:
-        """Answer an upstream's request: locally where fixlore must, else relay it."""
-        if method == "workspace/configuration" and upstream.config.settings is not None:
-            return _configuration_from(upstream.config.settings, params)
-        if method == "workspace/diagnostic/refresh":
-            await self.diagnostics.refresh_requested(upstream)
-            return None
-        return await self.relay_to_editor(method, params)
 
     async def relay_to_editor(self, method: str, params: Any) -> Any:
         """Send a request to the editor and wait for its raw answer."""
@@ -98,7 +78,7 @@ class Relays(ProxyBase):
             future.set_result(raw.get("result"))
 
 
-def _configuration_from(settings: Any, params: Any) -> list[Any]:
+def configuration_from(settings: Any, params: Any) -> list[Any]:
     """Answer ``workspace/configuration`` from an upstream's own ``settings``."""
     items = params.get("items") if isinstance(params, dict) else None
     answers: list[Any] = []

@@ -1,7 +1,7 @@
 """The fixlore language server as pygls sees it: reading the editor's stream, errors.
 
 :func:`fixlore.lsp.server.create_server` builds one and every part of fixlore.
-The server speaks through :class:`~fixlore.lsp.transport.protocol.FixloreProtocol`
+The server speaks through :class:`~fixlore.lsp.transport.pygls_adapter.FixloreProtocol`
 (raw messages, proper error answers); it reads stdio pipes and TCP with one
 loop that keeps the editor's message order (:meth:`FixloreServer._serve_reader`).
 """
@@ -38,7 +38,7 @@ from fixlore.lsp.config import FixloreConfig
 from fixlore.lsp.transport import logs
 from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, MessageTooLarge, loads, read_body
 from fixlore.lsp.transport.logs import RateLimiter
-from fixlore.lsp.transport.protocol import FixloreProtocol
+from fixlore.lsp.transport.pygls_adapter import FixloreProtocol
 
 if TYPE_CHECKING:
     from fixlore.lsp.dispatch import Dispatch

@@ -27,7 +27,12 @@ import functools
 import itertools
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from lsprotocol.types import TextDocumentContentChangeWholeDocument
+
+if TYPE_CHECKING:
+    from pygls.workspace import TextDocument
 
 _EOL = re.compile(r"\r\n?|\n")
 
@@ -93,6 +98,17 @@ def _column(text: str, start: int, units: int, num_units: Callable[[str], int], 
         match = _EOL.search(text, start)
         end = len(text) if match is None else match.start()
     return start + to_code_points(text[start:end], units, num_units)
+
+
+def apply_to_document(doc: TextDocument, version: int, changes: list[dict[str, Any]]) -> bool:
+    """Apply a didChange's raw ``contentChanges`` to an open document and take its ``version``."""
+    text = doc.source
+    num_units = doc.position_codec.client_num_units
+    for change in changes:
+        text = apply_change(text, change, num_units)
+    doc.apply_change(TextDocumentContentChangeWholeDocument(text=text))
+    doc.version = version
+    return True
 
 
 def apply_change(text: str, change: dict[str, Any], num_units: Callable[[str], int]) -> str:

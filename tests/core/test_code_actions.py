@@ -6,8 +6,8 @@ from typing import Any
 
 from fixlore.abstraction import Pattern
 from fixlore.knowledge import EventKind
-from fixlore.lsp.actions.assemble import ACCEPT
 from fixlore.lsp.actions.code_actions import CodeActions
+from fixlore.lsp.actions.tokens import ACCEPT
 from fixlore.lsp.learning.fixes import LearnedFix
 
 from .fakes import FakeEditor
@@ -64,7 +64,7 @@ class FakeUpstreams:
 
 
 class FakeLearning:
-    """The learning loop's side of code actions: no store, it remembers the events."""
+    """The learning loop's side of code actions, and its store's: no store, it remembers the events."""
 
     knowledge = None
     executor = None
@@ -99,7 +99,7 @@ def parts(**kw: Any) -> tuple[CodeActions, FakeUpstreams, FakeLearning]:
     editor = FakeEditor()
     editor.open(URI, TEXT)
     upstreams, learning = FakeUpstreams([REMOVE], **kw), FakeLearning()
-    return CodeActions(editor, upstreams, learning), upstreams, learning  # type: ignore[arg-type]
+    return CodeActions(editor, upstreams, learning, learning), upstreams, learning  # type: ignore[arg-type]
 
 
 async def test_an_invoked_list_carries_fixlores_command_and_counts_as_offered() -> None:

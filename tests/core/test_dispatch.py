@@ -39,7 +39,12 @@ def build(journal: Journal, editor: FakeEditor, *, upstream_running: bool = Fals
     class Upstream:
         running = upstream_running
 
-    proxy = journal.part("proxy", upstreams_for=lambda uri: [Upstream()], diagnostics=journal.part("bridge"))
+    proxy = journal.part(
+        "proxy",
+        upstreams_for=lambda uri: [Upstream()],
+        diagnostics=journal.part("bridge"),
+        documents=journal.part("proxy"),  # its document sync: the upstreams' side of every document event
+    )
     return Dispatch(
         editor,  # type: ignore[arg-type]
         Lifecycle(editor),  # type: ignore[arg-type]

@@ -52,7 +52,7 @@ def proxy_with(*upstreams: FakeUpstream) -> Proxy:
     editor = FakeEditor()
     editor.open(URI, "x = 1\n")
     proxy = Proxy(editor, DiagnosticsHub(editor))  # type: ignore[arg-type]
-    proxy.upstreams = {u.id: u for u in upstreams}  # type: ignore[misc]
+    proxy.upstreams.update((u.id, u) for u in upstreams)  # type: ignore[misc]
     return proxy
 
 

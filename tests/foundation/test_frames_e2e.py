@@ -105,3 +105,25 @@ async def test_a_content_length_no_message_could_have_costs_only_that_frame(edit
     editor.write(b"Content-Length: %s\r\n\r\n{}" % length)
 
     await editor.five_requests_answered()
+
+
+async def test_a_request_whose_id_is_no_string_or_integer_is_an_invalid_request_answered_with_id_null(
+    editor: RawEditor,
+) -> None:
+    # JSON-RPC 2.0: an id is a string, a number or null; LSP: an integer or a string. Not echoed back.
+    for bad_id, kind in (({"n": 1}, "an object"), ([1], "an array"), (1.5, "a fraction"), (True, "true or false")):
+        editor.answers.pop(None, None)
+        editor.send(
+            {
+                "id": bad_id,
+                "method": "textDocument/hover",
+                "params": {"textDocument": {"uri": URI}, "position": {"line": 0, "character": 0}},
+            }
+        )
+        assert await editor.answer(None) == {
+            "jsonrpc": "2.0",
+            "id": None,
+            "error": {"code": -32600, "message": f"Invalid Request: its id must be a string or an integer, not {kind}"},
+        }
+    await editor.five_requests_answered()
+    assert list(editor.answers) == [0, None, *(f"after-{n}" for n in range(5))]  # nothing else was answered

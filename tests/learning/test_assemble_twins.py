@@ -9,7 +9,8 @@ from pygls.workspace import TextDocument
 
 from fixlore.abstraction import DiagnosticInfo, Extracted, Position, Scope, TextRange, extract_pattern, instantiate
 from fixlore.knowledge import Counts, PatternStats
-from fixlore.lsp.actions.assemble import LEARNED_PREFIX, Tokens, assemble
+from fixlore.lsp.actions.assemble import LEARNED_PREFIX, assemble
+from fixlore.lsp.actions.tokens import Tokens
 from fixlore.lsp.learning.fixes import LearnedFix
 
 URI = "file:///w/probe.py"

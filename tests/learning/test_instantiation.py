@@ -49,7 +49,7 @@ def test_a_job_is_instantiated_in_a_worker_process(instantiator: Instantiator) -
     job = _job(pattern)
     found = instantiator.submit(job).result(TIMEOUT_S)
     assert _applied(job, found) == ["def other(item):\n    return item is None\n"]
-    processes = list(getattr(instantiator._pool, "_processes", {}).values())
+    processes = instantiator._worker.processes()
     assert [p.pid != os.getpid() for p in processes] == [True]
     # Same version, other diagnostic: the text and the pattern are not sent again, the answer is the same.
     again = _job(pattern)
@@ -101,7 +101,7 @@ def test_a_job_asked_for_goes_before_the_ones_still_waiting(instantiator: Instan
 def test_a_killed_worker_is_replaced_and_the_job_still_answered(instantiator: Instantiator) -> None:
     pattern = _pattern()
     instantiator.submit(_job(pattern)).result(TIMEOUT_S)
-    (process,) = getattr(instantiator._pool, "_processes", {}).values()
+    (process,) = instantiator._worker.processes()
     os.kill(process.pid, signal.SIGKILL)
     process.join(TIMEOUT_S)
     job = _job(pattern, name="after")

@@ -99,3 +99,12 @@ def test_closing_while_the_extractor_starts_leaves_no_worker() -> None:
     for child in multiprocessing.active_children():  # reaps the ended ones
         child.join(30)
     assert multiprocessing.active_children() == []
+
+
+async def test_an_extraction_asked_for_after_close_learns_nothing_and_starts_no_worker() -> None:
+    import multiprocessing
+
+    extractor = Extractor()
+    extractor.close()
+    assert await extractor.extract("python", E711_BEFORE, E711_BEFORE.replace("== None", "is None"), E711) is None
+    assert multiprocessing.active_children() == []

@@ -15,7 +15,7 @@ from fixlore.lsp.proxy.capabilities import (
 )
 from fixlore.lsp.proxy.core import upstream_ids
 from fixlore.lsp.proxy.merge import merge_completions, merge_lists, unwrap, wrap_item
-from fixlore.lsp.proxy.relays import _configuration_from
+from fixlore.lsp.proxy.relays import configuration_from
 
 
 @pytest.mark.parametrize(
@@ -135,4 +135,4 @@ def test_upstream_ids_are_stable_and_distinct() -> None:
 def test_own_settings_answer_configuration_by_section() -> None:
     settings = {"ruff": {"lineLength": 100}}
     params = {"items": [{"section": "ruff"}, {"section": "ruff.lineLength"}, {"section": "other"}, {}]}
-    assert _configuration_from(settings, params) == [{"lineLength": 100}, 100, None, settings]
+    assert configuration_from(settings, params) == [{"lineLength": 100}, 100, None, settings]

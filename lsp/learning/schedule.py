@@ -1,0 +1,87 @@
+"""When each document settles: its pause timer, the wait for late sources, one settle at a time.
+
+:class:`SettleSchedule` decides *when*; what a settle does is the learning
+loop's (:meth:`~fixlore.lsp.learning.loop.LearningLoop` ``._try_settle``, the
+``settle`` it is given). Every timer is set on the loop's
+:class:`~fixlore.lsp.learning.clock.Clock`, so a test drives them with a fake.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from fixlore.lsp.learning.clock import Clock, Timer
+
+
+class SettleSchedule:
+    """Per document: whether a settle is wanted, its pause timer, a late-sources timer, one settle running."""
+
+    def __init__(self, clock: Clock, settle: Callable[[str], None]) -> None:
+        self._clock = clock
+        self._settle = settle
+        """Called when a wanted settle's pause has run out (it may find the document not ready)."""
+        self._timers: dict[str, Timer] = {}
+        self._source_timers: dict[str, Timer] = {}
+        """When to stop waiting for late sources."""
+        self._wanted: set[str] = set()
+        self.settling: set[str] = set()
+        """Documents whose settle runs now."""
+
+    def want(self, uri: str, *, delay: float) -> None:
+        """Settle ``uri`` once ``delay`` has passed (the pause restarts)."""
+        self._wanted.add(uri)
+        _cancel(self._timers, uri)
+        self._timers[uri] = self._clock.call_later(delay, self._fired, uri)
+
+    def want_now(self, uri: str) -> None:
+        """Settle ``uri`` at the next chance, without a pause."""
+        _cancel(self._timers, uri)
+        self._wanted.add(uri)
+
+    def if_due(self, uri: str) -> None:
+        """Settle now if one was asked for and its pause has run out."""
+        if uri in self._wanted and uri not in self._timers:
+            self._settle(uri)
+
+    def wait_for_sources(self, uri: str, delay: float) -> None:
+        """Try again after ``delay`` even if the late sources have not reported."""
+        if uri not in self._source_timers:
+            self._source_timers[uri] = self._clock.call_later(delay, self._overdue, uri)
+
+    def stop_waiting(self, uri: str) -> None:
+        """The sources need no more waiting for (the text changed, or the settle starts)."""
+        _cancel(self._source_timers, uri)
+
+    def started(self, uri: str) -> None:
+        """The settle of ``uri`` starts: it is no longer wanted, nor waited for."""
+        _cancel(self._source_timers, uri)
+        self._wanted.discard(uri)
+        self.settling.add(uri)
+
+    def forget(self, uri: str) -> None:
+        """The document closed."""
+        self._wanted.discard(uri)
+        _cancel(self._timers, uri)
+        _cancel(self._source_timers, uri)
+
+    def close(self) -> None:
+        """Stop every timer (the session ends)."""
+        for handle in (*self._timers.values(), *self._source_timers.values()):
+            handle.cancel()
+        self._timers.clear()
+        self._source_timers.clear()
+
+    def _fired(self, uri: str) -> None:
+        self._timers.pop(uri, None)
+        self._settle(uri)
+
+    def _overdue(self, uri: str) -> None:
+        self._source_timers.pop(uri, None)
+        self.if_due(uri)
+
+
+def _cancel(timers: dict[str, Timer], uri: str) -> None:
+    """Stop and forget ``uri``'s timer, if it has one."""
+    handle = timers.pop(uri, None)
+    if handle is not None:
+        handle.cancel()

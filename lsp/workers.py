@@ -1,0 +1,186 @@
+"""One worker process of the server, replaced when it dies, a thread when none can be started.
+
+Parsing and extraction are C code and CPU time that hold the GIL; the server's
+request path needs it. :class:`WorkerProcess` owns one spawned child for such
+work (the extractor's, the instantiator's, the big files' syntax checks): it
+starts the child at the first job, starts another when one dies (up to a
+limit), ends it at shutdown, and runs the jobs on a thread of the server when
+no process can be started.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor, Executor, Future, ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any, TypeVar
+
+if TYPE_CHECKING:
+    from concurrent.futures import ProcessPoolExecutor
+    from multiprocessing.process import BaseProcess
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+
+class WorkerProcess:
+    """One spawned worker process for ``name``'s jobs, with a thread to fall back on.
+
+    ``processes``: how many worker processes may be started in all (``None``: no
+    limit); once they have died, the jobs run on a thread. A process that cannot
+    be started at all sends the jobs to the thread at once.
+    """
+
+    def __init__(self, name: str, *, processes: int | None = 1) -> None:
+        self.name = name
+        self._limit = processes
+        self._started = 0
+        self._pool: Executor | None = None
+        self._on_thread = False
+        self._closed = False
+        self._lock = threading.Lock()  # the event loop and the pool's own threads both submit and replace
+
+    @property
+    def on_thread(self) -> bool:
+        """The jobs run on a thread of the server (no process could be started, or too many died)."""
+        return self._on_thread
+
+    def start(self, warm_up: Callable[[], T], loaded: Callable[[Future[T]], object] | None = None) -> None:
+        """Start the worker and run ``warm_up`` in it, from a thread of its own (after ``initialized``).
+
+        Starting a process takes its parent ~0.1-0.2 s (multiprocessing's import,
+        the spawn): on the event loop, the editor's first requests waited for it.
+        ``loaded`` is called with ``warm_up``'s future.
+        """
+
+        def run() -> None:
+            try:
+                future = self.submit(warm_up)
+            except (BrokenExecutor, OSError, RuntimeError):
+                return  # closed meanwhile, or logged where it failed
+            if loaded is not None:
+                future.add_done_callback(loaded)
+
+        threading.Thread(target=run, name=f"fixlore-{self.name}-start", daemon=True).start()
+
+    def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
+        """Run ``fn(*args)`` in the worker; a worker found dead is replaced and the job tried once more.
+
+        Raises :class:`RuntimeError` once closed, and what the second try raised.
+        """
+        try:
+            return self._submit(fn, args)
+        except (BrokenExecutor, OSError) as exc:
+            logger.warning("%s worker failed (%s); trying another", self.name, type(exc).__name__)
+            return self._submit(fn, args)
+
+    def processes(self) -> list[BaseProcess]:
+        """The live worker process, if there is one (for tests and diagnosis)."""
+        with self._lock:
+            return _processes_of(self._pool)
+
+    def close(self) -> None:
+        """End the worker now: it holds nothing to keep, and the exit must not wait for it."""
+        with self._lock:
+            self._closed = True
+            pool, self._pool = self._pool, None
+            processes = _processes_of(pool)
+        if pool is not None:
+            _stop(pool, processes)
+
+    def _submit(self, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
+        with self._lock:  # held while a new child spawns: close() then finds and ends it
+            if self._closed:
+                raise RuntimeError(f"the {self.name} worker is closed")
+            pool = self._pool if self._pool is not None else self._new_locked()
+            failed: BaseException | None = None
+            try:
+                future = pool.submit(fn, *args)
+            except (BrokenExecutor, OSError) as exc:
+                failed, stop = exc, self._failed_locked(pool, spawn=isinstance(exc, OSError))
+        if failed is not None:
+            if stop is not None:
+                _stop(*stop)  # outside the lock: cancelling runs the futures' callbacks, which may submit
+            raise failed
+        future.add_done_callback(lambda done: self._check(pool, done))
+        return future
+
+    def _new_locked(self) -> Executor:
+        if not self._on_thread and (self._limit is None or self._started < self._limit):
+            try:
+                self._pool = worker_process_pool()
+                self._started += 1
+                return self._pool
+            except (OSError, RuntimeError) as exc:
+                logger.warning("%s worker not started (%s); working in a thread", self.name, type(exc).__name__)
+                self._on_thread = True
+        self._on_thread = True
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fixlore-{self.name}")
+        return self._pool
+
+    def _check(self, pool: Executor, done: Future[Any]) -> None:
+        if done.cancelled() or not isinstance(done.exception(), BrokenExecutor):
+            return
+        with self._lock:
+            stop = self._failed_locked(pool, spawn=False)
+        if stop is not None:
+            logger.warning("%s worker ended unexpectedly; the next job starts another", self.name)
+            _stop(*stop)
+
+    def _failed_locked(self, pool: Executor, *, spawn: bool) -> tuple[Executor, list[BaseProcess]] | None:
+        """``pool`` failed: forget it (if it is still the current one); what to stop, outside the lock."""
+        if pool is not self._pool:
+            return None  # another job's failure replaced it already
+        if spawn:
+            self._on_thread = True
+        self._pool = None
+        return pool, _processes_of(pool)
+
+
+def _processes_of(pool: Executor | None) -> list[BaseProcess]:
+    return list((getattr(pool, "_processes", None) or {}).values())
+
+
+def _stop(pool: Executor, processes: list[BaseProcess]) -> None:
+    for process in processes:
+        process.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+
+
+def worker_process_pool() -> ProcessPoolExecutor:
+    """One worker process (spawned: no copy of the server's threads) that ends with the server."""
+    import multiprocessing  # here: most sessions never start a worker, and `initialize` need not wait for it
+    from concurrent.futures import ProcessPoolExecutor
+
+    return ProcessPoolExecutor(
+        max_workers=1,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=init_child,
+        initargs=(os.getpid(),),
+    )
+
+
+def init_child(server_pid: int | None = None) -> None:
+    """In a worker process: let go of the editor's pipes; end with the server.
+
+    The child would otherwise hold the editor's stdout open after the server is
+    gone (an editor waits for it to close), and outlive a killed server.
+    """
+    devnull = os.open(os.devnull, os.O_RDWR)
+    for fd in (0, 1, 2):
+        os.dup2(devnull, fd)
+    os.close(devnull)
+    # The server's pid as it started us: a child that starts after the server died
+    # (its parent already init, pid 1) must not take init for the server.
+    parent = server_pid if server_pid is not None else os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)  # a watchdog's period, in a child with nothing else to do
+        os._exit(0)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()

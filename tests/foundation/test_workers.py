@@ -1,0 +1,105 @@
+"""WorkerProcess with real spawned children: a job runs in the child, a killed child is replaced, close ends it."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from collections.abc import Iterator
+from concurrent.futures import BrokenExecutor, CancelledError
+
+import pytest
+
+from fixlore.lsp.workers import WorkerProcess
+
+TIMEOUT_S = 60
+
+
+@pytest.fixture
+def worker() -> Iterator[WorkerProcess]:
+    process = WorkerProcess("test", processes=2)
+    yield process
+    process.close()
+
+
+def _kill_while_busy(worker: WorkerProcess) -> int:
+    """Kill the worker in the middle of a job; its pid. The job fails as a dead worker's does."""
+    pid = worker.submit(os.getpid).result(TIMEOUT_S)
+    busy = worker.submit(time.sleep, TIMEOUT_S)
+    os.kill(pid, signal.SIGKILL)
+    with pytest.raises(BrokenExecutor):
+        busy.result(TIMEOUT_S)
+    return pid
+
+
+def test_a_job_runs_in_a_spawned_child(worker: WorkerProcess) -> None:
+    pid = worker.submit(os.getpid).result(TIMEOUT_S)
+    assert pid != os.getpid()
+    assert [p.pid for p in worker.processes()] == [pid]
+    assert worker.submit(os.getpid).result(TIMEOUT_S) == pid  # one child, kept between jobs
+    assert not worker.on_thread
+
+
+def test_a_killed_worker_is_replaced_by_a_new_child(worker: WorkerProcess) -> None:
+    dead = _kill_while_busy(worker)
+    pid = worker.submit(os.getpid).result(TIMEOUT_S)
+    assert pid not in {dead, os.getpid()}
+    assert [p.pid for p in worker.processes()] == [pid]
+
+
+def test_past_its_processes_the_worker_runs_jobs_on_a_thread(worker: WorkerProcess) -> None:
+    _kill_while_busy(worker)
+    _kill_while_busy(worker)  # the second and last child of a worker allowed two
+    assert worker.submit(os.getpid).result(TIMEOUT_S) == os.getpid()
+    assert worker.on_thread and worker.processes() == []
+
+
+def test_close_ends_the_child_at_once_and_refuses_later_jobs(worker: WorkerProcess) -> None:
+    worker.submit(os.getpid).result(TIMEOUT_S)
+    (child,) = worker.processes()
+    busy = worker.submit(time.sleep, TIMEOUT_S)
+    started = time.monotonic()
+    worker.close()
+    child.join(TIMEOUT_S)
+    assert not child.is_alive() and time.monotonic() - started < TIMEOUT_S / 2  # not after the sleep
+    with pytest.raises((BrokenExecutor, CancelledError)):
+        busy.result(TIMEOUT_S)
+    with pytest.raises(RuntimeError, match="closed"):
+        worker.submit(os.getpid)
+
+
+def test_started_in_the_background_the_warm_up_runs_in_the_child(worker: WorkerProcess) -> None:
+    loaded: list[int] = []
+    worker.start(os.getpid, lambda done: loaded.append(done.result()))
+    deadline = time.monotonic() + TIMEOUT_S
+    while not loaded and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert loaded == [worker.submit(os.getpid).result(TIMEOUT_S)] and loaded[0] != os.getpid()
+
+
+# No file descriptor left for the child's pipes: the process cannot be started (a
+# real failure, as with EMFILE in an editor's crowded server). Run in a process of
+# its own so the limit stays there.
+NO_SPAWN = textwrap.dedent(
+    """
+    import concurrent.futures.process, multiprocessing.connection, multiprocessing.popen_spawn_posix
+    import multiprocessing.queues, multiprocessing.synchronize, os, resource
+    from fixlore.lsp.workers import WorkerProcess
+
+    worker = WorkerProcess("test")
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    resource.setrlimit(resource.RLIMIT_NOFILE, (len(os.listdir("/proc/self/fd")), hard))
+    print(worker.submit(os.getpid).result(60) == os.getpid(), worker.on_thread, worker.processes())
+    worker.close()
+    """
+)
+
+
+def test_when_no_process_can_be_started_the_jobs_run_on_a_thread() -> None:
+    done = subprocess.run([sys.executable, "-c", NO_SPAWN], capture_output=True, text=True, timeout=TIMEOUT_S)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "[]"]
+    assert "test worker not started (OSError); working in a thread" in done.stderr
