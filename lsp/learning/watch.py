@@ -95,7 +95,7 @@ def judge(
     """
     tracked = watch.tracked
     still = any(
-        (d.get("source"), str(d.get("code")), d.get("message")) == tracked.key and near(d, tracked.line)
+        diag_key(d) == tracked.key and near(d, tracked.line)
         for d in current
     )
     near_new = frozenset(diag_key(d) for d in new if near(d, tracked.line))
