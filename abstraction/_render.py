@@ -229,7 +229,9 @@ _CATEGORY_TITLES = {
 
 
 def replace_title(old: str, new: str) -> str:
-    """The title "Replace `old` with `new`", or "Remove `old`" when nothing replaces it."""
+    """The title "Replace `old` with `new`", "Remove `old`" or "Insert `new`"."""
+    if not old.strip():
+        return f"Insert `{_clip(new)}`"
     if not new.strip():
         return f"Remove `{_clip(old)}`"
     return f"Replace `{_clip(old)}` with `{_clip(new)}`"

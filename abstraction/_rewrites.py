@@ -7,7 +7,8 @@ any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`
 ``except … as err`` binds) or, naming the exception, ``except E as exc:`` …
 ``from exc`` (B904); ``a == b`` -> ``a is b`` and ``type(a) == B`` ->
 ``isinstance(a, B)`` (E721); ``x: T = None`` -> ``x: Optional[T] = None`` or
-``typing.Optional[T]``, as the file imports it (RUF013); an unused import dropped
+``typing.Optional[T]``, as the file imports it (RUF013); ``warn(…)`` ->
+``warn(…, stacklevel=2)`` in the call's own layout (B028); an unused import dropped
 from its statement or made an explicit re-export (``X as X``, F401), and the
 earlier, unused import a redefinition's message points at (F811), by
 :mod:`~fixlore.abstraction._bindings`. At extraction, when the human's fixed
@@ -281,6 +282,64 @@ def _optional(text: str, start: int, end: int) -> str | None:
     return f"Optional[{found}]" if imported else None
 
 
+def _call_parens(text: str, func_end: int) -> tuple[int, int] | None:
+    """The offsets of the ``(`` right after ``func_end`` and of its matching ``)``."""
+    open_at = func_end
+    while open_at < len(text) and text[open_at] in " \t":
+        open_at += 1
+    if text[open_at : open_at + 1] != "(":
+        return None
+    depth = 0
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(text[open_at:]).readline):
+            if tok.type == tokenize.OP and tok.string in "([{":
+                depth += 1
+            elif tok.type == tokenize.OP and tok.string in ")]}":
+                depth -= 1
+                if depth == 0:
+                    row, col = tok.start
+                    base = open_at if row == 1 else text.index("\n", open_at) + 1
+                    for _ in range(row - 2):
+                        base = text.index("\n", base) + 1
+                    return open_at, base + col
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return None
+
+
+def _stacklevel(site: Site) -> Change | None:
+    """B028: ``warn(…)`` -> ``warn(…, stacklevel=2)``, in the call's own layout.
+
+    A call with one argument a line and a trailing comma gets ``stacklevel=2,`` on a
+    line of its own, indented like the argument before it; any other gets
+    ``, stacklevel=2`` after its last argument.
+    """
+    text = site.text
+    parens = _call_parens(text, site.end)
+    if parens is None:
+        return None
+    open_at, close_at = parens
+    try:
+        call = ast.parse("(" + text[site.start : close_at + 1] + "\n)", mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not isinstance(call, ast.Call) or not call.args or any(k.arg in (None, "stacklevel") for k in call.keywords):
+        return None
+    if any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    inner = text[open_at + 1 : close_at]
+    body = inner.rstrip()
+    if body.endswith(",") and "\n" in inner[len(body) :]:
+        last_line = body[body.rfind("\n") + 1 :]
+        indent = last_line[: len(last_line) - len(last_line.lstrip())]
+        at = open_at + 1 + len(body) + inner[len(body) :].index("\n") + 1
+        return at, at, f"{indent}stacklevel=2,\n"
+    if "#" in inner:
+        return None
+    at = open_at + 1 + len(body)
+    return at, at, " stacklevel=2" if body.endswith(",") else ", stacklevel=2"
+
+
 def _drop_unused(site: Site) -> Change | None:
     """F401: the import at the diagnostic loses the name it is about."""
     return drop_at(site.text, site.start)
@@ -338,6 +397,7 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         EditShape(Anchor.AT_DIAGNOSTIC, "Annotation", "$1", "typing . Optional [ $1 ]"),
     ),
     "optional": (_in_place(_optional), EditShape(Anchor.AT_DIAGNOSTIC, "Annotation", "$1", "Optional [ $1 ]")),
+    "stacklevel": (_stacklevel, EditShape(Anchor.AT_DIAGNOSTIC, "Call", "$1 ( $2 )", "$1 ( $2 , $3 = $N )")),
     "drop_unused_import": (
         _drop_unused,
         EditShape(Anchor.AT_DIAGNOSTIC, "ImportAlias", "from $1 import $2 , $3", "from $1 import $3"),

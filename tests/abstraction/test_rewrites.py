@@ -236,3 +236,38 @@ def test_every_rewrite_has_a_shape_of_its_own() -> None:
 
     shapes = [shape for _, shape in REWRITES.values()]
     assert len(set(shapes)) == len(shapes)
+
+
+B028 = ("Ruff", "B028", "No explicit `stacklevel` keyword argument found")
+
+
+def test_a_stacklevel_added_follows_the_calls_own_layout() -> None:
+    before = 'import warnings\nwarnings.warn("old", DeprecationWarning)\n'
+    result = extract_pattern(
+        "python",
+        before,
+        before.replace("DeprecationWarning)", "DeprecationWarning, stacklevel=2)"),
+        diag_at(before, "warnings.warn", *B028),
+    )
+    assert isinstance(result, Extracted) and ("rewrite", "stacklevel") in result.pattern.extra, result
+    one_a_line = code(
+        """
+        def old(thing):
+            warnings.warn(
+                f"{thing} is going away",
+                FutureWarning,
+            )
+        """
+    )
+    fixed = instantiate(result.pattern, "python", one_a_line, diag_at(one_a_line, "warnings.warn", *B028))
+    assert isinstance(fixed, Instantiated), fixed
+    assert apply_edits(one_a_line, fixed.edits) == one_a_line.replace(
+        "FutureWarning,\n", "FutureWarning,\n        stacklevel=2,\n"
+    )
+    assert fixed.title == "Insert `stacklevel=2,`"
+    nested = 'warn(Deprecated("use (the) new one"))\n'
+    fixed = instantiate(result.pattern, "python", nested, diag_at(nested, "warn", *B028))
+    assert isinstance(fixed, Instantiated), fixed
+    assert apply_edits(nested, fixed.edits) == 'warn(Deprecated("use (the) new one"), stacklevel=2)\n'
+    for untouched in ("warn(*messages)\n", "warn(message, stacklevel=3)\n", "warn(**options)\n"):
+        assert isinstance(instantiate(result.pattern, "python", untouched, diag_at(untouched, "warn", *B028)), Skipped)
