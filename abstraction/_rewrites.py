@@ -337,7 +337,7 @@ def _stacklevel(site: Site) -> Change | None:
     if "#" in inner:
         return None
     at = open_at + 1 + len(body)
-    return at, at, " stacklevel=2" if body.endswith(",") else ", stacklevel=2"
+    return at, at, " stacklevel=2," if body.endswith(",") else ", stacklevel=2"
 
 
 def _drop_unused(site: Site) -> Change | None:

@@ -94,10 +94,7 @@ def judge(
     severity) may have appeared next to it, and stayed.
     """
     tracked = watch.tracked
-    still = any(
-        diag_key(d) == tracked.key and near(d, tracked.line)
-        for d in current
-    )
+    still = any(diag_key(d) == tracked.key and near(d, tracked.line) for d in current)
     near_new = frozenset(diag_key(d) for d in new if near(d, tracked.line))
     broke = bool(near_new) or any(diag_key(d) in watch.appeared and near(d, tracked.line) for d in current)
     if watch.accepted and not still and now - watch.started < pause:
