@@ -16,12 +16,8 @@ import argparse
 import logging
 import sqlite3
 import sys
-import tempfile
-import threading
-import webbrowser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 
@@ -30,6 +26,9 @@ from ._model import KnowledgeError
 from ._teamdb import team_conninfo
 from .dashboard import dashboard_data, render_html, store_revision
 from .team_cli import configured_url
+
+if TYPE_CHECKING:
+    from http.server import ThreadingHTTPServer
 
 logger = logging.getLogger(__name__)
 
@@ -122,6 +121,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
             Path(args.output).write_text(text, encoding="utf-8")
             print(f"wrote {args.output}", file=out)
             return EXIT_OK
+        import tempfile  # here and below: not imported by the commands that write a file (-o, --json)
+        import webbrowser
+
         fd, name = tempfile.mkstemp(prefix="fixlore-dashboard-", suffix=".html")
         with open(fd, "w", encoding="utf-8") as f:
             f.write(text)
@@ -138,6 +140,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def make_server(k: Knowledge, port: int = 0) -> ThreadingHTTPServer:
     """An HTTP server on 127.0.0.1: ``/`` is the page (built afresh), ``/revision`` the store's revision."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -176,6 +181,8 @@ def serve(k: Knowledge, *, port: int = 0, open_browser: bool = True, out: TextIO
     url = f"http://127.0.0.1:{httpd.server_address[1]}/"
     print(f"serving the dashboard on {url} (Ctrl-C stops)", file=out, flush=True)
     if open_browser:
+        import webbrowser
+
         webbrowser.open(url)
     try:
         httpd.serve_forever()
