@@ -26,6 +26,7 @@ import contextlib
 import gc
 import html
 import itertools
+import operator
 import re
 import secrets
 import sqlite3
@@ -45,7 +46,7 @@ from ._knowledge import Knowledge
 from ._model import COUNT_KINDS, PatternStats, PruneConfig
 from ._schema import connect, read_tx
 
-__all__ = ["DECISION_WINDOW_S", "DATA_VERSION", "dashboard_data", "render_html", "store_revision"]
+__all__ = ["DECISION_WINDOW_S", "DATA_VERSION", "dashboard_data", "render_html", "render_page", "store_revision"]
 
 DATA_VERSION = 2
 """Bumped when the shape of :func:`dashboard_data`'s output changes (2: ``counts`` one list per kind)."""
@@ -54,6 +55,7 @@ ANTI_MIN_BAD = 2
 
 _SCOPES = [s.value for s in Scope]
 _UNSAFE = re.compile(r"<(?=/script|!--)", re.IGNORECASE)
+_UNSAFE_BYTES = re.compile(_UNSAFE.pattern.encode(), re.IGNORECASE)
 
 _SEP = "\x1f"
 _USER_SQL = (
@@ -309,8 +311,13 @@ def _read_user(conn: sqlite3.Connection, b: _Builder, store: dict[str, int]) -> 
 def _read_trend(conn: sqlite3.Connection, b: _Builder) -> list[int]:
     """Per rule key, kind and week: accepted, rejected, succeeded, failed, manual (flat), from ``dash_trend``."""
     out: list[int] = []
-    for lang, source, code, fix, week, *n in sorted(_dashagg.read_trend(conn), key=lambda r: (r[4], r[:4])):
-        out += [b.rule((lang, source, code)), fix, week, *n]
+    rule_of: dict[tuple[str, str, str], int] = {}
+    for row in sorted(_dashagg.read_trend(conn), key=operator.itemgetter(4, 0, 1, 2, 3)):
+        key = row[:3]
+        i = rule_of.get(key)
+        if i is None:
+            i = rule_of[key] = b.rule(key)
+        out += (i, *row[3:])
     return out
 
 
@@ -419,12 +426,27 @@ def render_html(
     live: str | None = None,
     extra_connect: Iterable[str] = (),
 ) -> str:
-    """The self-contained page for ``data``.
+    """The self-contained page for ``data`` (:func:`render_page`, as text)."""
+    return render_page(data, nonce=nonce, csp_source=csp_source, live=live, extra_connect=extra_connect).decode()
+
+
+def render_page(
+    data: dict[str, Any],
+    *,
+    nonce: str | None = None,
+    csp_source: str | None = None,
+    live: str | None = None,
+    extra_connect: Iterable[str] = (),
+) -> bytes:
+    """The self-contained page for ``data``, UTF-8.
 
     Scripts and styles are inline and carry a nonce that the page's Content
     Security Policy requires, so the same page works in a VS Code webview.
     ``csp_source`` is the webview's ``cspSource`` (allowed for images only);
     ``live`` is a URL path the page polls for a changed revision (``--serve``).
+    The data stays the bytes orjson made (compact, ~8x the stdlib's speed at
+    100k patterns): never decoded, widened to the page's non-ASCII text and
+    encoded again.
     """
     nonce = nonce or secrets.token_urlsafe(18)
     connect_src = " ".join(["'self'", *extra_connect]) if live else "'none'"
@@ -433,7 +455,6 @@ def render_html(
         f"default-src 'none'; script-src 'nonce-{nonce}'; style-src 'nonce-{nonce}'; "
         f"img-src {img_src}; connect-src {connect_src}; base-uri 'none'; form-action 'none'"
     )
-    payload = _script_safe(orjson.dumps(data).decode())  # compact, ~8x the stdlib's speed at 100k patterns
     page = _asset("dashboard.html")
     replacements = {
         "{{CSP}}": html.escape(csp, quote=True),
@@ -447,5 +468,5 @@ def render_html(
     head, _, rest = page.partition("{{DATA}}")
     mid, _, tail = rest.partition("{{LIBRARY}}")
     mid2, _, tail2 = tail.partition("{{APP}}")
-    # One join: the data is most of the page (10 MB at 100k patterns), copied once.
-    return "".join((head, payload, mid, _script_safe(_library()), mid2, _script_safe(_asset("dashboard.js")), tail2))
+    texts = (mid, _script_safe(_library()), mid2, _script_safe(_asset("dashboard.js")), tail2)
+    return b"".join((head.encode(), _UNSAFE_BYTES.sub(rb"\\u003c", orjson.dumps(data)), *(t.encode() for t in texts)))
