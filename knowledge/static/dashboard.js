@@ -8,7 +8,7 @@
   var n = P.id.length;
   var $ = function (id) { return document.getElementById(id); };
   var str = function (i) { return i < 0 ? "" : S[i]; };
-  var cnt = function (i, k) { return P.counts[k][i]; };
+  var C = P.counts, cnt = function (i, k) { return C[k][i]; };
   var OFF = 0, ACC = 1, REJ = 2, OK = 3, FAIL = 4, MAN = 5, UNDO = 6;
   var state = { language: "", rule: "", scope: "", kind: "", weeks: 0, q: "", archived: false };
   var hay = null;
