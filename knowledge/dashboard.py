@@ -49,7 +49,7 @@ from ._schema import connect, read_tx
 __all__ = ["DECISION_WINDOW_S", "DATA_VERSION", "dashboard_data", "render_html", "render_page", "store_revision"]
 
 DATA_VERSION = 2
-"""Bumped when the shape of :func:`dashboard_data`'s output changes (2: ``counts`` one list per kind)."""
+"""Bumped when the shape of :func:`dashboard_data`'s output changes (2: ``counts`` per kind, ``pruning`` flat)."""
 ANTI_MIN_BAD = 2
 """A learned fix is an anti-pattern once it failed (or was undone) this often, and more than it succeeded."""
 
