@@ -16,20 +16,19 @@ import argparse
 import logging
 import sqlite3
 import sys
-import tempfile
-import threading
-import webbrowser
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import orjson
 
 from ._knowledge import Knowledge
 from ._model import KnowledgeError
 from ._teamdb import team_conninfo
-from .dashboard import dashboard_data, render_html, store_revision
+from .dashboard import dashboard_data, render_page, store_revision
 from .team_cli import configured_url
+
+if TYPE_CHECKING:
+    from http.server import ThreadingHTTPServer
 
 logger = logging.getLogger(__name__)
 
@@ -114,17 +113,20 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
         if args.serve:
             return serve(k, port=args.port, open_browser=not args.no_open, out=out)
         data = dashboard_data(k)
-        text = orjson.dumps(data).decode() + "\n" if args.json else render_html(data)
+        body = orjson.dumps(data, option=orjson.OPT_APPEND_NEWLINE) if args.json else render_page(data)
         if args.output == "-" or (args.json and args.output is None):
-            out.write(text)
+            out.write(body.decode())
             return EXIT_OK
         if args.output is not None:
-            Path(args.output).write_text(text, encoding="utf-8")
+            Path(args.output).write_bytes(body)
             print(f"wrote {args.output}", file=out)
             return EXIT_OK
+        import tempfile  # here and below: not imported by the commands that write a file (-o, --json)
+        import webbrowser
+
         fd, name = tempfile.mkstemp(prefix="fixlore-dashboard-", suffix=".html")
-        with open(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with open(fd, "wb") as f:
+            f.write(body)
         print(f"wrote {name}", file=out)
         if not args.no_open:
             webbrowser.open(Path(name).as_uri())
@@ -138,6 +140,9 @@ def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
 
 def make_server(k: Knowledge, port: int = 0) -> ThreadingHTTPServer:
     """An HTTP server on 127.0.0.1: ``/`` is the page (built afresh), ``/revision`` the store's revision."""
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
@@ -145,7 +150,7 @@ def make_server(k: Knowledge, port: int = 0) -> ThreadingHTTPServer:
             path = self.path.split("?", 1)[0]
             with lock:  # one build at a time: the Knowledge object is shared
                 if path == "/":
-                    body, ctype = render_html(dashboard_data(k), live=LIVE_PATH).encode(), "text/html"
+                    body, ctype = render_page(dashboard_data(k), live=LIVE_PATH), "text/html"
                 elif path == "/data.json":
                     body, ctype = orjson.dumps(dashboard_data(k)), "application/json"
                 elif path == LIVE_PATH:
@@ -176,6 +181,8 @@ def serve(k: Knowledge, *, port: int = 0, open_browser: bool = True, out: TextIO
     url = f"http://127.0.0.1:{httpd.server_address[1]}/"
     print(f"serving the dashboard on {url} (Ctrl-C stops)", file=out, flush=True)
     if open_browser:
+        import webbrowser
+
         webbrowser.open(url)
     try:
         httpd.serve_forever()

@@ -8,7 +8,7 @@
   var n = P.id.length;
   var $ = function (id) { return document.getElementById(id); };
   var str = function (i) { return i < 0 ? "" : S[i]; };
-  var cnt = function (i, k) { return P.counts[i * K + k]; };
+  var C = P.counts, cnt = function (i, k) { return C[k][i]; };
   var OFF = 0, ACC = 1, REJ = 2, OK = 3, FAIL = 4, MAN = 5, UNDO = 6;
   var state = { language: "", rule: "", scope: "", kind: "", weeks: 0, q: "", archived: false };
   var hay = null;
@@ -187,7 +187,8 @@
     renderFixes($("anti"), anti, { bad: true });
     $("anti").dataset.count = String(anti.length);
     $("anti-more").textContent = anti.length ? (anti.length > FIX_LIMIT ? "Showing " + FIX_LIMIT + " of " + anti.length + "." : "") : "None: no learned fix keeps failing.";
-    var prune = D.pruning.filter(function (p) { return patternOk(p[0], cut); });
+    var prune = [], PR = D.pruning, PC = D.pruningColumns.length;
+    for (var q = 0; q < PR.length; q += PC) if (patternOk(PR[q], cut)) prune.push([PR[q], PR[q + 1]]);
     var pb = $("prune-table").tBodies[0];
     pb.textContent = "";
     prune.slice(0, LIMIT).forEach(function (p) {

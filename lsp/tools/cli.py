@@ -15,14 +15,19 @@ from collections.abc import Sequence
 from typing import Any
 
 from fixlore.lsp import __version__
-from fixlore.lsp.config import parse_upstream_flag
+
+MODULE_COMMANDS = ("knowledge", "dashboard", "team", "explain")
+"""Sub-commands registered by their own modules (imported only when needed, see :func:`build_parser`)."""
 
 
-def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The argument parser of the ``fixlore`` command.
 
-    ``serve_only``: without the other sub-commands, whose modules (knowledge,
-    dashboard, team, explain) an editor starting the server would wait for.
+    ``command``: the sub-command about to run (the first argument). Of the
+    sub-commands in :data:`MODULE_COMMANDS` only that one is registered, so
+    that neither an editor starting the server nor ``fixlore dashboard`` waits
+    for the other modules to import; with none of them (``--help``, a typo),
+    all are.
     """
     parser = argparse.ArgumentParser(
         prog="fixlore",
@@ -74,18 +79,30 @@ def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:
     )
     demo.add_argument("--workspace", metavar="DIR", help="use this workspace instead of the shipped sample")
     demo.add_argument("--no-ruff", action="store_true", help="do not use `ruff server` as upstream")
-    if serve_only:
+    if command in ("serve", "doctor", "demo"):
         return parser
-
-    from fixlore.knowledge import cli as knowledge_cli
-    from fixlore.knowledge import dashboard_cli, team_cli
-    from fixlore.lsp.tools import explain_cli
-
-    knowledge_cli.register(sub)
-    dashboard_cli.register(sub)
-    team_cli.register(sub)
-    explain_cli.register(sub)
+    _register(sub, command if command in MODULE_COMMANDS else None)
     return parser
+
+
+def _register(sub: argparse._SubParsersAction[argparse.ArgumentParser], command: str | None) -> None:
+    """Register ``command``'s sub-parser (all of :data:`MODULE_COMMANDS` when None), in the order ``--help`` lists."""
+    if command in (None, "knowledge"):
+        from fixlore.knowledge import cli as knowledge_cli
+
+        knowledge_cli.register(sub)
+    if command in (None, "dashboard"):
+        from fixlore.knowledge import dashboard_cli
+
+        dashboard_cli.register(sub)
+    if command in (None, "team"):
+        from fixlore.knowledge import team_cli
+
+        team_cli.register(sub)
+    if command in (None, "explain"):
+        from fixlore.lsp.tools import explain_cli
+
+        explain_cli.register(sub)
 
 
 EXIT_CODES = (
@@ -122,6 +139,8 @@ def _add_server_flags(parser: argparse.ArgumentParser) -> None:
 
 def cli_settings(args: argparse.Namespace) -> dict[str, Any]:
     """The settings layer the CLI flags make (highest precedence)."""
+    from fixlore.lsp.config import parse_upstream_flag
+
     settings: dict[str, Any] = {}
     upstreams: dict[str, list[dict[str, Any]]] = {}
     for flag in args.upstream:
@@ -152,7 +171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    parser = build_parser(serve_only=argv[:1] == ["serve"])
+    parser = build_parser(argv[0] if argv else None)
     args, extra = parser.parse_known_args(argv)
     if extra:  # argparse would blame the top level; the sub-command's usage is the helpful one
         _innermost(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")

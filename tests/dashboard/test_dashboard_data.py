@@ -46,7 +46,9 @@ def test_failing_fixes_are_anti_patterns_and_pruning_candidates(tmp_path: Path) 
         data = dashboard_data(k, now=now)
     ids = data["patterns"]["id"]
     assert [ids[i] for i in data["antiPatterns"]] == [bad.fingerprint[:12]]
-    assert [(ids[row], data["strings"][why]) for row, why in data["pruning"]] == [
+    pruning = data["pruning"]
+    assert data["pruningColumns"] == ["row", "reason"]
+    assert [(ids[row], data["strings"][why]) for row, why in zip(pruning[::2], pruning[1::2], strict=True)] == [
         (bad.fingerprint[:12], "success 0/3 below 0.5")
     ]
     page = render_html(data)
