@@ -52,6 +52,11 @@ def build_parser(serve_only: bool = False) -> argparse.ArgumentParser:
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen for one editor on a TCP socket")
+    serve.add_argument(
+        "--late-initialize",
+        action="store_true",
+        help="answer initialize only once the whole server is loaded (slower start; for comparison)",
+    )
     _add_server_flags(serve)
 
     doctor = sub.add_parser(
@@ -198,16 +203,21 @@ SWITCH_INTERVAL_S = 0.0005
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from fixlore.lsp.server import CannotListen, ServerOptions, create_server
-    from fixlore.lsp.transport import logs
-
     settings = cli_settings(args)
     address = _tcp_address(args.tcp) if args.tcp else None
-    logs.configure(settings.get("logLevel", "info"))
     # Learned fixes are instantiated on worker threads while the event loop answers the
     # editor; at CPython's default 5 ms a request waits up to that long for the GIL at each
     # turn (a code action takes several). 0.5 ms keeps the loop's share of it small.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    if address is None and not args.late_initialize:
+        from fixlore.lsp.transport.handover import serve_stdio
+
+        serve_stdio(settings, settings.get("logLevel", "info"))  # initialize answered before pygls loads
+        return 0
+    from fixlore.lsp.server import CannotListen, ServerOptions, create_server
+    from fixlore.lsp.transport import logs
+
+    logs.configure(settings.get("logLevel", "info"))
     server = create_server(ServerOptions(cli_settings=settings))
     if address is None:
         server.start_io()
