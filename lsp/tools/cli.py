@@ -212,13 +212,11 @@ def _serve(args: argparse.Namespace) -> int:
     if address is None and not args.late_initialize:
         from fixlore.lsp.transport.handover import serve_stdio
 
-        serve_stdio(settings, settings.get("logLevel", "info"))  # initialize answered before pygls loads
+        serve_stdio(lambda: _server(settings), _load_server, settings)  # initialize answered before pygls loads
         return 0
-    from fixlore.lsp.server import CannotListen, ServerOptions, create_server
-    from fixlore.lsp.transport import logs
+    from fixlore.lsp.server import CannotListen
 
-    logs.configure(settings.get("logLevel", "info"))
-    server = create_server(ServerOptions(cli_settings=settings))
+    server = _server(settings)
     if address is None:
         server.start_io()
         return 0
@@ -228,6 +226,35 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"fixlore: cannot listen on {args.tcp}: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _server(settings: dict[str, Any]) -> Any:
+    from fixlore.lsp.server import ServerOptions, create_server
+    from fixlore.lsp.transport import logs
+
+    logs.configure(settings.get("logLevel", "info"))
+    return create_server(ServerOptions(cli_settings=settings))
+
+
+SERVER_MODULES = (
+    "fixlore.lsp.server",
+    "fixlore.lsp.documents",
+    "fixlore.lsp.lifecycle",
+    "fixlore.lsp.proxy",
+    "fixlore.lsp.actions.code_actions",
+    "fixlore.lsp.actions.commands",
+    "fixlore.lsp.dispatch",
+    "fixlore.lsp.hub",
+    "fixlore.lsp.learning.loop",
+)
+"""What :func:`~fixlore.lsp.server.create_server` imports: loaded on a thread while the early front works."""
+
+
+def _load_server() -> None:
+    import importlib
+
+    for name in SERVER_MODULES:
+        importlib.import_module(name)
 
 
 def _tcp_address(value: str) -> tuple[str, int]:

@@ -64,16 +64,24 @@ COMMANDS = (
 )
 
 
-def own_result(encoding: str) -> dict[str, Any]:
+def own_result(client_capabilities: Any) -> dict[str, Any]:
     """The initialize result pygls builds for fixlore's features (before the upstreams' are merged in).
 
-    Fixed per version; ``tests/core/test_early_answer.py`` compares it with what
-    pygls' capabilities builder makes of the server :func:`create_server` builds.
+    Fixed per version but for what pygls reads of the editor's capabilities: the
+    position encoding, and ``willSave``/``willSaveWaitUntil`` (false, since fixlore
+    handles neither, wherever the editor mentions them). ``tests/foundation/test_early_answer.py``
+    compares it with what pygls' capabilities builder makes of the server ``create_server`` builds.
     """
+    text_document = client_capabilities.get("textDocument") if isinstance(client_capabilities, dict) else None
+    sync = text_document.get("synchronization") if isinstance(text_document, dict) else None
+    said = sync if isinstance(sync, dict) else {}
+    text_sync: dict[str, Any] = {"openClose": True, "change": 2}
+    text_sync.update({key: False for key in ("willSave", "willSaveWaitUntil") if said.get(key) is not None})
+    text_sync["save"] = {"includeText": False}
     return {
         "capabilities": {
-            "positionEncoding": encoding,
-            "textDocumentSync": {"openClose": True, "change": 2, "save": {"includeText": False}},
+            "positionEncoding": choose_encoding(client_capabilities),
+            "textDocumentSync": text_sync,
             "codeActionProvider": {"codeActionKinds": ["quickfix"], "resolveProvider": True},
             "executeCommandProvider": {"commands": list(COMMANDS)},
             "workspace": {"workspaceFolders": {"supported": True, "changeNotifications": True}, "fileOperations": {}},
@@ -297,7 +305,7 @@ class Front:
         caps_module: ModuleType, params: dict[str, Any], encoding: str, upstreams: list[dict[str, Any]]
     ) -> dict[str, Any]:
         """``Proxy.merge_capabilities`` of pygls' result, as the full server computes it."""
-        ours = own_result(encoding)
+        ours = own_result(params.get("capabilities"))
         caps = caps_module.merge_server_capabilities(dict(ours["capabilities"]), upstreams)
         caps["positionEncoding"] = encoding
         editor = params.get("capabilities")

@@ -21,11 +21,11 @@ on pipes most of the time), so the full server is ready sooner.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import subprocess
 import sys
 import threading
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fixlore.lsp.transport.early import Child, Front, is_stream
@@ -35,56 +35,34 @@ if TYPE_CHECKING:
     import asyncio
 
     from fixlore.lsp.transport.jsonrpc import JsonRpcConnection
-    from fixlore.lsp.transport.language_server import FixloreServer
+
+Server = Any
+"""A ``FixloreServer`` (built by the CLI: no part but the tools reaches for the server object)."""
 
 logger = logging.getLogger(__name__)
 
-SERVER_MODULES = (
-    "fixlore.lsp.server",
-    "fixlore.lsp.transport.language_server",
-    "fixlore.lsp.documents",
-    "fixlore.lsp.lifecycle",
-    "fixlore.lsp.proxy",
-    "fixlore.lsp.actions.code_actions",
-    "fixlore.lsp.actions.commands",
-    "fixlore.lsp.dispatch",
-    "fixlore.lsp.hub",
-    "fixlore.lsp.learning.loop",
-)
-"""What :func:`~fixlore.lsp.server.create_server` imports, loaded while the front waits on pipes."""
 
+def serve_stdio(build: Callable[[], Server], preload: Callable[[], None], cli_settings: dict[str, Any]) -> None:
+    """Serve the editor on stdin/stdout, answering ``initialize`` before pygls is loaded when possible.
 
-def serve_stdio(cli_settings: dict[str, Any], log_level: str) -> None:
-    """Serve the editor on stdin/stdout, answering ``initialize`` before pygls is loaded when possible."""
+    ``build`` makes the full server (the CLI's ``create_server``); ``preload`` imports
+    what it needs, on a thread while the front works.
+    """
     if not is_stream(0):  # a file or a terminal: nothing to gain, the ordinary path
-        server = _build(cli_settings, log_level)
-        server.start_io()
+        build().start_io()
         return
-    preload = threading.Thread(target=_preload, name="fixlore-preload", daemon=True)
-    preload.start()
+    loading = threading.Thread(target=preload, name="fixlore-preload", daemon=True)
+    loading.start()
     front = Front(cli_settings)
     front.run()
-    preload.join()
-    server = _build(cli_settings, log_level)
+    loading.join()
+    server = build()
     if front.answer is None:
-        logger.info("initialize answered by the full server: %s", front.declined or "no early answer")
+        logger.debug("initialize answered by the full server: %s", front.declined or "no early answer")
     _serve(server, front)
 
 
-def _preload() -> None:
-    for name in SERVER_MODULES:
-        importlib.import_module(name)
-
-
-def _build(cli_settings: dict[str, Any], log_level: str) -> FixloreServer:
-    from fixlore.lsp.server import ServerOptions, create_server
-    from fixlore.lsp.transport import logs
-
-    logs.configure(log_level)
-    return create_server(ServerOptions(cli_settings=cli_settings))
-
-
-def _serve(server: FixloreServer, front: Front) -> None:
+def _serve(server: Server, front: Front) -> None:
     """As ``FixloreServer._start_io_async`` does for a pipe, starting from what the front read."""
     import asyncio
 
@@ -109,7 +87,7 @@ def _serve(server: FixloreServer, front: Front) -> None:
         server.shutdown()
 
 
-async def _session(server: FixloreServer, front: Front, gate: Gate) -> None:
+async def _session(server: Server, front: Front, gate: Gate) -> None:
     import asyncio
 
     loop = asyncio.get_running_loop()
