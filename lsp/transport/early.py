@@ -48,6 +48,9 @@ UTF16 = "utf-16"
 _ENCODINGS = ("utf-8", "utf-16", "utf-32")
 """What pygls accepts of the editor's ``general.positionEncodings``, in its order of preference: the editor's."""
 
+_MAX_HEADER = 1 << 16
+"""More than this before the first blank line is not a frame header: the full server reads it (and says so)."""
+
 HEADER = b"Content-Length: %d\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n"
 """How pygls frames what the server writes."""
 
@@ -192,6 +195,9 @@ class Front:
                 return None
             if end >= 0 and (_length(self.consumed[:end]) or 0) > MAX_MESSAGE_BYTES:
                 self.declined = "the first message is too large"
+                return None
+            if end < 0 and len(self.consumed) > _MAX_HEADER:
+                self.declined = "no frame header in the first bytes"
                 return None
             chunk = os.read(self.stdin, 1 << 16)
             if not chunk:
