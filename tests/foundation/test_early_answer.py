@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import asyncio
+import os
+import signal
+import subprocess
 from typing import Any
 
 import pytest
 from lsprotocol import types
 from pygls.capabilities import ServerCapabilitiesBuilder
 
+from fixlore.lsp.config import UpstreamConfig
 from fixlore.lsp.server import create_server
-from fixlore.lsp.transport.early import choose_encoding, own_result, workspace_root
+from fixlore.lsp.transport.early import Child, choose_encoding, own_result, workspace_root
+from fixlore.lsp.transport.framing import encode_message
+from fixlore.lsp.transport.handover import Prestarted
+from fixlore.lsp.transport.jsonrpc import ConnectionClosed
 
 RICH = {  # what a full-featured editor says it can do (the parts pygls' builder reads)
     "general": {"positionEncodings": ["utf-32", "utf-16"]},
@@ -96,3 +104,48 @@ def test_the_root_is_the_one_the_lifecycle_finds(tmp_path: Any) -> None:
     for raw in cases:
         params = converter.structure({"processId": None, "capabilities": {}, **raw}, types.InitializeParams)
         assert workspace_root({"capabilities": {}, **raw}) == lifecycle_root(params)
+
+
+def started_ruff(params: dict[str, Any]) -> Child:
+    """`ruff server` started and initialized as the early front does it (a real process)."""
+    child = Child("python:ruff", UpstreamConfig(("ruff", "server")), env=dict(os.environ))
+    child.sent = encode_message({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params})
+    child.popen = subprocess.Popen(
+        ["ruff", "server"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=child.env
+    )
+    assert child.popen.stdin is not None and child.popen.stdout is not None
+    os.write(child.popen.stdin.fileno(), child.sent)
+    while child.answer() is None:
+        chunk = os.read(child.popen.stdout.fileno(), 1 << 16)
+        assert chunk, "ruff exited"
+        child.received += chunk
+    return child
+
+
+PARAMS = {"processId": None, "rootUri": None, "capabilities": {}}
+
+
+async def test_the_proxy_adopts_an_upstream_the_front_initialized() -> None:
+    child = started_ruff(PARAMS)
+    prestarted = Prestarted(child)
+    assert prestarted.matches(dict(os.environ), None, subprocess.DEVNULL)
+    assert not prestarted.matches({"OTHER": "1"}, None, subprocess.DEVNULL)
+
+    process, conn = await prestarted.adopt()
+    result = await conn.request("initialize", PARAMS, timeout=10)  # not written again: the answer read already
+    assert result == child.answer()["result"]  # type: ignore[index]
+    conn.notify("initialized", {})
+    assert await conn.request("shutdown", None, timeout=10) is None  # the connection is live
+    conn.notify("exit")
+    assert await asyncio.wait_for(process.wait(), 10) == 0
+    await conn.close()
+
+
+async def test_an_upstream_that_heard_other_params_is_killed_not_adopted_wrong() -> None:
+    child = started_ruff(PARAMS)
+    process, conn = await Prestarted(child).adopt()
+
+    with pytest.raises(ConnectionClosed):
+        await conn.request("initialize", {**PARAMS, "rootUri": "file:///elsewhere"}, timeout=10)
+    assert await asyncio.wait_for(process.wait(), 10) == -signal.SIGKILL
+    await conn.close()
