@@ -29,7 +29,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from fixlore.lsp.transport.early import Child, Front, is_stream
-from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, loads
+from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, dumps, loads
 
 if TYPE_CHECKING:
     import asyncio
@@ -128,8 +128,19 @@ class Gate:
         if self._early is None:
             self._writer.write(data)
         elif not same:
-            logger.error("the early answer to initialize differs from the full server's (a fixlore bug)")
+            logger.error("the early answer to initialize differs from the full server's")
+            self._tell_refused(data)
         answered.set_result(same)
+
+    def _tell_refused(self, data: bytes) -> None:
+        """The full server refused the ``initialize`` the front accepted (params pygls cannot read): say so."""
+        error = loads(data[data.index(b"\r\n\r\n") + 4 :]).get("error")
+        if not isinstance(error, dict):
+            return
+        text = f"fixlore cannot serve this editor: its initialize request was refused ({error.get('message')})."
+        params = {"type": 1, "message": text + " `fixlore serve --late-initialize` answers it with the error."}
+        body = dumps({"jsonrpc": "2.0", "method": "window/showMessage", "params": params})
+        self._writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
 
     def close(self) -> None:
         """Close the editor's stream (pygls does at exit)."""

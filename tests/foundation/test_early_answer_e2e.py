@@ -91,14 +91,16 @@ def initialize(root: Path, capabilities: dict[str, Any], **extra: Any) -> dict[s
     return {"id": 1, "method": "initialize", "params": params}
 
 
-async def answer_of(root: Path, args: list[str], message: dict[str, Any]) -> tuple[bytes, list[str]]:
+async def answer_of(
+    root: Path, args: list[str], message: dict[str, Any], code: int | None = 0
+) -> tuple[bytes, list[str]]:
     """The initialize answer's frame and the log (debug) of a session that initializes, then says goodbye."""
     wire = await Wire.start(*args, cwd=root)
     try:
         wire.send(message)
         frame, _ = await wire.frame(lambda m: m.get("id") == 1)
         wire.send({"method": "initialized", "params": {}})
-        assert await wire.stop() == 0
+        assert await wire.stop() == code or code is None
     finally:
         if wire.process.returncode is None:
             wire.process.kill()
@@ -242,3 +244,21 @@ def test_the_front_answers_without_pygls_lsprotocol_or_asyncio(tmp_path: Path) -
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stderr.decode().strip().splitlines()[-1] == "(True, '', [])"
     assert proc.stdout.startswith(b"Content-Length: ") and b'"diagnosticProvider"' in proc.stdout
+
+
+async def test_an_initialize_pygls_refuses_is_reported_to_the_user(tmp_path: Path) -> None:
+    """The front cannot check params as pygls does (cattrs): it answers, and the user hears of the refusal."""
+    message = initialize(tmp_path, {"notebookDocument": {}})  # `synchronization` is required
+    late, _ = await answer_of(tmp_path, ["--late-initialize"], message, code=None)  # a session pygls refused
+    assert "error" in _message(late)  # the full server refuses it, as before
+
+    wire = await Wire.start(cwd=tmp_path)
+    try:
+        wire.send(message)
+        _, shown = await wire.frame(lambda m: m.get("method") == "window/showMessage")
+        await wire.stop()  # its shutdown is refused too (not initialized)
+    finally:
+        if wire.process.returncode is None:
+            wire.process.kill()
+    assert shown["params"]["type"] == 1 and "initialize request was refused" in shown["params"]["message"]
+    assert "result" in _message(wire.frames[0])  # the early answer had gone out first
