@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -272,6 +271,8 @@ def _tcp_address(value: str) -> tuple[str, int]:
 
 def which(command: str) -> str | None:
     """``shutil.which`` (here so tests and doctor agree on lookup)."""
+    import shutil  # here: `serve` answers initialize before it would have loaded
+
     return shutil.which(command)
 
 

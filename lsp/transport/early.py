@@ -23,7 +23,6 @@ written early and logs an error if they ever differ.
 
 from __future__ import annotations
 
-import importlib.util
 import os
 import selectors
 import subprocess
@@ -101,10 +100,9 @@ def _capabilities_module() -> ModuleType:
     two copies share no state).
     """
     path = Path(__file__).resolve().parent.parent / "proxy" / "capabilities.py"
-    spec = importlib.util.spec_from_file_location("fixlore.lsp.transport._early_capabilities", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = ModuleType("fixlore.lsp.transport._early_capabilities")
+    module.__file__ = str(path)
+    exec(compile(path.read_bytes(), path, "exec"), module.__dict__)  # noqa: S102 - fixlore's own file
     return module
 
 
