@@ -22,6 +22,7 @@ on pipes most of the time), so the full server is ready sooner.
 from __future__ import annotations
 
 import logging
+import os
 import subprocess
 import sys
 import threading
@@ -48,13 +49,19 @@ def serve_stdio(build: Callable[[], Server], preload: Callable[[], None], cli_se
     ``build`` makes the full server (the CLI's ``create_server``); ``preload`` imports
     what it needs, on a thread while the front works.
     """
-    if not is_stream(0):  # a file or a terminal: nothing to gain, the ordinary path
+    if os.name == "nt" or not is_stream(0):  # a file, a terminal, Windows pipes (no select): the ordinary path
         build().start_io()
         return
     loading = threading.Thread(target=preload, name="fixlore-preload", daemon=True)
     loading.start()
     front = Front(cli_settings)
-    front.run()
+    try:
+        front.run()
+    except Exception as exc:  # a bug of the front must not cost the session: the full server answers
+        if front.answer is not None:
+            raise
+        front.declined = f"the early front failed ({type(exc).__name__})"
+        front.first = None  # whatever it read goes to the full server as it came
     loading.join()
     server = build()
     if front.answer is None:
