@@ -194,8 +194,8 @@ class Front:
             if end >= 0 and (_length(self.consumed[:end]) or 0) > MAX_MESSAGE_BYTES:
                 self.declined = "the first message is too large"
                 return None
-            if end < 0 and len(self.consumed) > _MAX_HEADER:
-                self.declined = "no frame header in the first bytes"
+            if end < 0 and (len(self.consumed) > _MAX_HEADER or b"\n\n" in self.consumed):
+                self.declined = "no CRLF frame header in the first bytes"  # the full server reads what it can
                 return None
             chunk = os.read(self.stdin, 1 << 16)
             if not chunk:

@@ -268,3 +268,19 @@ async def test_an_initialize_pygls_refuses_is_reported_to_the_user(tmp_path: Pat
             wire.process.kill()
     assert shown["params"]["type"] == 1 and "initialize request was refused" in shown["params"]["message"]
     assert "result" in _message(wire.frames[0])  # the early answer had gone out first
+
+
+async def test_a_header_with_bare_newlines_goes_to_the_full_server(tmp_path: Path) -> None:
+    """The full server's reader takes LF-only headers; the front must not wait for a CRLF that never comes."""
+    body = json.dumps({"jsonrpc": "2.0", **initialize(tmp_path, {})}).encode()
+    wire = await Wire.start(cwd=tmp_path)
+    try:
+        assert wire.process.stdin is not None
+        wire.process.stdin.write(b"Content-Length: %d\n\n%s" % (len(body), body))
+        _, answer = await wire.frame(lambda m: m.get("id") == 1)
+        assert await wire.stop() == 0
+    finally:
+        if wire.process.returncode is None:
+            wire.process.kill()
+    assert "capabilities" in answer["result"]
+    assert [line for line in wire.logs() if FULL_SERVER in line and "CRLF" in line]
