@@ -14,23 +14,35 @@ Also what `fixlore serve` has imported by the time it answers (``--modules``:
 ``python -X importtime``, the process killed once the answer is read). Figures
 are printed; this is not a timed test.
 
-    python bench/bench_startup.py [--runs N] [--quick] [--before DIR] [--modules]
+``--learning``: after the idle reading, a short learning session (five E711 hand
+fixes typed, saved and undone, a code action on the diagnostic after each) and
+the process tree's RSS 3 s later. RSS is printed for the server process and for
+its Python descendants (the extraction, instantiation and syntax-check workers),
+apart from the upstream servers. ``late+ruff`` is ``fixlore serve
+--late-initialize``: the full server answers ``initialize``, as before the early
+answer. "ready" is spawn to the answer of a code action sent right behind
+``initialized`` and ``didOpen``: when the server really serves.
+
+    python bench/bench_startup.py [--runs N] [--quick] [--before DIR] [--modules] [--learning]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from fixlore.lsp.transport.framing import encode_message
-from fixlore.lsp.transport.jsonrpc import spawn
+from fixlore.lsp.transport.jsonrpc import RpcError, spawn
 
 BARE_PYGLS = """
 from lsprotocol import types
@@ -46,29 +58,107 @@ HEAVY = ("libcst", "tree_sitter", "lsprotocol", "pygls", "cattrs", "sqlite3", "m
 
 
 def rss_kib(pid: int) -> int:
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:  # gone meanwhile
+        pass
     return 0
 
 
-async def one_run(command: list[str], root: Path, env: dict[str, str] | None) -> tuple[float, int]:
+def descendants(pid: int) -> list[int]:
+    """Every process below ``pid`` (children, their children, ...), from /proc."""
+    parents: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue
+            parents.setdefault(ppid, []).append(int(entry.name))
+    out, todo = [], [pid]
+    while todo:
+        kids = parents.get(todo.pop(), [])
+        out += kids
+        todo += kids
+    return out
+
+
+def tree_rss(pid: int) -> tuple[int, int, int]:
+    """RSS (KiB) of the process, of its Python descendants (fixlore's workers), of the others (upstreams)."""
+    workers = others = 0
+    for child in descendants(pid):
+        try:
+            exe = os.readlink(f"/proc/{child}/exe")
+        except OSError:
+            continue
+        if "python" in Path(exe).name:
+            workers += rss_kib(child)
+        else:
+            others += rss_kib(child)
+    return rss_kib(pid), workers, others
+
+
+E711 = "def f(x):\n    if x == None:\n        return 1\n    return 2\n"
+ACTION = {
+    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+    "context": {"diagnostics": []},
+}
+
+
+async def one_run(command: list[str], root: Path, env: dict[str, str] | None, learn: bool = False) -> Run:
+    """spawn -> initialize answer; -> a code action sent right after initialized and didOpen; idle RSS."""
     start = time.perf_counter()
     process, conn = await spawn(command, env=env)
     await conn.request("initialize", {"processId": None, "rootUri": root.as_uri(), "capabilities": {}}, timeout=60)
     elapsed = time.perf_counter() - start
     conn.notify("initialized", {})
+    uri = (root / "a.py").as_uri()
     conn.notify(
-        "textDocument/didOpen",
-        {"textDocument": {"uri": (root / "a.py").as_uri(), "languageId": "python", "version": 1, "text": "x = 1\n"}},
+        "textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": E711}}
     )
+    with contextlib.suppress(RpcError):  # the bare pygls server has no code actions: its error answers too
+        await conn.request("textDocument/codeAction", {"textDocument": {"uri": uri}, **ACTION}, timeout=60)
+    ready = time.perf_counter() - start
     await asyncio.sleep(1.0)  # idle: let start-up work settle before reading RSS
-    rss = rss_kib(process.pid)
+    run = Run(elapsed, ready, tree_rss(process.pid))
+    if learn:
+        run.learned = await learning_session(conn, uri, process.pid)
     await conn.request("shutdown", None, timeout=30)
     conn.notify("exit")
     await asyncio.wait_for(process.wait(), 30)
     await conn.close()
-    return elapsed, rss
+    return run
+
+
+async def learning_session(conn: Any, uri: str, pid: int) -> tuple[int, int, int]:
+    """Hand fixes (E711, typed and saved) and code actions on the diagnostic, then the tree's RSS after 3 s."""
+    for version in range(2, 12, 2):
+        fixed = E711.replace("== None", "is None")
+        for text, v in ((fixed, version), (E711, version + 1)):
+            conn.notify(
+                "textDocument/didChange",
+                {"textDocument": {"uri": uri, "version": v}, "contentChanges": [{"text": text}]},
+            )
+            conn.notify("textDocument/didSave", {"textDocument": {"uri": uri}})
+            line = {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 16}}
+            context = {"diagnostics": [{"range": line, "message": "Comparison to `None`", "code": "E711"}]}
+            params = {"textDocument": {"uri": uri}, "range": line, "context": context}
+            await conn.request("textDocument/codeAction", params, timeout=60)
+            await asyncio.sleep(0.3)
+    await asyncio.sleep(3.0)
+    return tree_rss(pid)
+
+
+@dataclass
+class Run:
+    """One start of a server: the times from spawn and the RSS (process, its workers, its upstreams) when idle."""
+
+    answer: float
+    ready: float
+    rss: tuple[int, int, int]
+    learned: tuple[int, int, int] | None = None
 
 
 def servers(before: str | None) -> dict[str, tuple[list[str], dict[str, str] | None]]:
@@ -79,6 +169,7 @@ def servers(before: str | None) -> dict[str, tuple[list[str], dict[str, str] | N
         "ruff server": ([RUFF, "server"], None),
         "fixlore": (fixlore, None),
         "fixlore+ruff": (fixlore + upstream, None),
+        "late+ruff": (fixlore + ["--late-initialize"] + upstream, None),
     }
     if before:
         env = dict(os.environ, PYTHONPATH=before)
@@ -109,17 +200,29 @@ def imported_before_answer(root: Path) -> tuple[list[tuple[int, str]], set[str]]
     return sorted(top, reverse=True), {name.strip() for _, _, name in rows[1:]}
 
 
-def report(results: dict[str, list[tuple[float, int]]], runs: int) -> None:
-    print(f"start-up (spawn -> initialize result), median of {runs} runs, and idle RSS")
-    base_t = statistics.median(t for t, _ in results["bare pygls"])
-    base_m = statistics.median(m for _, m in results["bare pygls"])
-    ruff_t = statistics.median(t for t, _ in results["ruff server"])
+def report(results: dict[str, list[Run]], runs: int) -> None:
+    print(f"start-up: spawn -> initialize result, and -> a code action sent behind initialized (median of {runs})")
+    base_t = statistics.median(r.answer for r in results["bare pygls"])
+    base_m = statistics.median(r.rss[0] for r in results["bare pygls"])
+    ruff_t = statistics.median(r.answer for r in results["ruff server"])
     for name, rows in results.items():
-        t = statistics.median(t for t, _ in rows)
-        m = statistics.median(m for _, m in rows)
-        spread = f"{min(t for t, _ in rows) * 1000:.0f}-{max(t for t, _ in rows) * 1000:.0f}"
+        t = statistics.median(r.answer for r in rows)
+        ready = statistics.median(r.ready for r in rows)
+        m = statistics.median(r.rss[0] for r in rows)
+        spread = f"{min(r.answer for r in rows) * 1000:.0f}-{max(r.answer for r in rows) * 1000:.0f}"
         timing = f"{t * 1000:6.0f} ms [{spread:>9}]  {t / base_t:4.2f}x bare pygls  {t / ruff_t:6.1f}x ruff"
-        print(f"  {name:<13} {timing}   RSS {m / 1024:5.1f} MiB  ({m / base_m:4.2f}x)")
+        print(f"  {name:<13} {timing}  ready {ready * 1000:6.0f} ms   RSS {m / 1024:5.1f} MiB ({m / base_m:4.2f}x)")
+    print("idle RSS of the process tree, MiB: server + its Python workers (+ upstreams); after a learning session")
+    for name, rows in results.items():
+        if not name.startswith(("fixlore", "before", "late")):
+            continue
+        own, workers, others = (statistics.median(r.rss[i] for r in rows) / 1024 for i in range(3))
+        line = f"  {name:<13} idle {own:5.1f} + {workers:5.1f} = {own + workers:6.1f} (+ {others:5.1f})"
+        learned = [r.learned for r in rows if r.learned is not None]
+        if learned:
+            own, workers, others = (statistics.median(x[i] for x in learned) / 1024 for i in range(3))
+            line += f"   after learning {own:5.1f} + {workers:5.1f} = {own + workers:6.1f} (+ {others:5.1f})"
+        print(line)
 
 
 async def main() -> None:
@@ -128,15 +231,17 @@ async def main() -> None:
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--before", metavar="DIR", help="also an older fixlore tree: DIR/fixlore/lsp, ...")
     parser.add_argument("--modules", action="store_true", help="list what fixlore imports before answering")
+    parser.add_argument("--learning", action="store_true", help="also the process tree's RSS after hand fixes")
     args = parser.parse_args()
     runs = 3 if args.quick else args.runs
     chosen = servers(args.before)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        results: dict[str, list[tuple[float, int]]] = {name: [] for name in chosen}
+        results: dict[str, list[Run]] = {name: [] for name in chosen}
         for _ in range(runs):  # interleaved, so drift hits all alike
             for name, (command, env) in chosen.items():
-                results[name].append(await one_run(command, root, env))
+                learn = args.learning and name.startswith(("fixlore", "before"))
+                results[name].append(await one_run(command, root, env, learn))
         report(results, runs)
         if args.modules:
             top, modules = imported_before_answer(root)

@@ -27,8 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from fixlore.knowledge import team_conninfo
-
 logger = logging.getLogger(__name__)
 
 LOG_LEVELS = ("error", "warning", "info", "debug")
@@ -151,6 +149,8 @@ def _coerce(name: str, value: Any) -> Any:
     if name == "team_knowledge":
         if not isinstance(value, str):
             raise ValueError(f"expected a connection string or a service name, got {type(value).__name__}")
+        from fixlore.knowledge import team_conninfo  # here: the knowledge modules cost `serve` ~0.1 s at start
+
         return team_conninfo(value)
     if name in ("team_min_workspaces", "team_min_approvals"):
         if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1000:

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import shutil
 import sys
 from collections.abc import Sequence
 from typing import Any
@@ -57,6 +56,11 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen for one editor on a TCP socket")
+    serve.add_argument(
+        "--late-initialize",
+        action="store_true",
+        help="answer initialize only once the whole server is loaded (slower start; for comparison)",
+    )
     _add_server_flags(serve)
 
     doctor = sub.add_parser(
@@ -217,17 +221,20 @@ SWITCH_INTERVAL_S = 0.0005
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from fixlore.lsp.server import CannotListen, ServerOptions, create_server
-    from fixlore.lsp.transport import logs
-
     settings = cli_settings(args)
     address = _tcp_address(args.tcp) if args.tcp else None
-    logs.configure(settings.get("logLevel", "info"))
     # Learned fixes are instantiated on worker threads while the event loop answers the
     # editor; at CPython's default 5 ms a request waits up to that long for the GIL at each
     # turn (a code action takes several). 0.5 ms keeps the loop's share of it small.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    server = create_server(ServerOptions(cli_settings=settings))
+    if address is None and not args.late_initialize:
+        from fixlore.lsp.transport.handover import serve_stdio
+
+        serve_stdio(lambda: _server(settings), _load_server, settings)  # initialize answered before pygls loads
+        return 0
+    from fixlore.lsp.server import CannotListen
+
+    server = _server(settings)
     if address is None:
         server.start_io()
         return 0
@@ -237,6 +244,35 @@ def _serve(args: argparse.Namespace) -> int:
         print(f"fixlore: cannot listen on {args.tcp}: {exc}", file=sys.stderr)
         return 1
     return 0
+
+
+def _server(settings: dict[str, Any]) -> Any:
+    from fixlore.lsp.server import ServerOptions, create_server
+    from fixlore.lsp.transport import logs
+
+    logs.configure(settings.get("logLevel", "info"))
+    return create_server(ServerOptions(cli_settings=settings))
+
+
+SERVER_MODULES = (
+    "fixlore.lsp.server",
+    "fixlore.lsp.documents",
+    "fixlore.lsp.lifecycle",
+    "fixlore.lsp.proxy",
+    "fixlore.lsp.actions.code_actions",
+    "fixlore.lsp.actions.commands",
+    "fixlore.lsp.dispatch",
+    "fixlore.lsp.hub",
+    "fixlore.lsp.learning.loop",
+)
+"""What :func:`~fixlore.lsp.server.create_server` imports: loaded on a thread while the early front works."""
+
+
+def _load_server() -> None:
+    import importlib
+
+    for name in SERVER_MODULES:
+        importlib.import_module(name)
 
 
 def _tcp_address(value: str) -> tuple[str, int]:
@@ -254,6 +290,8 @@ def _tcp_address(value: str) -> tuple[str, int]:
 
 def which(command: str) -> str | None:
     """``shutil.which`` (here so tests and doctor agree on lookup)."""
+    import shutil  # here: `serve` answers initialize before it would have loaded
+
     return shutil.which(command)
 
 

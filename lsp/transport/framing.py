@@ -10,13 +10,15 @@ and the server's own reader.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
+
+if TYPE_CHECKING:  # not at run time: `serve`'s early answer uses this module before asyncio loads
+    import asyncio
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 MAX_PLAUSIBLE_LENGTH = 1 << 30

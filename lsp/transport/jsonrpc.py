@@ -371,6 +371,10 @@ class JsonRpcConnection:
             self.send(response)
 
 
+PRESTARTED: dict[tuple[str, ...], list[Any]] = {}
+"""Children started by `serve`'s early front, per command, for :func:`spawn` to adopt (:mod:`.handover`)."""
+
+
 async def spawn(
     command: list[str] | tuple[str, ...],
     *,
@@ -379,7 +383,13 @@ async def spawn(
     stderr: int | None = asyncio.subprocess.DEVNULL,
     **handlers: Any,
 ) -> tuple[asyncio.subprocess.Process, JsonRpcConnection]:
-    """Start ``command`` and connect to its stdio. Raises ``OSError`` if it cannot start."""
+    """Start ``command`` and connect to its stdio. Raises ``OSError`` if it cannot start.
+
+    A child `fixlore serve` started before the server was built (:mod:`.handover`) is adopted instead.
+    """
+    waiting = PRESTARTED.get(tuple(command))
+    if waiting and waiting[0].matches(env, cwd, stderr):
+        return await waiting.pop(0).adopt(**handlers)  # type: ignore[no-any-return,unused-ignore]
     process = await asyncio.create_subprocess_exec(
         *command,
         stdin=asyncio.subprocess.PIPE,

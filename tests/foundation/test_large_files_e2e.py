@@ -24,6 +24,8 @@ def did_open(uri: str, text: str) -> dict[str, object]:
 async def editor() -> AsyncIterator[RawEditor]:
     ed = await start_raw()
     await ed.initialize("file:///w")
+    ed.send({"id": "loaded", "method": "fixlore/ping"})  # initialize is answered before the server has loaded
+    await ed.answer("loaded", timeout=60)
     yield ed
     await ed.stop()
 

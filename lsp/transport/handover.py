@@ -1,0 +1,280 @@
+"""``fixlore serve`` over stdio: the early front (:mod:`.early`), then the full server, without losing a byte.
+
+:func:`serve_stdio` lets the front read and (when it can) answer
+``initialize``, then builds the server and hands it:
+
+* the ``initialize`` the front read: the full server takes it through pygls
+  and fixlore's handlers as always (pygls is initialized the ordinary way), and
+  its answer, already written by the front, is held back by :class:`Gate`
+  (compared with the early one, an error logged if they differ); reading the
+  editor's stream resumes only once that answer exists, so ``initialized`` and
+  ``didOpen``, which the editor may have sent meanwhile, come after it, in order;
+* the upstreams the front started: the proxy's ``spawn`` of the same command
+  adopts the running process (:class:`Prestarted`); the connection reads the
+  bytes the child wrote so far first, and drops the proxy's first write, the
+  ``initialize`` the front already sent (the same bytes; if not, the child is
+  killed and the proxy restarts it).
+
+While the front works, a thread imports the server's modules (the front waits
+on pipes most of the time), so the full server is ready sooner.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from fixlore.lsp.transport.early import Child, Front, is_stream
+from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, dumps, loads
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from fixlore.lsp.transport.jsonrpc import JsonRpcConnection
+
+Server = Any
+"""A ``FixloreServer`` (built by the CLI: no part but the tools reaches for the server object)."""
+
+logger = logging.getLogger(__name__)
+
+
+def serve_stdio(build: Callable[[], Server], preload: Callable[[], None], cli_settings: dict[str, Any]) -> None:
+    """Serve the editor on stdin/stdout, answering ``initialize`` before pygls is loaded when possible.
+
+    ``build`` makes the full server (the CLI's ``create_server``); ``preload`` imports
+    what it needs, on a thread while the front works.
+    """
+    if os.name == "nt" or not is_stream(0):  # a file, a terminal, Windows pipes (no select): the ordinary path
+        build().start_io()
+        return
+    loading = threading.Thread(target=preload, name="fixlore-preload", daemon=True)
+    loading.start()
+    front = Front(cli_settings)
+    try:
+        front.run()
+    except Exception as exc:  # a bug of the front must not cost the session: the full server answers
+        if front.answer is not None:
+            raise
+        front.declined = f"the early front failed ({type(exc).__name__})"
+        front.first = None  # whatever it read goes to the full server as it came
+    loading.join()
+    server = build()
+    if front.answer is None:
+        logger.debug("initialize answered by the full server: %s", front.declined or "no early answer")
+    _serve(server, front)
+
+
+def _serve(server: Server, front: Front) -> None:
+    """As ``FixloreServer._start_io_async`` does for a pipe, starting from what the front read."""
+    import asyncio
+
+    from pygls.io_ import StdoutWriter
+
+    from fixlore.lsp.transport import jsonrpc
+
+    for child in front.children:
+        if child.popen is not None:
+            jsonrpc.PRESTARTED.setdefault(tuple(child.config.command), []).append(Prestarted(child))
+    server._stop_event = threading.Event()  # noqa: SLF001
+    gate = Gate(StdoutWriter(sys.stdout.buffer), front.msg_id, front.answer)
+    server.protocol.set_writer(gate)
+    try:
+        asyncio.run(_session(server, front, gate))
+    except BrokenPipeError:
+        logger.error("connection to the editor lost; shutting down")
+    except KeyboardInterrupt:
+        pass
+    finally:  # an `exit` notification's SystemExit goes on: its code is the process's
+        _release(jsonrpc.PRESTARTED)
+        server.shutdown()
+
+
+async def _session(server: Server, front: Front, gate: Gate) -> None:
+    import asyncio
+
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
+    rest = front.consumed
+    if front.first is not None:
+        gate.answered = loop.create_future()
+        rest = rest[rest.find(b"\r\n\r\n") + 4 + len(front.first) :]
+    session: asyncio.Future[Any] = asyncio.ensure_future(server._serve_session(reader, front.first))  # noqa: SLF001
+    if gate.answered is not None:  # the editor's next messages wait for the full server's initialize
+        waited: list[asyncio.Future[Any]] = [session, gate.answered]
+        await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)
+    from fixlore.lsp.transport import jsonrpc
+
+    _release(jsonrpc.PRESTARTED)  # upstreams the full server did not want (it never should)
+    reader.feed_data(rest)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin.buffer)
+    await session
+
+
+class Gate:
+    """The editor's writer, holding back the full server's answer to ``initialize`` when the front gave it."""
+
+    def __init__(self, writer: Any, msg_id: Any, early: bytes | None) -> None:
+        self._writer = writer
+        self._msg_id = msg_id
+        self._early = early
+        self.answered: asyncio.Future[bool] | None = None
+        """Resolved when the full server has answered ``initialize`` (True: the same bytes as the front's)."""
+
+    def write(self, data: bytes) -> None:
+        """Write a frame to the editor, unless it is the second answer to ``initialize``."""
+        answered = self.answered
+        if answered is None or answered.done() or not self._answers_initialize(data):
+            self._writer.write(data)
+            return
+        same = self._early is None or data == self._early
+        if self._early is None:
+            self._writer.write(data)
+        elif not same:
+            logger.error("the early answer to initialize differs from the full server's")
+            self._tell_refused(data)
+        answered.set_result(same)
+
+    def _tell_refused(self, data: bytes) -> None:
+        """The full server refused the ``initialize`` the front accepted (params pygls cannot read): say so."""
+        error = loads(data[data.index(b"\r\n\r\n") + 4 :]).get("error")
+        if not isinstance(error, dict):
+            return
+        text = f"fixlore cannot serve this editor: its initialize request was refused ({error.get('message')})."
+        params = {"type": 1, "message": text + " `fixlore serve --late-initialize` answers it with the error."}
+        body = dumps({"jsonrpc": "2.0", "method": "window/showMessage", "params": params})
+        self._writer.write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+    def close(self) -> None:
+        """Close the editor's stream (pygls does at exit)."""
+        self._writer.close()
+
+    def _answers_initialize(self, data: bytes) -> bool:
+        try:
+            message = loads(data[data.index(b"\r\n\r\n") + 4 :])
+        except ValueError:
+            return False
+        return isinstance(message, dict) and "method" not in message and message.get("id") == self._msg_id
+
+
+class Prestarted:
+    """An upstream the front started, for the proxy's :func:`~fixlore.lsp.transport.jsonrpc.spawn` to adopt."""
+
+    def __init__(self, child: Child) -> None:
+        self.child = child
+
+    def matches(self, env: dict[str, str] | None, cwd: str | None, stderr: int | None) -> bool:
+        """Whether it was started as the proxy would start it now."""
+        return env == self.child.env and cwd is None and stderr == subprocess.DEVNULL
+
+    async def adopt(self, **handlers: Any) -> tuple[ChildProcess, JsonRpcConnection]:
+        """The running child as ``spawn`` returns it; its connection reads what the child wrote first."""
+        import asyncio
+
+        popen = self.child.popen
+        assert popen is not None and popen.stdin is not None and popen.stdout is not None
+        loop = asyncio.get_running_loop()
+        reader = asyncio.StreamReader(limit=MAX_MESSAGE_BYTES)
+        reader.feed_data(self.child.received)
+        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), popen.stdout)
+        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, popen.stdin)
+        writer = asyncio.StreamWriter(transport, protocol, None, loop)
+        process = ChildProcess(popen, loop)
+        conn = _adopted_connection(reader, writer, self.child.sent, process, self.child.config.command[0], handlers)
+        conn.start()
+        return process, conn
+
+
+def _adopted_connection(
+    reader: asyncio.StreamReader,
+    writer: asyncio.StreamWriter,
+    sent: bytes,
+    process: ChildProcess,
+    name: str,
+    handlers: dict[str, Any],
+) -> JsonRpcConnection:
+    from fixlore.lsp.transport.jsonrpc import ConnectionClosed, JsonRpcConnection
+
+    class Adopted(JsonRpcConnection):  # type: ignore[misc,unused-ignore]
+        """Starts reading at its first write, which the front made already (the same bytes)."""
+
+        def __init__(self) -> None:
+            super().__init__(reader, writer, name=name, **handlers)
+            self._sent: bytes | None = sent
+
+        def start(self) -> None:
+            if self._sent is None:
+                super().start()
+
+        def send_frame(self, frame: bytes) -> None:
+            if self._sent is None:
+                super().send_frame(frame)
+                return
+            same, self._sent = frame == self._sent, None
+            if not same:  # the child heard another initialize: it cannot serve this session
+                logger.error("upstream %s was started with other initialize params (a fixlore bug)", self.name)
+                process.kill()
+                self._close()
+                raise ConnectionClosed(self.name)
+            super().start()  # its answer, among the bytes read so far, now has its request waiting
+
+    return Adopted()
+
+
+class ChildProcess:
+    """A started ``Popen`` with the part of ``asyncio.subprocess.Process`` the proxy uses."""
+
+    def __init__(self, popen: subprocess.Popen[bytes], loop: asyncio.AbstractEventLoop) -> None:
+        self._popen = popen
+        self.pid = popen.pid
+        self._done = loop.create_future()
+        threading.Thread(target=self._reap, args=(loop,), name=f"reap {popen.pid}", daemon=True).start()
+
+    def _reap(self, loop: asyncio.AbstractEventLoop) -> None:
+        code = self._popen.wait()
+        try:
+            loop.call_soon_threadsafe(self._exited, code)
+        except RuntimeError:  # the loop has closed
+            pass
+
+    def _exited(self, code: int) -> None:
+        if not self._done.done():
+            self._done.set_result(code)
+
+    @property
+    def returncode(self) -> int | None:
+        """The exit code once the child has exited and been reaped, else ``None``."""
+        return self._popen.returncode
+
+    async def wait(self) -> int:
+        """Wait until the child exits; its exit code."""
+        import asyncio
+
+        return int(await asyncio.shield(self._done))
+
+    def kill(self) -> None:
+        """SIGKILL, unless it is gone already."""
+        if self._popen.returncode is None:
+            try:
+                self._popen.kill()
+            except ProcessLookupError:
+                pass
+
+
+def _release(prestarted: dict[tuple[str, ...], list[Any]]) -> None:
+    """Stop the front's upstreams nobody adopted."""
+    for waiting in prestarted.values():
+        for entry in waiting:
+            popen = entry.child.popen
+            if popen is not None and popen.poll() is None:
+                logger.warning("upstream %s started early was not wanted; stopped", entry.child.uid)
+                popen.kill()
+                popen.wait()
+    prestarted.clear()
+
+
+__all__ = ["ChildProcess", "Gate", "Prestarted", "serve_stdio"]
