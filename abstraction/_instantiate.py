@@ -353,5 +353,11 @@ def _rewritten(rewrite: Rewrite, language: str, text: str, diag: DiagnosticInfo)
     if change is None:
         return Skipped(SkipReason.NO_MATCH, "the rewrite does not apply at the diagnostic")
     start, end, new = change
+    # Exact by construction, and still checked like any fix: the edited code must parse.
+    src = _source(language, text)
+    edits = [(src.byte(start), src.byte(end), new)]
+    local = _python_statement(src, edits) or _top_level_insertion(src, edits)
+    if (python_roles(local[1]) is None) if local is not None else not _result_parses(src, edits):
+        return Skipped(SkipReason.DOES_NOT_PARSE, "the rewritten code would not parse")
     edit = TextEdit(TextRange(position_at(text, start), position_at(text, end)), new)
     return Instantiated((edit,), replace_title(text[start:end], new))

@@ -221,7 +221,9 @@ def _eq_to_is(text: str, start: int, end: int) -> str | None:
         elif depth == 0 and tok.type == tokenize.OP and tok.string in ("==", "!="):
             col0, col1 = tok.start[1], tok.end[1]
             new = "is" if tok.string == "==" else "is not"
-            return snippet[:col0] + new + snippet[col1:]
+            before, after = snippet[:col0], snippet[col1:]
+            # `a==b` -> `a is b`, not `aisb`: the keyword needs space where the operator did not.
+            return before + ("" if before[-1:].isspace() else " ") + new + ("" if after[:1].isspace() else " ") + after
     return None
 
 
@@ -256,6 +258,8 @@ _IMPORT_TYPING = re.compile(r"^[ \t]*import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*typing[
 def _annotation(text: str, start: int, end: int) -> str | None:
     """``text[start:end]`` if it is one whole expression (an annotation), not yet ``Optional``."""
     snippet = text[start:end]
+    if not text[:start].rstrip().endswith((":", "->")):
+        return None  # not where an annotation stands
     try:
         tree = ast.parse("(" + snippet + "\n)", mode="eval")
     except (SyntaxError, ValueError):
@@ -327,6 +331,8 @@ def _stacklevel(site: Site) -> Change | None:
         return None
     if any(isinstance(a, ast.Starred) for a in call.args):
         return None
+    if len(call.args) == 1 and not call.keywords and isinstance(call.args[0], ast.GeneratorExp):
+        return None  # `f(x for x in y)`: a bare generator must be the only argument
     inner = text[open_at + 1 : close_at]
     body = inner.rstrip()
     if body.endswith(",") and "\n" in inner[len(body) :]:
