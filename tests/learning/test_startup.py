@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from importlib.metadata import version
 from pathlib import Path
 
@@ -110,6 +111,11 @@ def test_closing_while_the_extractor_starts_leaves_no_worker() -> None:
             thread.join(30)
     for child in multiprocessing.active_children():  # reaps the ended ones
         child.join(30)
+    # The pool's own thread reaps its child too: a join racing it may return before the exit
+    # is recorded, so look until it is (a child still running after 30 s fails the test).
+    deadline = time.monotonic() + 30
+    while multiprocessing.active_children() and time.monotonic() < deadline:
+        time.sleep(0.02)
     assert multiprocessing.active_children() == []
 
 
