@@ -29,6 +29,7 @@ from dataclasses import dataclass
 
 from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export_at
 from fixlore.abstraction._formats import percent_to_fstring
+from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
 
 
@@ -54,6 +55,11 @@ def _in_place(rewrite: Callable[[str, int, int], str | None]) -> Rewrite:
         return None if new is None else (site.start, site.end, new)
 
     return at
+
+
+def _literal(rewrite: Callable[[str, int, str], Change | None]) -> Rewrite:
+    """A rewrite of a string literal (:mod:`~fixlore.abstraction._literals`): ``(text, start, message)``."""
+    return lambda site: rewrite(site.text, site.start, site.message)
 
 
 REWRITE = "rewrite"
@@ -415,6 +421,14 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "drop_redefined_import": (
         _drop_redefined,
         EditShape(Anchor.IMPORT_BLOCK, "ImportAlias", "from $1 import $2", ""),
+    ),
+    "drop_u_prefixes": (
+        _literal(drop_u_prefixes),
+        EditShape(Anchor.AT_DIAGNOSTIC, "SimpleString", 'u" $S " , u" $S "', '" $S " , " $S "'),
+    ),
+    "escape_backslash": (
+        _literal(escape_backslash),
+        EditShape(Anchor.AT_DIAGNOSTIC, "SimpleString", '" $S \\$1 $S "', '" $S \\\\$1 $S "'),
     ),
 }
 """Every rewrite by name, with the shape ``knowledge show`` and the dashboard display for it.
