@@ -349,8 +349,9 @@ def _mark_preferred(
     safe: ruff sends ``false`` for its unsafe fixes, Biome leaves them
     unmarked) unless this user turns that action down as often as they take
     it; a learned fix is preferred when the ranking says the evidence is
-    clear, it was accepted and worked (:func:`may_be_preferred`) and the user
-    has made no other of the fixes offered (:func:`_rivals`). A suppression
+    clear, it was accepted and worked (:func:`may_be_preferred`), the user
+    has made no other of the fixes offered (:func:`_rivals`) and has never
+    turned it down (:func:`_ever_turned_down`). A suppression
     never is.
     """
     if not ranked_items:
@@ -360,6 +361,7 @@ def _mark_preferred(
         top.learned and bool(ranked) and ranked[0].preferred and not _rivals(top, ranked_items, evidence)
     )
     keep = vouched and may_be_preferred(top) and not _turned_down(top, evidence)
+    keep = keep and not (top.learned and _ever_turned_down(top, evidence))
     for item in ranked_items:
         item.action.pop("isPreferred", None)
     if keep:
@@ -381,6 +383,23 @@ def _rivals(top: _Item, items: list[_Item], evidence: Mapping[str, Any] | None) 
         if stats is not None and (own := stats.own_counts()).accepted + own.manual > 0:
             return True
     return False
+
+
+def _ever_turned_down(item: _Item, evidence: Mapping[str, Any] | None) -> bool:
+    """Whether this user has turned this learned fix down (made another fix instead) or undone it.
+
+    fixlore vouches for its own fixes, so it holds them to more than a majority: a
+    user who once fixed the same diagnostic another way (``xrange`` -> ``range`` in
+    one file, an import of ``xrange`` in the next) chooses by the code at hand, and
+    an editor applying the fix unasked would choose for them. It still ranks first.
+    """
+    if not evidence or item.pattern is None:
+        return False
+    stats = evidence.get(item.pattern.fingerprint)
+    if stats is None:
+        return False
+    own = stats.own_counts()
+    return own.rejected + own.undone > 0
 
 
 def _turned_down(item: _Item, evidence: Mapping[str, Any] | None) -> bool:

@@ -151,3 +151,27 @@ def test_a_learned_fix_is_not_preferred_when_the_user_also_makes_another_fix_off
     assert alone["title"].startswith(LEARNED_PREFIX) and alone.get("isPreferred") is True
     split = top(Counts(offered=3, accepted=1, rejected=2, succeeded=1))
     assert split["title"].startswith(LEARNED_PREFIX) and not split.get("isPreferred")
+
+
+def test_a_learned_fix_the_user_once_turned_down_ranks_first_and_is_never_preferred() -> None:
+    """Taken five times, once fixed another way by hand: the code decides, so no editor applies it unasked."""
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    rule_action = action_pattern("python", info(), "Something else", "quickfix")
+
+    def top(counts: Counts) -> dict[str, Any]:
+        fix = learned_fix(counts)
+        stats = {
+            fix.pattern.fingerprint: fix.stats,
+            rule_action.fingerprint: PatternStats(
+                rule_action.fingerprint, Scope.USER, Counts(offered=6, rejected=6), time.time(), time.time()
+            ),
+        }
+        return answer([upstream("Something else", OTHER)], fix, Evidence(stats))[0]
+
+    taken = top(Counts(offered=5, accepted=5, succeeded=5))
+    assert taken["title"].startswith(LEARNED_PREFIX) and taken.get("isPreferred") is True
+    once_not = top(Counts(offered=6, accepted=5, rejected=1, succeeded=5))
+    assert once_not["title"].startswith(LEARNED_PREFIX) and "isPreferred" not in once_not
+    undone = top(Counts(offered=6, accepted=6, succeeded=6, undone=1))
+    assert undone["title"].startswith(LEARNED_PREFIX) and "isPreferred" not in undone
