@@ -64,7 +64,7 @@ class GroupReport:
     patterns: tuple[Pattern, ...] = ()
     """The candidates' patterns (upstream actions and learned fixes)."""
     results: dict[str, str] = field(default_factory=dict)
-    """For an invoked list: upstream actions' fingerprints -> digest of the text their inline edit makes."""
+    """For an invoked list: upstream actions' and learned fixes' fingerprints -> digest of the text they make."""
 
 
 @dataclass
@@ -131,6 +131,7 @@ def assemble(
     out = Assembly(uri=uri, version=doc.version if doc is not None else None)
     order: list[_Item] = list(items)
     siblings: dict[int, tuple[Pattern, ...]] = {}
+    twin_of: dict[int, Pattern] = {}
     for g, diag in enumerate(diagnostics):
         members = [it for it in items if it.group == g]
         fixes = learned[g] if g < len(learned) else []
@@ -161,12 +162,16 @@ def assemble(
             if invoked
             else {}
         )
+        if invoked and source is not None:
+            # What each learned fix makes too: typing exactly that by hand is not turning it down.
+            results.update({fix.pattern.fingerprint: text_digest(apply_edits(source, fix.edits)) for fix in fixes})
         out.groups.append(
             GroupReport(
                 diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns, results
             )
         )
         siblings[g] = patterns
+        twin_of.update(_twin_patterns(twins, group))
         if invoked:
             out.offered.extend(patterns)
     text = source or ""
@@ -176,9 +181,11 @@ def assemble(
         if item.pattern is None and item.group is None and language is not None and not item.learned:
             item.pattern = source_action_pattern(language, item.action)
         item_diag = diagnostics[item.group] if item.group is not None else None
+        twin = twin_of.get(id(item))
         offer = Offer(
             pattern=item.pattern,
-            siblings=siblings.get(item.group, ()) if item.group is not None else (),
+            siblings=tuple(p for p in siblings.get(item.group, ()) if p is not twin) if item.group is not None else (),
+            twins=(twin,) if twin is not None else (),
             invoked=invoked,
             uri=uri,
             version=version,
@@ -279,6 +286,19 @@ def _twins(
         if twin is not None:
             twins[id(learned_item)] = twin
     return twins
+
+
+def _twin_patterns(twins: dict[int, _Item], group: list[_Item]) -> dict[int, Pattern]:
+    """Each twin's pattern by the other's id, both ways: taking one is taking the same edit."""
+    by_id = {id(it): it for it in group}
+    out: dict[int, Pattern] = {}
+    for learned_id, upstream_item in twins.items():
+        learned_item = by_id.get(learned_id)
+        if learned_item is None or learned_item.pattern is None or upstream_item.pattern is None:
+            continue
+        out[learned_id] = upstream_item.pattern
+        out[id(upstream_item)] = learned_item.pattern
+    return out
 
 
 def _one_of_twins(items: list[_Item], twins: dict[int, _Item]) -> tuple[list[_Item], list[int]]:

@@ -88,8 +88,9 @@ class LearnedSide(Protocol):
         version: int | None,
         diag: dict[str, Any] | None,
         before_text: str,
+        twins: tuple[Pattern, ...] = (),
     ) -> None:
-        """The user chose an action fixlore offered."""
+        """The user chose an action fixlore offered (``twins``: others that make the same edit)."""
 
 
 class CodeActions:
@@ -200,7 +201,7 @@ class CodeActions:
             return
         offer.done = True
         self._learning.accepted(
-            offer.pattern, offer.siblings, offer.invoked, offer.uri, offer.version, offer.diag, offer.text
+            offer.pattern, offer.siblings, offer.invoked, offer.uri, offer.version, offer.diag, offer.text, offer.twins
         )
 
 

@@ -35,6 +35,9 @@ class Offer:
     original: dict[str, Any] | None
     """The upstream's own command, run at its owner after recording."""
     learned: bool
+    twins: tuple[Pattern, ...] = ()
+    """Patterns of the other actions that make the same edit (a learned fix and the upstream's own):
+    taking this one takes them too, so they are counted accepted, never turned down."""
     done: bool = False
 
 

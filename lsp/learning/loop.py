@@ -123,14 +123,24 @@ class LearningLoop:
         version: int | None,
         diag: dict[str, Any] | None,
         before_text: str,
+        twins: tuple[Pattern, ...] = (),
     ) -> None:
-        """The user chose an action fixlore offered: record it and start verifying it."""
+        """The user chose an action fixlore offered: record it and start verifying it.
+
+        ``twins`` make the same edit (a learned fix and the upstream action it equals):
+        they are taken too, not turned down.
+        """
         if pattern is None:
             return
         self.store.record(EventKind.ACCEPTED, pattern)
+        taken = {pattern.fingerprint}
+        for twin in twins:
+            if twin.fingerprint not in taken:
+                taken.add(twin.fingerprint)
+                self.store.record(EventKind.ACCEPTED, twin)
         if invoked:
             for other in siblings:
-                if other.fingerprint != pattern.fingerprint:
+                if other.fingerprint not in taken:
                     self.store.record(EventKind.REJECTED, other)
         timeline = self.timelines.get(uri)
         if diag is None or timeline is None:

@@ -135,8 +135,8 @@ async def test_accepting_records_once_and_hands_back_the_upstreams_command() -> 
     actions.accept(offer)
     actions.accept(offer)  # an editor may run the command twice
     assert len(learning.accepted_calls) == 1
-    _, _, invoked, uri, version, diag, text = learning.accepted_calls[0]
-    assert (invoked, uri, version, diag, text) == (True, URI, 1, DIAG, TEXT)
+    _, _, invoked, uri, version, diag, text, twins = learning.accepted_calls[0]
+    assert (invoked, uri, version, diag, text, twins) == (True, URI, 1, DIAG, TEXT, ())
 
 
 async def test_resolve_goes_to_the_owner_with_its_own_command_and_keeps_fixlores() -> None:

@@ -115,3 +115,26 @@ async def test_a_source_that_has_not_reported_is_waited_for_not_taken_as_fixed()
     await s.pause(SOURCE_WAIT_S)  # it never does: the document settles without it, E711 neither fixed nor new
     assert s.extractor.asked == [] and s.loop.settles == 2
     s.close()
+
+
+async def test_taking_an_action_counts_its_twin_taken_and_turns_down_only_the_rest() -> None:
+    """A learned fix and the upstream action that makes its very edit: taking one takes both."""
+    from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+    from fixlore.knowledge import EventKind
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    info = DiagnosticInfo("Ruff", "E711", E711["message"], TextRange(Position(1, 7), Position(1, 20)))
+    chosen, twin, other = (action_pattern("python", info, t, "quickfix") for t in ("Use `is`", "Same edit", "Other"))
+    s = Session()
+    await s.open(BEFORE, [E711])
+    recorded: list[tuple[EventKind, str]] = []
+    s.loop.store.record = lambda kind, pattern: recorded.append((kind, pattern.fingerprint))  # type: ignore[method-assign]
+    s.loop.accepted(chosen, (chosen, twin, other), True, URI, 1, E711, BEFORE, (twin,))
+    assert sorted(recorded) == sorted(
+        [
+            (EventKind.ACCEPTED, chosen.fingerprint),
+            (EventKind.ACCEPTED, twin.fingerprint),
+            (EventKind.REJECTED, other.fingerprint),
+        ]
+    )
+    s.close()

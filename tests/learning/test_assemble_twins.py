@@ -175,3 +175,44 @@ def test_a_learned_fix_the_user_once_turned_down_ranks_first_and_is_never_prefer
     assert once_not["title"].startswith(LEARNED_PREFIX) and "isPreferred" not in once_not
     undone = top(Counts(offered=6, accepted=6, succeeded=6, undone=1))
     assert undone["title"].startswith(LEARNED_PREFIX) and "isPreferred" not in undone
+
+
+def test_taking_an_action_takes_its_twin_too_and_never_turns_it_down() -> None:
+    """The upstream action that makes the learned fix's very edit: accepting it counts for both."""
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    fix = learned_fix(Counts(manual=3, succeeded=3))
+    rule_action = action_pattern("python", info(), "Replace with `is`", "quickfix")
+    other_action = action_pattern("python", info(), "Something else", "quickfix")
+    stats = {
+        fix.pattern.fingerprint: fix.stats,
+        rule_action.fingerprint: PatternStats(
+            rule_action.fingerprint, Scope.USER, Counts(offered=9, accepted=9), time.time(), time.time()
+        ),
+    }
+    tokens = Tokens()
+    out = assemble(
+        uri=URI,
+        doc=TextDocument(URI, BEFORE, version=1),
+        language="python",
+        diagnostics=[DIAG],
+        upstream=[upstream("Replace with `is`", SAME, preferred=True), upstream("Something else", OTHER)],
+        learned=[[fix]],
+        knowledge=Evidence(stats),
+        tokens=tokens,
+        invoked=True,
+        now=time.time(),
+    )
+    titles = [a["title"] for a in out.actions]
+    assert titles == [LEARNED_PREFIX + fix.title, "Something else"]  # the twin offered once: the user's habit
+    offer = tokens.get(out.actions[0]["command"]["arguments"][0])
+    assert offer is not None and offer.pattern is fix.pattern
+    assert [p.fingerprint for p in offer.twins] == [rule_action.fingerprint]
+    assert rule_action.fingerprint not in {p.fingerprint for p in offer.siblings}
+    assert other_action.fingerprint in {p.fingerprint for p in offer.siblings}
+    other_offer = tokens.get(out.actions[1]["command"]["arguments"][0])
+    assert other_offer is not None and other_offer.twins == ()
+    assert {fix.pattern.fingerprint, rule_action.fingerprint} <= {p.fingerprint for p in other_offer.siblings}
+    # typing the learned fix's text by hand is not turning the learned fix down
+    group = out.groups[0]
+    assert group.results[fix.pattern.fingerprint] == group.results[rule_action.fingerprint]
