@@ -24,7 +24,7 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export_at
@@ -98,8 +98,8 @@ _EXCEPT_AS = re.compile(r"\s*except\b[^#]*\bas\s+([^\W\d]\w*)\s*:")
 _SCOPE = re.compile(r"\s*(?:async\s+)?(?:def|class)\b")
 
 
-def _handler_line(lines: list[str], first: str) -> int | None:
-    """The index in ``lines`` of the ``except`` line whose block holds a line indented like ``first``."""
+def _outer_lines(lines: list[str], first: str) -> Iterator[tuple[int, str]]:
+    """Going up from a line indented like ``first`` (after ``lines``): each ever less indented line."""
     limit = len(first) - len(first.lstrip())
     for index in range(len(lines) - 1, -1, -1):
         line = lines[index]
@@ -107,13 +107,18 @@ def _handler_line(lines: list[str], first: str) -> int | None:
         if not stripped or stripped.startswith("#"):
             continue
         indent = len(line) - len(line.lstrip())
-        if indent >= limit:
-            continue
-        if stripped.startswith("except"):
+        if indent < limit:
+            yield index, line
+            limit = indent
+
+
+def _handler_line(lines: list[str], first: str) -> int | None:
+    """The index in ``lines`` of the ``except`` line whose block holds a line indented like ``first``."""
+    for index, line in _outer_lines(lines, first):
+        if line.strip().startswith("except"):
             return index
-        if _SCOPE.match(line) or indent == 0:
+        if _SCOPE.match(line) or not line[:1].isspace():
             return None
-        limit = indent
     return None
 
 
@@ -148,11 +153,9 @@ def _scope_text(text: str, at: int) -> str:
     """The text of the function or class around offset ``at`` (the whole file at module level)."""
     lines = text.split("\n")
     here = text.count("\n", 0, at)
-    limit = len(lines[here]) - len(lines[here].lstrip())
-    for index in range(here - 1, -1, -1):
-        line = lines[index]
-        indent = len(line) - len(line.lstrip())
-        if line.strip() and indent < limit and _SCOPE.match(line):
+    for index, line in _outer_lines(lines[:here], lines[here]):
+        if _SCOPE.match(line):
+            indent = len(line) - len(line.lstrip())
             end = next(
                 (
                     k
@@ -162,8 +165,6 @@ def _scope_text(text: str, at: int) -> str:
                 len(lines),
             )
             return "\n".join(lines[index:end])
-        if line.strip() and indent < limit:
-            limit = indent
     return text
 
 
