@@ -186,14 +186,19 @@ def test_optional_is_offered_only_where_the_file_imports_it() -> None:
     assert isinstance(instantiate(result.pattern, "python", aliased, diag_at(aliased, "int", *RUF013)), Skipped)
 
 
-def test_an_exception_named_and_chained_in_one_fix_applies_with_the_users_word() -> None:
+def _learn_new_exc():  # type: ignore[no-untyped-def]
+    """``except KeyError:`` … ``raise Missing(key)`` fixed by naming the exception ``exc`` and chaining it."""
     before = (
         "def get(table, key):\n    try:\n        return table[key]\n    except KeyError:\n        raise Missing(key)\n"
     )
     after = before.replace("except KeyError:", "except KeyError as exc:").replace(
         "raise Missing(key)", "raise Missing(key) from exc"
     )
-    pattern = _learn(before, after, "raise Missing(key)")
+    return _learn(before, after, "raise Missing(key)")
+
+
+def test_an_exception_named_and_chained_in_one_fix_applies_with_the_users_word() -> None:
+    pattern = _learn_new_exc()
     assert ("rewrite", "raise_from_new_exc") in pattern.extra
     other = code(
         """
@@ -215,13 +220,7 @@ def test_an_exception_named_and_chained_in_one_fix_applies_with_the_users_word()
 
 
 def test_a_new_exception_name_is_not_offered_where_it_would_unbind_a_variable() -> None:
-    before = (
-        "def get(table, key):\n    try:\n        return table[key]\n    except KeyError:\n        raise Missing(key)\n"
-    )
-    after = before.replace("except KeyError:", "except KeyError as exc:").replace(
-        "raise Missing(key)", "raise Missing(key) from exc"
-    )
-    pattern = _learn(before, after, "raise Missing(key)")
+    pattern = _learn_new_exc()
     # `exc` is a variable of this function: `except … as exc` would delete it when the handler ends.
     other = "def f(exc):\n    try:\n        g()\n    except OSError:\n        raise Failed()\n    return exc\n"
     assert isinstance(instantiate(pattern, "python", other, diag_at(other, "raise Failed()", *B904)), Skipped)
