@@ -204,8 +204,10 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
     a habit: a fix that deletes names the diagnostic does not name (the
     arguments of ``super($1, self)``) or literals is offered only after
     :data:`EVIDENCE` times, unless the names were exactly what the diagnostic
-    pointed at (:data:`AT_DIAGNOSTIC`, checked again where it applies). A fix
-    that puts a fixed name where the diagnostic's name was is never sound.
+    pointed at (:data:`AT_DIAGNOSTIC`, checked again where it applies); so is
+    one that deletes a ``return``, ``raise``, ``yield``, ``break``, ``continue``
+    or ``await`` (what the code does next). A fix that puts a fixed name where
+    the diagnostic's name was is never sound.
     """
     shape = pattern.shape
     if shape is None:
@@ -217,6 +219,9 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
         return "replaces the diagnostic's name with a fixed one"
     if habit:
         return None
+    flow = _control_flow_gone(shape.before, shape.after)
+    if flow:
+        return f"drops a `{flow}` on one example's word"
     if _renamed_kept_names(pattern) and pattern.signature.language != "python":
         return "replaces the name the diagnostic is about on one example's word"
     gone = dropped(pattern)
@@ -230,6 +235,16 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
     if literal_gone and not (named_gone and not shape.after.strip()):
         return "drops a literal on one example's word"
     return None
+
+
+_CONTROL_FLOW = ("return", "raise", "yield", "break", "continue", "await")
+"""Keywords that decide where a program goes next: a fix that deletes one changes what the code does."""
+
+
+def _control_flow_gone(before: str, after: str) -> str | None:
+    """The control-flow keyword a shape has fewer of after than before (``return $1`` deleted), if any."""
+    b, a = _counts(before), _counts(after)
+    return next((word for word in _CONTROL_FLOW if a[word] < b[word]), None)
 
 
 def never_sound(pattern: Pattern) -> str | None:

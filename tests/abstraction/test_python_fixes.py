@@ -202,10 +202,19 @@ def test_a_string_prefix_removed_is_learned_and_keeps_the_users_string() -> None
     after = 'def f():\n    return "first text"\n'
     msg = "Remove unicode literals from strings"
     p = learn("python", before, after, diag_at(before, 'u"first text"', "Ruff", "UP025", msg))
-    assert p.shape is not None and (p.shape.before, p.shape.after) == ("u$S", "$S")
+    assert ("rewrite", "drop_u_prefixes") in p.extra  # the prefix rewrite (_literals), whatever the run holds
     other = "label = u'other words'\n"
     assert (
         apply(p, "python", other, diag_at(other, "u'other words'", "Ruff", "UP025", msg)) == "label = 'other words'\n"
+    )
+    # a prefix changed, not dropped: learned as a shape that keeps the string's structure, not its content
+    to_bytes = learn(
+        "python", before, after.replace('"first', 'b"first'), diag_at(before, 'u"first text"', "Ruff", "UP025", msg)
+    )
+    assert to_bytes.shape is not None and (to_bytes.shape.before, to_bytes.shape.after) == ("u$S", "b$S")
+    assert (
+        apply(to_bytes, "python", other, diag_at(other, "u'other words'", "Ruff", "UP025", msg))
+        == "label = b'other words'\n"
     )
 
 

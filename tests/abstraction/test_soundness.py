@@ -299,3 +299,33 @@ def test_a_fix_of_the_diagnostics_whole_range_does_not_apply_inside_a_larger_one
     assert apply(pattern, "python", simple, diag_at(simple, "int", *RUF013)).endswith(
         "def track(limit: Optional[int] = None):\n    return limit\n"
     )
+
+
+RET504 = ("Ruff", "RET504", "Unnecessary assignment to `total` before `return` statement")
+
+
+def test_a_deleted_return_is_the_users_habit_only_after_twice() -> None:
+    """One commit deleted a `return` (the function was to return None): offering that elsewhere changes behaviour."""
+    before = code(
+        """
+        def build(parts):
+            total = sum(parts)
+            return total
+        """
+    )
+    after = before.replace("    return total\n", "")
+    result = extract_pattern("python", before, after, diag_at(before, "total", *RET504, nth=1))
+    assert isinstance(result, Extracted), result  # learned: it may become the user's habit
+    other = code(
+        """
+        def load(path):
+            data = read(path)
+            return data
+        """
+    )
+    diag = diag_at(other, "data", "Ruff", "RET504", "Unnecessary assignment to `data` before `return` statement", nth=1)
+    once = instantiate(result.pattern, "python", other, diag)
+    assert isinstance(once, Skipped) and "return" in once.detail, once
+    twice = instantiate(result.pattern, "python", other, diag, seen=2)
+    assert isinstance(twice, Instantiated), twice
+    assert "return" not in apply_edits(other, twice.edits)
