@@ -289,7 +289,7 @@ def _twins(
 
 
 def _twin_patterns(twins: dict[int, _Item], group: list[_Item]) -> dict[int, Pattern]:
-    """Each twin's pattern by the other's id, both ways: taking one is taking the same edit."""
+    """Each twin's pattern by the other's id, both ways: taking one does not turn the other down."""
     by_id = {id(it): it for it in group}
     out: dict[int, Pattern] = {}
     for learned_id, upstream_item in twins.items():

@@ -37,7 +37,7 @@ class Offer:
     learned: bool
     twins: tuple[Pattern, ...] = ()
     """Patterns of the other actions that make the same edit (a learned fix and the upstream's own):
-    taking this one takes them too, so they are counted accepted, never turned down."""
+    taking this one does not turn them down."""
     done: bool = False
 
 

@@ -127,20 +127,18 @@ class LearningLoop:
     ) -> None:
         """The user chose an action fixlore offered: record it and start verifying it.
 
-        ``twins`` make the same edit (a learned fix and the upstream action it equals):
-        they are taken too, not turned down.
+        ``twins`` make the same edit here (a learned fix and the upstream action it
+        equals): not turned down, and not taken either. Here they agree; where they
+        differ (ruff's removal of every unused name of a statement, the learned
+        removal of one) this choice says nothing about which the user wants.
         """
         if pattern is None:
             return
         self.store.record(EventKind.ACCEPTED, pattern)
-        taken = {pattern.fingerprint}
-        for twin in twins:
-            if twin.fingerprint not in taken:
-                taken.add(twin.fingerprint)
-                self.store.record(EventKind.ACCEPTED, twin)
+        same_edit = {pattern.fingerprint, *(twin.fingerprint for twin in twins)}
         if invoked:
             for other in siblings:
-                if other.fingerprint not in taken:
+                if other.fingerprint not in same_edit:
                     self.store.record(EventKind.REJECTED, other)
         timeline = self.timelines.get(uri)
         if diag is None or timeline is None:

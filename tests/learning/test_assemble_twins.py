@@ -177,8 +177,8 @@ def test_a_learned_fix_the_user_once_turned_down_ranks_first_and_is_never_prefer
     assert undone["title"].startswith(LEARNED_PREFIX) and "isPreferred" not in undone
 
 
-def test_taking_an_action_takes_its_twin_too_and_never_turns_it_down() -> None:
-    """The upstream action that makes the learned fix's very edit: accepting it counts for both."""
+def test_taking_an_action_never_turns_its_twin_down() -> None:
+    """The upstream action that makes the learned fix's very edit: taking one never turns the other down."""
     from fixlore.lsp.actions.assemble import action_pattern
 
     fix = learned_fix(Counts(manual=3, succeeded=3))
