@@ -376,6 +376,10 @@ class LearningLoop:
         self, uri: str, language: str, tracked: Tracked, after: str, info: Any, broke: bool
     ) -> None:
         result = await self.extractor.extract(language, tracked.text, after, info)
+        if not tracked.broken:
+            # Whatever fixlore makes of the fix (an import it cannot keep, a rewrite it cannot
+            # see), the user made it instead of the actions they were offered.
+            self._rejected_by_hand(uri, tracked, after)
         if not isinstance(result, Extracted):
             logger.info("vanished diagnostic not learned: %s", getattr(result, "reason", "failed"))
             return
@@ -387,7 +391,6 @@ class LearningLoop:
             return
         self.fixes_learned += 1
         self.store.record(EventKind.MANUAL, pattern)
-        self._rejected_by_hand(uri, tracked, after)
         self.store.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
         timeline = self.timelines.get(uri)
         if timeline is None:

@@ -140,3 +140,23 @@ async def test_taking_an_action_never_turns_its_twin_down_and_turns_down_the_res
         ]
     )
     s.close()
+
+
+async def test_a_fix_by_hand_fixlore_cannot_learn_still_turns_the_offered_actions_down() -> None:
+    """The user imported a name fixlore may not keep, say: the fixes they were shown were still not taken."""
+    from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+    from fixlore.knowledge import EventKind
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    info = DiagnosticInfo("Ruff", "E711", E711["message"], TextRange(Position(1, 7), Position(1, 20)))
+    offered = action_pattern("python", info, "Use `is`", "quickfix")
+    s = Session()
+    await s.open(BEFORE, [E711])
+    recorded: list[tuple[EventKind, str]] = []
+    s.loop.store.record = lambda kind, pattern: recorded.append((kind, pattern.fingerprint))  # type: ignore[method-assign]
+    s.loop.saw_offers(URI, 1, [(E711, (offered,), {})])
+    await s.type(FIXED, [])
+    await s.pause(PAUSE_S)
+    assert s.extractor.asked == [("python", BEFORE, FIXED)]  # the fake extractor learns nothing from it
+    assert recorded == [(EventKind.REJECTED, offered.fingerprint)]
+    s.close()
