@@ -123,6 +123,9 @@ def place_import(src: Source, statement: str) -> list[Edit] | None:
     if not block:
         return _no_block(src, imports, statement)
     groups = _groups(src, block)
+    beside = _beside_its_package(src, groups, module, statement, plain is not None)
+    if beside is not None:
+        return [beside]
     stdlib = _is_stdlib(module)
     kind = "import" if plain else "from"
     fits = [g for g in groups if any(i.stdlib == stdlib for i in g)]
@@ -150,6 +153,39 @@ def place_import(src: Source, statement: str) -> list[Edit] | None:
         anchor = target[-1]
     end = src.line_end(anchor.node.end_byte)
     return [(end, end, "\n" + statement)]
+
+
+def _beside_its_package(src: Source, groups: list[list[_Imp]], module: str, statement: str, plain: bool) -> Edit | None:
+    """In a block kept in no order, an import of a package goes beside the imports of that package.
+
+    ``import six`` before ``from six import …``; ``from six.moves import x`` among
+    the package's other ``from`` imports in their order, else after ``import six``.
+    Where the block is sorted, the sort order already puts them there.
+    """
+    top = module.split(".")[0]
+    if not top or module.startswith(".") or all(_sorted(group) for group in groups):
+        return None
+    kin = [imp for group in groups for imp in group if imp.module.split(".")[0] == top]
+    if not kin:
+        return None
+    if plain:
+        at = _line_start(src, kin[0].node.start_byte)
+        return (at, at, statement + "\n")
+    froms = [imp for imp in kin if imp.kind == "from"]
+    later = next((imp for imp in froms if _key(imp.module) > _key(module)), None)
+    if later is not None:
+        at = _line_start(src, later.node.start_byte)
+        return (at, at, statement + "\n")
+    end = src.line_end((froms or kin)[-1].node.end_byte)
+    return (end, end, "\n" + statement)
+
+
+def _sorted(group: list[_Imp]) -> bool:
+    """Each kind of import of ``group`` in the order isort and ruff keep (a group of one is)."""
+    return all(
+        [_key(i.module) for i in group if i.kind == kind] == sorted(_key(i.module) for i in group if i.kind == kind)
+        for kind in ("import", "from")
+    )
 
 
 def _key(module: str) -> tuple[str, str]:

@@ -131,3 +131,31 @@ def test_from_import_of_a_user_module_is_not_learned() -> None:
     after = "from mylib import Widget\n\n\n" + before
     result = extract_pattern("python", before, after, diag_at(before, "Widget", *F821, "Undefined name `Widget`"))
     assert isinstance(result, Skipped) and result.detail == "imports a name nothing says exists"
+
+
+def test_in_a_block_kept_in_no_order_an_import_goes_beside_its_package() -> None:
+    """Older code lists imports as they came; people add one next to its package's, not in sort order."""
+    from fixlore.abstraction._imports import place_import
+    from fixlore.abstraction._tree import Source
+
+    def placed(text: str, statement: str) -> str:
+        src = Source("python", text)
+        edits = place_import(src, statement)
+        assert edits is not None
+        data = src.data
+        for start, end, new in sorted(edits, reverse=True):
+            data = data[:start] + new.encode() + data[end:]
+        return data.decode()
+
+    unsorted = "import sys\nimport abc\nimport yaml\nfrom collections import deque\n\nrun(sys, abc, yaml, deque)\n"
+    assert placed(unsorted, "from yaml.nodes import Node") == unsorted.replace(
+        "import yaml\n", "import yaml\nfrom yaml.nodes import Node\n"
+    )
+    kin = "import sys\nimport abc\nfrom yaml import load\nfrom yaml.reader import Reader\n\nrun()\n"
+    assert placed(kin, "import yaml") == kin.replace("from yaml import load\n", "import yaml\nfrom yaml import load\n")
+    assert placed(kin, "from yaml.nodes import Node") == kin.replace(
+        "from yaml.reader", "from yaml.nodes import Node\nfrom yaml.reader"
+    )
+    # a sorted block keeps the sort order, wherever the package's other imports are
+    ordered = "import abc\nimport sys\n\nimport yaml\nfrom zipp import Path\n\nrun()\n"
+    assert placed(ordered, "import attr") == ordered.replace("import yaml\n", "import attr\nimport yaml\n")
