@@ -111,6 +111,11 @@ def test_when_no_process_can_be_started_the_jobs_run_on_a_thread() -> None:
     assert "test worker not started (OSError); working in a thread" in done.stderr
 
 
+def _close_on(go: threading.Event, wakeup: Any) -> None:
+    go.wait()
+    wakeup.close()
+
+
 def _wakeups_broken_by_a_close(make: Callable[[], Any], rounds: int) -> int:
     """``wakeup()`` from this thread while another ``close()``s the same wakeup: how many writes failed.
 
@@ -124,7 +129,7 @@ def _wakeups_broken_by_a_close(make: Callable[[], Any], rounds: int) -> int:
     try:
         for _ in range(rounds):
             wakeup, go = make(), threading.Event()
-            closer = threading.Thread(target=lambda: go.wait() and wakeup.close())
+            closer = threading.Thread(target=_close_on, args=(go, wakeup))
             closer.start()
             go.set()
             try:
