@@ -19,9 +19,10 @@ from collections import Counter
 
 import tree_sitter
 
+from fixlore.abstraction._ctx import _Ctx, _NoMatch
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, place_import
-from fixlore.abstraction._match import _Ctx, _edits_at_unit, _NoMatch
+from fixlore.abstraction._match import _edits_at_unit
 from fixlore.abstraction._pattern import Anchor, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts, replace_title

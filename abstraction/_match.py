@@ -3,64 +3,31 @@
 Candidates are the syntax nodes around the diagnostic (in code that does not
 parse, token windows near it); one fits when its tokens match the
 before-shape token by token, binding the pattern's placeholders to the
-user's names. :class:`_Ctx` holds one instantiation's state: the source,
-the pattern and the binding. Used by :mod:`fixlore.abstraction._instantiate`.
+user's names, in the state of one instantiation (:class:`~fixlore.abstraction._ctx._Ctx`).
+Used by :mod:`fixlore.abstraction._instantiate`.
 """
 
 from __future__ import annotations
 
 import tree_sitter
 
-from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Pattern
+from fixlore.abstraction._ctx import _Ctx, _NoMatch, _with_quote
+from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC
 from fixlore.abstraction._placeholders import (
-    CODE,
     STRING_QUOTE,
     is_hole,
     is_literal,
     is_numbered,
     is_string,
-    looks_like_placeholder,
     quote_of,
 )
 from fixlore.abstraction._render import _diff_edits
 from fixlore.abstraction._shape import flat, header_end, statement_at
 from fixlore.abstraction._templates import Namer
-from fixlore.abstraction._tree import Source, Tok, render_suppression, tokens
-from fixlore.abstraction._vocab import class_members, keywords
+from fixlore.abstraction._tree import Source, Tok, tokens
+from fixlore.abstraction._vocab import class_members
 
 _MAX_CANDIDATES = 60
-
-
-class _NoMatch(Exception):
-    """Internal: this candidate does not fit the pattern."""
-
-
-class _Ctx:
-    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched", "quote")
-
-    def __init__(self, src: Source, pattern: Pattern, binding: dict[str, str], code: str) -> None:
-        self.src = src
-        self.pattern = pattern
-        self.binding = dict(binding)
-        self.code = code
-        self.kws = keywords(src.language)
-        self.holes = {h.name: h.klass for h in pattern.holes}
-        self.unit: tuple[int, int] | None = None
-        self.quote = ""
-        """The user's quote character, where the pattern's strings are structured (``'`` for ``"``)."""
-        self.matched: list[tuple[str, Tok]] = []
-        """The pattern's before-tokens and the tokens they matched, of the chosen candidate."""
-
-    def concrete(self, tok: str) -> str:
-        if tok in self.binding:
-            return self.binding[tok]
-        if self.quote and STRING_QUOTE.match(tok):
-            return _with_quote(tok, self.quote)
-        if "\u2423" in tok or tok == CODE:
-            return render_suppression(tok, self.code)
-        if looks_like_placeholder(tok) or is_string(tok):
-            raise _NoMatch(tok)
-        return tok
 
 
 def _edits_at_unit(
@@ -285,11 +252,3 @@ def _match(ctx: _Ctx, pattern_toks: list[str], toks: list[Tok]) -> None:
             continue
         if ctx.binding.setdefault(p, tok.text) != tok.text:
             raise _NoMatch(p)
-
-
-def _with_quote(token: str, quote: str) -> str:
-    """A quote token with its quote character changed, prefix and length kept."""
-    own = quote_of(token)
-    if len(own) != len(quote):
-        return token
-    return token[: len(token) - len(own)] + quote

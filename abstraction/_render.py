@@ -29,7 +29,7 @@ from fixlore.abstraction._tree import (
 )
 
 if TYPE_CHECKING:
-    from fixlore.abstraction._match import _Ctx
+    from fixlore.abstraction._ctx import _Ctx
 
 
 def _diff_edits(

@@ -294,11 +294,6 @@ class Knowledge:
                 self._tiers.record_locked(event, fp, kind, workspace=workspace)
             self._writer.queue_locked(event, fp, kind, ok=ok, workspace=workspace)
 
-    def record_sync(self, event: Event, timeout: float | None = 30.0) -> None:
-        """:meth:`record` then :meth:`flush`: returns once the event is durable."""
-        self.record(event)
-        self.flush(timeout)
-
     def flush(self, timeout: float | None = None) -> None:
         """Wait until every event recorded before this call is committed."""
         self._writer.flush(timeout)

@@ -51,6 +51,22 @@ class UpstreamConfig:
         return self.name or Path(self.command[0]).name
 
 
+def upstream_ids(upstreams: Mapping[str, Sequence[UpstreamConfig]]) -> list[tuple[str, str, UpstreamConfig]]:
+    """A stable id for each configured upstream, in configuration order: ``(id, language, config)``.
+
+    The id is ``language:label``, with ``#2``, ``#3``, ... for a repeated one. The
+    early front (:mod:`~fixlore.lsp.transport.early`) and the proxy both use it.
+    """
+    out: list[tuple[str, str, UpstreamConfig]] = []
+    seen: dict[str, int] = {}
+    for language, configs in upstreams.items():
+        for config in configs:
+            base = f"{language}:{config.label}"
+            seen[base] = seen.get(base, 0) + 1
+            out.append((base if seen[base] == 1 else f"{base}#{seen[base]}", language, config))
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class FixloreConfig:
     """Every setting of fixlore, with its default."""

@@ -13,19 +13,16 @@ Serves: ``textDocument/didOpen``, ``didChange``, ``didSave``, ``didClose``,
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
 from fixlore.abstraction.languages import language_for
-from fixlore.lsp.dispatch import LARGE_DOCUMENT_CHARS
 from fixlore.lsp.transport.protocol import current_raw_params
 
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
     from pygls.workspace import TextDocument
-
-    from fixlore.lsp.dispatch import Dispatch
 
 
 def document_language(doc: TextDocument) -> str | None:
@@ -33,7 +30,26 @@ def document_language(doc: TextDocument) -> str | None:
     return language_for(doc.language_id, doc.uri)
 
 
-def register(server: LanguageServer, dispatch: Dispatch) -> None:
+class DocumentEvents(Protocol):
+    """What the document handlers call (:class:`~fixlore.lsp.dispatch.Dispatch`), raw params each."""
+
+    def opened(self, uri: str, raw: Any) -> None:
+        """``textDocument/didOpen``."""
+
+    def changed(self, uri: str, raw: Any) -> None:
+        """``textDocument/didChange`` (applied to the document already)."""
+
+    def saved(self, uri: str, raw: Any) -> None:
+        """``textDocument/didSave``."""
+
+    def closed(self, uri: str, raw: Any) -> None:
+        """``textDocument/didClose``."""
+
+    def notebook(self, method: str, raw: Any) -> None:
+        """A ``notebookDocument/*`` notification."""
+
+
+def register(server: LanguageServer, dispatch: DocumentEvents) -> None:
     """Register the document-sync handlers: each unpacks its message and calls ``dispatch``."""
 
     @server.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -69,4 +85,4 @@ def register(server: LanguageServer, dispatch: Dispatch) -> None:
         server.feature(method)(notebook_event(method))
 
 
-__all__ = ["LARGE_DOCUMENT_CHARS", "document_language", "register"]
+__all__ = ["DocumentEvents", "document_language", "register"]

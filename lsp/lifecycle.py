@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 from pygls.uris import to_fs_path
@@ -34,7 +34,6 @@ from fixlore.lsp.transport.protocol import current_raw_params
 if TYPE_CHECKING:
     from pygls.lsp.server import LanguageServer
 
-    from fixlore.lsp.dispatch import Dispatch
     from fixlore.lsp.ports import Editor
 
 logger = logging.getLogger(__name__)
@@ -126,7 +125,26 @@ def workspace_root(params: types.InitializeParams) -> Path | None:
     return Path(params.root_path) if params.root_path else None
 
 
-def register(server: LanguageServer, life: Lifecycle, dispatch: Dispatch) -> None:
+class SessionEvents(Protocol):
+    """What the lifecycle handlers call (:class:`~fixlore.lsp.dispatch.Dispatch`)."""
+
+    async def initialize(self, params: types.InitializeParams, raw: dict[str, Any]) -> None:
+        """The editor's ``initialize`` (typed and raw)."""
+
+    def initialized(self) -> None:
+        """The editor's ``initialized``."""
+
+    def settings_notified(self, raw: Any) -> None:
+        """A ``workspace/didChangeConfiguration`` (raw params)."""
+
+    def workspace_settings(self, settings: dict[str, Any]) -> None:
+        """The editor's section ``fixlore`` of the workspace settings."""
+
+    async def farewell(self) -> None:
+        """``shutdown`` or ``exit``: save what was learned, stop the upstreams."""
+
+
+def register(server: LanguageServer, life: Lifecycle, dispatch: SessionEvents) -> None:
     """Register the lifecycle handlers: each unpacks its message and calls ``dispatch``."""
 
     @server.feature(types.INITIALIZE)
@@ -161,7 +179,7 @@ def register(server: LanguageServer, life: Lifecycle, dispatch: Dispatch) -> Non
         await dispatch.farewell()  # an editor that sends `exit` without `shutdown` loses nothing either
 
 
-async def pull_workspace_configuration(server: LanguageServer, dispatch: Dispatch) -> None:
+async def pull_workspace_configuration(server: LanguageServer, dispatch: SessionEvents) -> None:
     """Ask the editor for section ``fixlore`` if it can answer, then re-apply."""
     caps = server.client_capabilities
     if not (caps and caps.workspace and caps.workspace.configuration):

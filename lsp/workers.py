@@ -10,6 +10,7 @@ no process can be started.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -156,12 +157,58 @@ def worker_process_pool() -> ProcessPoolExecutor:
     import multiprocessing  # here: most sessions never start a worker, and `initialize` need not wait for it
     from concurrent.futures import ProcessPoolExecutor
 
-    return ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         max_workers=1,
         mp_context=multiprocessing.get_context("spawn"),
         initializer=init_child,
         initargs=(os.getpid(),),
     )
+    _lock_wakeup(pool)
+    return pool
+
+
+def _lock_wakeup(pool: ProcessPoolExecutor) -> None:
+    """Give ``pool`` a manager-thread wakeup whose ``wakeup()`` and ``close()`` exclude each other.
+
+    CPython before 3.12.8 and 3.13.1 (gh-125451) lets its exit hook
+    (``concurrent.futures.process._python_exit``) call ``wakeup()`` on every
+    pool's manager thread without a lock, while the manager thread of a pool
+    stopped just before (:meth:`WorkerProcess.close`: terminate, then
+    ``shutdown(wait=False)``) closes that pipe in ``join_executor_internals``:
+    the write lands on a closed descriptor and the hook prints ``OSError:
+    [Errno 9] Bad file descriptor`` to stderr at exit (about 1 exit in 25 with
+    three workers), which editors show as an error. Where the pool's wakeup has
+    its own lock already (the fixed CPython), nothing changes.
+    """
+    internals: Any = pool  # the executor's private parts, as CPython 3.11-3.13 name them
+    stock = internals._executor_manager_thread_wakeup
+    if hasattr(stock, "_lock"):
+        return
+    locked = locked_wakeup_class()()
+    internals._executor_manager_thread_wakeup = locked  # the manager thread and the exit hook take it from here
+    internals._call_queue.thread_wakeup = locked  # the call queue wakes the manager on a job it cannot send
+    stock.close()  # never used: the manager thread starts with the first job
+
+
+@functools.cache
+def locked_wakeup_class() -> type[Any]:
+    """``concurrent.futures.process._ThreadWakeup`` with CPython 3.13.1's lock (imported when a pool is made)."""
+    from concurrent.futures.process import _ThreadWakeup
+
+    class LockedWakeup(_ThreadWakeup):  # type: ignore[misc,unused-ignore]
+        def __init__(self) -> None:
+            super().__init__()
+            self._lock = threading.Lock()
+
+        def close(self) -> None:
+            with self._lock:
+                super().close()
+
+        def wakeup(self) -> None:
+            with self._lock:
+                super().wakeup()
+
+    return LockedWakeup
 
 
 def init_child(server_pid: int | None = None) -> None:

@@ -76,8 +76,6 @@ class StoreSide:
         self._status_last = 0.0
         self._refresh_handle: asyncio.TimerHandle | None = None
         self._refreshing = False
-        self.refreshes = 0
-        """Refreshes that found another process's writes (this session)."""
         self.events_recorded = 0
 
     # -- knowledge lifecycle -----------------------------------------------------------
@@ -209,7 +207,6 @@ class StoreSide:
             self._refreshing = False
         if changed:
             self._follower.knowledge_changed(None)
-            self.refreshes += 1
             logger.debug("knowledge refreshed from another process")
             self.schedule_status()
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
 
-from fixlore.lsp.config import FixloreConfig, UpstreamConfig
+from fixlore.lsp.config import FixloreConfig, upstream_ids
 from fixlore.lsp.proxy import merge
 from fixlore.lsp.proxy.capabilities import (
     UTF16,
@@ -68,18 +68,6 @@ async def _one_by_one(upstreams: list[Upstream]) -> None:
     """Start ``upstreams`` in turn, each once the one before has answered ``initialize`` (or failed)."""
     for upstream in upstreams:
         await upstream.start()
-
-
-def upstream_ids(upstreams: dict[str, tuple[UpstreamConfig, ...]]) -> list[tuple[UpstreamId, str, UpstreamConfig]]:
-    """Stable ids for configured upstreams, in configuration order."""
-    out: list[tuple[UpstreamId, str, UpstreamConfig]] = []
-    seen: dict[str, int] = {}
-    for language, configs in upstreams.items():
-        for config in configs:
-            base = f"{language}:{config.label}"
-            seen[base] = seen.get(base, 0) + 1
-            out.append((base if seen[base] == 1 else f"{base}#{seen[base]}", language, config))
-    return out
 
 
 class Proxy:
@@ -127,7 +115,7 @@ class Proxy:
         self._editor_caps = caps if isinstance(caps, dict) else {}
         chosen = self.editor.workspace.position_encoding or UTF16
         self.encoding = str(getattr(chosen, "value", chosen))
-        for uid, language, config in upstream_ids(dict(self.editor.config.upstreams)):
+        for uid, language, config in upstream_ids(self.editor.config.upstreams):
             self.upstreams[uid] = Upstream(uid, language, config, self)
         await self._start_all(list(self.upstreams.values()))
         self.diagnostics.configure(self._editor_caps, list(self.upstreams.values()))
@@ -195,7 +183,7 @@ class Proxy:
             self._apply_timeouts(upstream)
         if old.upstreams == new.upstreams:
             return
-        wanted = {uid: (language, config) for uid, language, config in upstream_ids(dict(new.upstreams))}
+        wanted = {uid: (language, config) for uid, language, config in upstream_ids(new.upstreams)}
         for uid in [uid for uid, u in self.upstreams.items() if wanted.get(uid) != (u.language, u.config)]:
             upstream = self.upstreams.pop(uid)
             self.diagnostics.forget_upstream(uid)
@@ -411,7 +399,7 @@ class Proxy:
         return await self._first(upstream, "workspace/executeCommand", params, timeout=4 * self.timeout())
 
 
-__all__ = ["FIXLORE_COMMAND_PREFIX", "Proxy", "State", "upstream_ids"]
+__all__ = ["FIXLORE_COMMAND_PREFIX", "Proxy", "State"]
 
 
 def context_for(upstream_id: UpstreamId, params: Any, owners: list[str | None]) -> Any:

@@ -40,6 +40,7 @@ from fixlore.lsp.config import (
     parse_config,
     read_pyproject,
     split_init_options,
+    upstream_ids,
 )
 from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, dumps, encode_message, loads
 
@@ -238,7 +239,7 @@ class Front:
         """
         _, rest = split_init_options(params.get("initializationOptions"))
         queues: dict[tuple[str, ...], list[Child]] = {}
-        for uid, _language, config in upstream_ids(dict(upstreams)):
+        for uid, _language, config in upstream_ids(upstreams):
             child = Child(uid, config)
             request = dict(params)
             request["processId"] = os.getpid()
@@ -358,18 +359,6 @@ def workspace_root(params: dict[str, Any]) -> Path | None:
     return Path(root_path) if isinstance(root_path, str) and root_path else None
 
 
-def upstream_ids(upstreams: dict[str, tuple[UpstreamConfig, ...]]) -> list[tuple[str, str, UpstreamConfig]]:
-    """:func:`fixlore.lsp.proxy.core.upstream_ids` (stable ids, configuration order)."""
-    out: list[tuple[str, str, UpstreamConfig]] = []
-    seen: dict[str, int] = {}
-    for language, configs in upstreams.items():
-        for config in configs:
-            base = f"{language}:{config.label}"
-            seen[base] = seen.get(base, 0) + 1
-            out.append((base if seen[base] == 1 else f"{base}#{seen[base]}", language, config))
-    return out
-
-
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
     while view:
@@ -387,4 +376,4 @@ def is_stream(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-__all__ = ["Child", "Front", "choose_encoding", "is_stream", "own_result", "upstream_ids", "workspace_root"]
+__all__ = ["Child", "Front", "choose_encoding", "is_stream", "own_result", "workspace_root"]

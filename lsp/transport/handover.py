@@ -70,9 +70,7 @@ def serve_stdio(build: Callable[[], Server], preload: Callable[[], None], cli_se
 
 
 def _serve(server: Server, front: Front) -> None:
-    """As ``FixloreServer._start_io_async`` does for a pipe, starting from what the front read."""
-    import asyncio
-
+    """As ``PyglsServer._start_io_async`` serves a pipe, starting from what the front read."""
     from pygls.io_ import StdoutWriter
 
     from fixlore.lsp.transport import jsonrpc
@@ -80,18 +78,11 @@ def _serve(server: Server, front: Front) -> None:
     for child in front.children:
         if child.popen is not None:
             jsonrpc.PRESTARTED.setdefault(tuple(child.config.command), []).append(Prestarted(child))
-    server._stop_event = threading.Event()  # noqa: SLF001
     gate = Gate(StdoutWriter(sys.stdout.buffer), front.msg_id, front.answer)
-    server.protocol.set_writer(gate)
     try:
-        asyncio.run(_session(server, front, gate))
-    except BrokenPipeError:
-        logger.error("connection to the editor lost; shutting down")
-    except KeyboardInterrupt:
-        pass
+        server.serve_stdio(gate, lambda: _session(server, front, gate))
     finally:  # an `exit` notification's SystemExit goes on: its code is the process's
         _release(jsonrpc.PRESTARTED)
-        server.shutdown()
 
 
 async def _session(server: Server, front: Front, gate: Gate) -> None:
@@ -103,7 +94,7 @@ async def _session(server: Server, front: Front, gate: Gate) -> None:
     if front.first is not None:
         gate.answered = loop.create_future()
         rest = rest[rest.find(b"\r\n\r\n") + 4 + len(front.first) :]
-    session: asyncio.Future[Any] = asyncio.ensure_future(server._serve_session(reader, front.first))  # noqa: SLF001
+    session: asyncio.Future[Any] = asyncio.ensure_future(server.serve_session(reader, front.first))
     if gate.answered is not None:  # the editor's next messages wait for the full server's initialize
         waited: list[asyncio.Future[Any]] = [session, gate.answered]
         await asyncio.wait(waited, return_when=asyncio.FIRST_COMPLETED)

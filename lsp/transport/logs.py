@@ -90,11 +90,6 @@ class LspLogHandler(logging.Handler):
         """Send through ``send`` from now on (``None``: buffer again)."""
         self._send = send
 
-    @property
-    def connected(self) -> bool:
-        """True once records go to the editor."""
-        return self._send is not None
-
     def emit(self, record: logging.LogRecord) -> None:
         """Send one record to the editor (never raising, never recursing)."""
         if self._busy:  # a failing send must not log its way into recursion

@@ -7,7 +7,8 @@
 * :class:`Router` (the proxy) may claim methods fixlore has no handler for,
   and responses to requests it relayed; it merges its capabilities into
   ``initialize``'s answer, runs commands fixlore has not registered, and sees
-  each ``didChange`` first; :class:`Host` is what the protocol asks its server.
+  each ``didChange`` first; :class:`Host` is what the protocol asks its server;
+* :func:`refusal`: which messages the LSP lifecycle keeps out, and how.
 
 The pygls protocol that does this, :class:`~fixlore.lsp.transport.pygls_adapter.FixloreProtocol`,
 is in :mod:`.pygls_adapter` with every other override of pygls.
@@ -51,6 +52,22 @@ RAW_PARAMS: dict[str, Callable[[Any], str | None]] = {
 about a millisecond for a code action): method -> a validator that returns why the
 params are invalid, or ``None``. A request with invalid params is answered with an
 error; a notification is logged and dropped."""
+
+
+def refusal(method: str, *, shutting_down: bool, initialized: bool) -> tuple[int, str] | None:
+    """The error code and reason the lifecycle keeps ``method`` out with now, or ``None`` to let it in.
+
+    LSP: before ``initialize`` a request gets ServerNotInitialized (-32002) and a
+    notification is dropped; after ``shutdown`` a request gets InvalidRequest
+    (-32600) and a notification is dropped. ``exit`` always goes through.
+    """
+    if method == types.EXIT:
+        return None
+    if shutting_down:
+        return -32600, "the server is shutting down"
+    if not initialized and method != types.INITIALIZE:
+        return -32002, "the server is not initialized yet"
+    return None
 
 
 class Host(Protocol):
@@ -132,4 +149,5 @@ __all__ = [
     "current_raw_params",
     "forwarder",
     "invalid_reason",
+    "refusal",
 ]

@@ -25,9 +25,12 @@ def test_the_choice_counts_as_first_once_the_evidence_put_it_there(tmp_path: Pat
         ws = k.workspace_id
         for t in (now - 100, now - 50):
             for p in (a, b):  # upstream order: a, then b
-                k.record_sync(Event(EventKind.OFFERED, p, ws, t))
-            k.record_sync(Event(EventKind.ACCEPTED, b, ws, t + 1))
-            k.record_sync(Event(EventKind.REJECTED, a, ws, t + 1.01))
+                k.record(Event(EventKind.OFFERED, p, ws, t))
+                k.flush(30)
+            k.record(Event(EventKind.ACCEPTED, b, ws, t + 1))
+            k.flush(30)
+            k.record(Event(EventKind.REJECTED, a, ws, t + 1.01))
+            k.flush(30)
     with Knowledge.open(tmp_path, base=False, learning=False) as k:
         data = dashboard_data(k, now=now)
     # The first list: no evidence, upstream order, b was second. The second: b had won once, a had lost.
@@ -41,7 +44,8 @@ def test_failing_fixes_are_anti_patterns_and_pruning_candidates(tmp_path: Path) 
     with Knowledge.open(tmp_path, base=False) as k:
         ws = k.workspace_id
         for kind, p in [(EventKind.MANUAL, good), (EventKind.SUCCEEDED, good)] + [(EventKind.FAILED, bad)] * 3:
-            k.record_sync(Event(kind, p, ws, now - 10))
+            k.record(Event(kind, p, ws, now - 10))
+            k.flush(30)
     with Knowledge.open(tmp_path, base=False, learning=False) as k:
         data = dashboard_data(k, now=now)
     ids = data["patterns"]["id"]

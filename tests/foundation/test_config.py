@@ -14,6 +14,7 @@ from fixlore.lsp.config import (
     parse_upstream_flag,
     read_pyproject,
     split_init_options,
+    upstream_ids,
 )
 
 # (pyproject, workspace/configuration, initializationOptions, CLI) -> expected learning, pause
@@ -182,3 +183,9 @@ def test_lsp_edits_convert_from_utf16_columns_to_code_points() -> None:
     )
 
     assert result == 'x = "😋"; z = 1\n'
+
+
+def test_upstream_ids_are_stable_and_distinct() -> None:
+    ruff = UpstreamConfig(command=("ruff", "server"))
+    ids = [uid for uid, _, _ in upstream_ids({"python": (ruff, ruff), "rust": (UpstreamConfig(("ra",)),)})]
+    assert ids == ["python:ruff", "python:ruff#2", "rust:ra"]

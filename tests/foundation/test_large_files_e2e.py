@@ -6,7 +6,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from fixlore.lsp.documents import LARGE_DOCUMENT_CHARS
+from fixlore.lsp.dispatch import LARGE_DOCUMENT_CHARS
 from tests.foundation.raw_editor import RawEditor, start_raw
 
 pytestmark = pytest.mark.e2e

@@ -3,12 +3,15 @@
 When pygls changes (a new version, the pin lifted), these fail naming the
 method or attribute that moved, instead of the server failing in an editor.
 The lists are in ``fixlore.lsp.transport.pygls_adapter``; the test also fails
-when fixlore overrides a pygls method the lists do not name.
+when fixlore overrides a pygls method the lists do not name, or overrides pygls
+anywhere but in that module.
 """
 
 from __future__ import annotations
 
+import importlib
 import inspect
+import pkgutil
 from importlib.metadata import version
 from typing import Any
 
@@ -16,14 +19,15 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.workspace import Workspace
 
+import fixlore.lsp
 from fixlore.lsp.server import create_server
-from fixlore.lsp.transport.language_server import FixloreServer
-from fixlore.lsp.transport.pygls_adapter import PYGLS_OVERRIDES, PYGLS_PRIVATE, FixloreProtocol
+from fixlore.lsp.transport import pygls_adapter
+from fixlore.lsp.transport.pygls_adapter import PYGLS_OVERRIDES, PYGLS_PRIVATE, FixloreProtocol, PyglsServer
 
 PYGLS = f"pygls {version('pygls')}"
 BASES: dict[str, tuple[type[Any], type[Any]]] = {
     "LanguageServerProtocol": (LanguageServerProtocol, FixloreProtocol),
-    "LanguageServer": (LanguageServer, FixloreServer),
+    "LanguageServer": (LanguageServer, PyglsServer),
 }
 
 
@@ -75,6 +79,51 @@ def test_every_override_of_pygls_is_listed() -> None:
         if callable(value) and not attr.startswith("__") and hasattr(base, attr) and attr not in PYGLS_OVERRIDES[name]
     ]
     assert unlisted == []
+
+
+def overrides_outside(module: str, classes: list[type[Any]]) -> list[str]:
+    """The pygls methods that ``classes`` override outside ``module`` (the adapter)."""
+    found: list[str] = []
+    for cls in classes:
+        theirs = [base for base in cls.__mro__ if base.__module__.split(".")[0] == "pygls"]
+        if cls.__module__ == module or not theirs:
+            continue
+        for attr, value in vars(cls).items():
+            pygls_owner = next((base for base in theirs if attr in vars(base)), None)
+            if callable(value) and not attr.startswith("__") and pygls_owner is not None:
+                found.append(f"{cls.__module__}.{cls.__qualname__}.{attr} overrides pygls' {pygls_owner.__name__}")
+    return found
+
+
+def _fixlore_lsp_classes() -> list[type[Any]]:
+    classes: list[type[Any]] = []
+    for info in pkgutil.walk_packages(fixlore.lsp.__path__, "fixlore.lsp."):
+        if info.name.endswith("__main__") or ".sample_workspace" in info.name:
+            continue
+        module = importlib.import_module(info.name)
+        classes += [c for c in vars(module).values() if isinstance(c, type) and c.__module__ == info.name]
+    return classes
+
+
+def test_no_class_outside_the_adapter_overrides_pygls() -> None:
+    classes = _fixlore_lsp_classes()
+    assert any(c.__name__ == "FixloreServer" for c in classes)  # the walk reaches the server
+    assert overrides_outside(pygls_adapter.__name__, classes) == []
+
+
+def test_an_override_outside_the_adapter_is_named() -> None:
+    class Elsewhere(PyglsServer):
+        def start_tcp(self, host: str, port: int) -> None:
+            raise NotImplementedError
+
+        def report_server_error(self, error: Exception, source: Any) -> None:
+            raise NotImplementedError
+
+    where = f"{__name__}.test_an_override_outside_the_adapter_is_named.<locals>.Elsewhere"
+    assert overrides_outside(pygls_adapter.__name__, [Elsewhere, PyglsServer, FixloreProtocol]) == [
+        f"{where}.start_tcp overrides pygls' JsonRPCServer",
+        f"{where}.report_server_error overrides pygls' LanguageServer",
+    ]
 
 
 def test_every_private_attribute_used_is_on_a_fresh_pygls_instance() -> None:

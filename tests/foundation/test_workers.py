@@ -7,13 +7,15 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from concurrent.futures import BrokenExecutor, CancelledError
+from typing import Any
 
 import pytest
 
-from fixlore.lsp.workers import WorkerProcess
+from fixlore.lsp.workers import WorkerProcess, worker_process_pool
 
 TIMEOUT_S = 60
 
@@ -91,7 +93,7 @@ NO_SPAWN = textwrap.dedent(
     """
     import concurrent.futures.process, multiprocessing.connection, multiprocessing.popen_spawn_posix
     import multiprocessing.queues, multiprocessing.synchronize, os, resource
-    from fixlore.lsp.workers import WorkerProcess
+    from fixlore.lsp.workers import WorkerProcess, worker_process_pool
 
     worker = WorkerProcess("test")
     hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
@@ -107,3 +109,49 @@ def test_when_no_process_can_be_started_the_jobs_run_on_a_thread() -> None:
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["True", "True", "[]"]
     assert "test worker not started (OSError); working in a thread" in done.stderr
+
+
+def _close_on(go: threading.Event, wakeup: Any) -> None:
+    go.wait()
+    wakeup.close()
+
+
+def _wakeups_broken_by_a_close(make: Callable[[], Any], rounds: int) -> int:
+    """``wakeup()`` from this thread while another ``close()``s the same wakeup: how many writes failed.
+
+    As at exit: ``_python_exit`` wakes every pool's manager thread while the
+    manager of a pool just closed is closing its wakeup. Short switch
+    intervals make the two threads interleave inside ``wakeup``.
+    """
+    failed = 0
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        for _ in range(rounds):
+            wakeup, go = make(), threading.Event()
+            closer = threading.Thread(target=_close_on, args=(go, wakeup))
+            closer.start()
+            go.set()
+            try:
+                for _ in range(20):
+                    wakeup.wakeup()
+            except (OSError, TypeError):  # EBADF, or the handle already None
+                failed += 1
+            closer.join()
+    finally:
+        sys.setswitchinterval(interval)
+    return failed
+
+
+def test_a_pools_wakeup_is_never_written_while_it_closes() -> None:
+    from concurrent.futures.process import _ThreadWakeup
+
+    pool: Any = worker_process_pool()
+    try:
+        ours = pool._executor_manager_thread_wakeup
+        assert pool._call_queue.thread_wakeup is ours  # one wakeup, for the manager thread and the exit hook
+        assert _wakeups_broken_by_a_close(type(ours), 1000) == 0
+        if not hasattr(_ThreadWakeup(), "_lock"):  # this CPython's own wakeup races (gh-125451)
+            assert any(_wakeups_broken_by_a_close(_ThreadWakeup, 1000) for _ in range(5))
+    finally:
+        pool.shutdown()

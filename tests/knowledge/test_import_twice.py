@@ -39,9 +39,11 @@ def test_a_later_export_with_more_counts_is_added(tmp_path: Path) -> None:
     now = time.time()
     f1, f2 = tmp_path / "one.json", tmp_path / "two.json"
     with open_k(tmp_path / "src") as k:
-        k.record_sync(Event(EventKind.ACCEPTED, FIX, "w1", now))
+        k.record(Event(EventKind.ACCEPTED, FIX, "w1", now))
+        k.flush(30)
         k.export(f1)
-        k.record_sync(Event(EventKind.ACCEPTED, FIX, "w1", now))
+        k.record(Event(EventKind.ACCEPTED, FIX, "w1", now))
+        k.flush(30)
         k.export(f2)
     with open_k(tmp_path / "dst") as k:
         k.import_file(f1)
@@ -54,7 +56,8 @@ def test_after_forget_or_reset_the_file_imports_again(tmp_path: Path) -> None:
     now = time.time()
     f = tmp_path / "export.json"
     with open_k(tmp_path / "src") as k:
-        k.record_sync(Event(EventKind.ACCEPTED, FIX, "w1", now))
+        k.record(Event(EventKind.ACCEPTED, FIX, "w1", now))
+        k.flush(30)
         k.export(f)
     with open_k(tmp_path / "dst") as k:
         k.import_file(f)
@@ -69,7 +72,8 @@ def test_cli_reports_records_imported_before(tmp_path: Path) -> None:
     from fixlore.knowledge import cli
 
     with open_k(tmp_path / "src") as k:
-        k.record_sync(Event(EventKind.ACCEPTED, FIX, "w1", time.time()))
+        k.record(Event(EventKind.ACCEPTED, FIX, "w1", time.time()))
+        k.flush(30)
         k.export(tmp_path / "e.json")
     args = ["knowledge", "import", str(tmp_path / "e.json"), "--home", str(tmp_path / "dst"), "--no-base", "--json"]
     import contextlib

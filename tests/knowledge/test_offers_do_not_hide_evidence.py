@@ -24,14 +24,18 @@ def test_offers_give_way_to_the_team_until_the_user_decides(tmp_path: Path) -> N
         key = LEARNED.signature.rule_key
         assert k.evidence(key)[LEARNED.fingerprint].scope is Scope.TEAM
 
-        k.record_sync(Event(EventKind.OFFERED, LEARNED, k.workspace_id, now))
+        k.record(Event(EventKind.OFFERED, LEARNED, k.workspace_id, now))
+
+        k.flush(30)
         stats = k.evidence(key)[LEARNED.fingerprint]
         assert (stats.scope, stats.counts.accepted) == (Scope.TEAM, 4)
         assert [s.scope for s in k.learned_fixes(LEARNED.signature)] == [Scope.TEAM]
         ranked = rank_actions([Candidate(LEARNED.fingerprint, LEARNED, 0)], k.evidence(key), now=now)
         assert any("team: 5 accepted in 3 workspaces" in line for line in ranked[0].explanation)
 
-        k.record_sync(Event(EventKind.REJECTED, LEARNED, k.workspace_id, now))  # the user's own decision
+        k.record(Event(EventKind.REJECTED, LEARNED, k.workspace_id, now))  # the user's own decision
+
+        k.flush(30)
         stats = k.evidence(key)[LEARNED.fingerprint]
         assert (stats.scope, stats.counts.rejected, stats.counts.offered) == (Scope.USER, 1, 1)
         assert [s.scope for s in k.learned_fixes(LEARNED.signature)] == [Scope.USER]
@@ -39,6 +43,7 @@ def test_offers_give_way_to_the_team_until_the_user_decides(tmp_path: Path) -> N
 
 def test_a_pattern_only_offered_anywhere_still_has_its_record(tmp_path: Path) -> None:
     with Knowledge.open(tmp_path, base=False, auto_prune=False) as k:
-        k.record_sync(Event(EventKind.OFFERED, LEARNED, k.workspace_id, time.time()))
+        k.record(Event(EventKind.OFFERED, LEARNED, k.workspace_id, time.time()))
+        k.flush(30)
         stats = k.evidence(LEARNED.signature.rule_key)[LEARNED.fingerprint]
         assert (stats.scope, stats.counts.offered) == (Scope.USER, 1)

@@ -6,14 +6,12 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.config import UpstreamConfig
 from fixlore.lsp.proxy.capabilities import (
     capable,
     client_capabilities_for_upstream,
     merge_server_capabilities,
     serves_notebook,
 )
-from fixlore.lsp.proxy.core import upstream_ids
 from fixlore.lsp.proxy.merge import merge_completions, merge_lists, unwrap, wrap_item
 from fixlore.lsp.proxy.relays import configuration_from
 
@@ -124,12 +122,6 @@ def test_locations_and_links_merge_as_links() -> None:
         {"targetUri": "file:///a", "targetRange": loc["range"], "targetSelectionRange": loc["range"]},
         link,
     ]
-
-
-def test_upstream_ids_are_stable_and_distinct() -> None:
-    ruff = UpstreamConfig(command=("ruff", "server"))
-    ids = [uid for uid, _, _ in upstream_ids({"python": (ruff, ruff), "rust": (UpstreamConfig(("ra",)),)})]
-    assert ids == ["python:ruff", "python:ruff#2", "rust:ra"]
 
 
 def test_own_settings_answer_configuration_by_section() -> None:
