@@ -102,10 +102,16 @@ class WorkerProcess:
             inner.add_done_callback(lambda done: _copy(done, outer))
 
         try:
-            self._starter.submit(run)
+            queued = self._starter.submit(run)
         except RuntimeError:  # the starter is shut down: closed meanwhile
             raise RuntimeError(f"the {self.name} worker is closed") from None
+        queued.add_done_callback(lambda done: self._dropped(done, outer))
         return outer
+
+    def _dropped(self, queued: Future[None], outer: Future[Any]) -> None:
+        """A job still waiting for the process when the worker closed: its caller hears so (never waits on)."""
+        if queued.cancelled():
+            _settle(outer, RuntimeError(f"the {self.name} worker is closed"))
 
     def _submit_now(self, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
         try:
