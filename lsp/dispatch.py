@@ -73,8 +73,7 @@ class Dispatch:
         its ``initialized``, which ruff answers by exiting.
         """
         self._proxy.on_initialized()
-        self._learning.extractor.start()
-        self._learning.fixes.start()  # the instantiation worker process
+        # The worker processes start at their first job, on a thread (workers.py), and end when idle.
 
     def settings_notified(self, raw: Any) -> None:
         """``workspace/didChangeConfiguration``: the upstreams get it (minus fixlore's section)."""

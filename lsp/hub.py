@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from fixlore.abstraction import Position, TextEdit, TextRange
 from fixlore.abstraction.syntax import SyntaxProblem, syntax_problems
 from fixlore.lsp.learning.timeline import to_code_points
-from fixlore.lsp.workers import WorkerProcess
+from fixlore.lsp.workers import BACKGROUND_IDLE_S, WorkerProcess
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -167,7 +167,7 @@ class SyntaxChecker:
         self._hub = hub
         self._threads = threads
         self._pending: dict[str, asyncio.Task[None]] = {}
-        self._process = WorkerProcess("syntax-check", processes=None)
+        self._process = WorkerProcess("syntax-check", processes=None, idle_stop_s=BACKGROUND_IDLE_S)
         """Started at the first big file (most sessions never need it), another after one dies."""
 
     def close(self) -> None:

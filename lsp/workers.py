@@ -3,9 +3,11 @@
 Parsing and extraction are C code and CPU time that hold the GIL; the server's
 request path needs it. :class:`WorkerProcess` owns one spawned child for such
 work (the extractor's, the instantiator's, the big files' syntax checks): it
-starts the child at the first job, starts another when one dies (up to a
-limit), ends it at shutdown, and runs the jobs on a thread of the server when
-no process can be started.
+starts the child at the first job (on a thread: never on the caller's, the
+event loop), ends it when it has had nothing to do for a while (``idle_stop_s``:
+a session's idle process tree is the server alone) and starts it again at the
+next job, starts another when one dies (up to a limit), ends it at shutdown,
+and runs the jobs on a thread of the server when no process can be started.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import os
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import BrokenExecutor, Executor, Future, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, Future, InvalidStateError, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 if TYPE_CHECKING:
@@ -27,6 +29,11 @@ logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
+BACKGROUND_IDLE_S = 60.0
+"""A background worker (extraction, big files' syntax checks) ends after this long without a job."""
+REQUEST_IDLE_S = 600.0
+"""The instantiation worker ends after this long without a job (a restart costs a lightbulb its learned fixes)."""
+
 
 class WorkerProcess:
     """One spawned worker process for ``name``'s jobs, with a thread to fall back on.
@@ -36,14 +43,21 @@ class WorkerProcess:
     be started at all sends the jobs to the thread at once.
     """
 
-    def __init__(self, name: str, *, processes: int | None = 1) -> None:
+    def __init__(self, name: str, *, processes: int | None = 1, idle_stop_s: float | None = None) -> None:
         self.name = name
         self._limit = processes
         self._started = 0
+        """Processes started that did not end idle (the live one and the dead ones)."""
         self._pool: Executor | None = None
         self._on_thread = False
         self._closed = False
         self._lock = threading.Lock()  # the event loop and the pool's own threads both submit and replace
+        self._idle_stop_s = idle_stop_s
+        self._out = 0
+        """Jobs submitted and not done."""
+        self._idle: threading.Timer | None = None
+        self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fixlore-{name}-start")
+        """Starts the process for the jobs that find none (in their order)."""
 
     @property
     def on_thread(self) -> bool:
@@ -51,28 +65,56 @@ class WorkerProcess:
         return self._on_thread
 
     def start(self, warm_up: Callable[[], T], loaded: Callable[[Future[T]], object] | None = None) -> None:
-        """Start the worker and run ``warm_up`` in it, from a thread of its own (after ``initialized``).
+        """Start the worker ahead of its first job and run ``warm_up`` in it; returns at once.
 
         Starting a process takes its parent ~0.1-0.2 s (multiprocessing's import,
-        the spawn): on the event loop, the editor's first requests waited for it.
-        ``loaded`` is called with ``warm_up``'s future.
+        the spawn): a thread does it (see :meth:`submit`), so the event loop
+        never waits for it. ``loaded`` is called with ``warm_up``'s future.
         """
-
-        def run() -> None:
-            try:
-                future = self.submit(warm_up)
-            except (BrokenExecutor, OSError, RuntimeError):
-                return  # closed meanwhile, or logged where it failed
-            if loaded is not None:
-                future.add_done_callback(loaded)
-
-        threading.Thread(target=run, name=f"fixlore-{self.name}-start", daemon=True).start()
+        try:
+            future = self.submit(warm_up)  # the process starts on a thread when none runs
+        except (BrokenExecutor, OSError, RuntimeError):
+            return  # closed meanwhile, or logged where it failed
+        if loaded is not None:
+            future.add_done_callback(loaded)
 
     def submit(self, fn: Callable[..., T], /, *args: Any) -> Future[T]:
         """Run ``fn(*args)`` in the worker; a worker found dead is replaced and the job tried once more.
 
-        Raises :class:`RuntimeError` once closed, and what the second try raised.
+        When no process runs (the first job, the first after an idle stop) it is
+        started on a thread, and the job is submitted from there. Raises
+        :class:`RuntimeError` once closed, and what the second try raised.
         """
+        with self._lock:
+            starting = self._pool is None and not self._closed and not self._on_thread
+        if starting:
+            return self._submit_starting(fn, args)
+        return self._submit_now(fn, args)
+
+    def _submit_starting(self, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
+        outer: Future[T] = Future()
+
+        def run() -> None:
+            try:
+                inner = self._submit_now(fn, args)
+            except BaseException as exc:  # noqa: BLE001 - the caller hears it through its future
+                _settle(outer, exc)
+                return
+            inner.add_done_callback(lambda done: _copy(done, outer))
+
+        try:
+            queued = self._starter.submit(run)
+        except RuntimeError:  # the starter is shut down: closed meanwhile
+            raise RuntimeError(f"the {self.name} worker is closed") from None
+        queued.add_done_callback(lambda done: self._dropped(done, outer))
+        return outer
+
+    def _dropped(self, queued: Future[None], outer: Future[Any]) -> None:
+        """A job still waiting for the process when the worker closed: its caller hears so (never waits on)."""
+        if queued.cancelled():
+            _settle(outer, RuntimeError(f"the {self.name} worker is closed"))
+
+    def _submit_now(self, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
         try:
             return self._submit(fn, args)
         except (BrokenExecutor, OSError) as exc:
@@ -90,6 +132,9 @@ class WorkerProcess:
             self._closed = True
             pool, self._pool = self._pool, None
             processes = _processes_of(pool)
+            if self._idle is not None:
+                self._idle.cancel()
+        self._starter.shutdown(wait=False, cancel_futures=True)
         if pool is not None:
             _stop(pool, processes)
 
@@ -103,6 +148,11 @@ class WorkerProcess:
                 future = pool.submit(fn, *args)
             except (BrokenExecutor, OSError) as exc:
                 failed, stop = exc, self._failed_locked(pool, spawn=isinstance(exc, OSError))
+            else:
+                self._out += 1
+                if self._idle is not None:
+                    self._idle.cancel()
+                    self._idle = None
         if failed is not None:
             if stop is not None:
                 _stop(*stop)  # outside the lock: cancelling runs the futures' callbacks, which may submit
@@ -124,6 +174,14 @@ class WorkerProcess:
         return self._pool
 
     def _check(self, pool: Executor, done: Future[Any]) -> None:
+        with self._lock:
+            self._out -= 1
+            after = self._idle_stop_s
+            idle = self._out == 0 and after is not None and pool is self._pool and not self._closed
+            if idle and after is not None and not isinstance(pool, ThreadPoolExecutor):
+                self._idle = threading.Timer(after, self._stop_idle, args=(pool,))
+                self._idle.daemon = True
+                self._idle.start()
         if done.cancelled() or not isinstance(done.exception(), BrokenExecutor):
             return
         with self._lock:
@@ -131,6 +189,17 @@ class WorkerProcess:
         if stop is not None:
             logger.warning("%s worker ended unexpectedly; the next job starts another", self.name)
             _stop(*stop)
+
+    def _stop_idle(self, pool: Executor) -> None:
+        """No job for ``idle_stop_s``: end the process (the next job starts another; not a failure)."""
+        with self._lock:
+            if pool is not self._pool or self._out or self._closed or isinstance(pool, ThreadPoolExecutor):
+                return
+            self._pool = None
+            self._started -= 1
+            processes = _processes_of(pool)
+        logger.debug("%s worker idle for %.0f s; stopped", self.name, self._idle_stop_s or 0)
+        _stop(pool, processes)
 
     def _failed_locked(self, pool: Executor, *, spawn: bool) -> tuple[Executor, list[BaseProcess]] | None:
         """``pool`` failed: forget it (if it is still the current one); what to stop, outside the lock."""
@@ -140,6 +209,27 @@ class WorkerProcess:
             self._on_thread = True
         self._pool = None
         return pool, _processes_of(pool)
+
+
+def _copy(done: Future[T], outer: Future[T]) -> None:
+    if done.cancelled():
+        outer.cancel()
+        return
+    exc = done.exception()
+    if exc is not None:
+        _settle(outer, exc)
+    else:
+        _settle(outer, None, done.result())
+
+
+def _settle(outer: Future[T], exc: BaseException | None, result: Any = None) -> None:
+    try:
+        if exc is not None:
+            outer.set_exception(exc)
+        else:
+            outer.set_result(result)
+    except InvalidStateError:  # the caller cancelled it meanwhile
+        pass
 
 
 def _processes_of(pool: Executor | None) -> list[BaseProcess]:

@@ -16,7 +16,7 @@ from concurrent.futures import BrokenExecutor, Future
 from typing import Any
 
 from fixlore.abstraction import FixCategory, Pattern, is_placeholder
-from fixlore.lsp.workers import WorkerProcess
+from fixlore.lsp.workers import BACKGROUND_IDLE_S, WorkerProcess
 
 logger = logging.getLogger(__name__)
 
@@ -70,10 +70,10 @@ class Extractor:
     """
 
     def __init__(self) -> None:
-        self._worker = WorkerProcess("extractor", processes=1)
+        self._worker = WorkerProcess("extractor", processes=1, idle_stop_s=BACKGROUND_IDLE_S)
 
     def start(self) -> None:
-        """Start the worker and load libcst in it, from a thread of its own (after ``initialized``)."""
+        """Start the worker and load libcst in it ahead of the first fix (the server lets the first fix start it)."""
         self._worker.start(warm_up, _log_warm_up)
 
     async def extract(self, language: str, before: str, after: str, info: Any) -> Any:

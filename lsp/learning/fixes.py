@@ -131,10 +131,6 @@ class LearnedFixes:
         """Stop preparing fixes (the session ends)."""
         self._jobs.close()
 
-    def start(self) -> None:
-        """Start the worker process (after ``initialized``, from a thread of its own)."""
-        self._jobs.start()
-
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document."""
         self._cache.pop(uri, None)

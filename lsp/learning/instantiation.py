@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate
-from fixlore.lsp.workers import WorkerProcess
+from fixlore.lsp.workers import REQUEST_IDLE_S, WorkerProcess
 
 logger = logging.getLogger(__name__)
 
@@ -57,11 +57,6 @@ MAX_PATTERNS = 50_000
 _texts: collections.OrderedDict[str, tuple[int, str]] = collections.OrderedDict()
 """uri -> (the server's token for the text, the text)."""
 _patterns: dict[str, Pattern] = {}
-
-
-def warm_up() -> None:
-    """Worker, at start: load what instantiation needs before the first lightbulb."""
-    from fixlore.abstraction import syntax  # noqa: F401 - imported for its side effect (grammars)
 
 
 def run(job: tuple[str, int, str | None, str, Any, list[tuple[str, Pattern | None, int]]]) -> list[Found] | None:
@@ -113,7 +108,7 @@ class Instantiator:
         self._queue: collections.deque[Job] = collections.deque()
         self._urgent: collections.deque[Job] = collections.deque()
         self._busy = False
-        self._worker = WorkerProcess("instantiator", processes=2)
+        self._worker = WorkerProcess("instantiator", processes=2, idle_stop_s=REQUEST_IDLE_S)
         self._closed = False
         self._texts: dict[str, tuple[int, str]] = {}
         """What the worker holds: uri -> (token, text) (a guess; the worker says when it is wrong).
@@ -123,10 +118,6 @@ class Instantiator:
         self._tokens = itertools.count()
         self._patterns: set[str] = set()
         self._here = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-instantiate-now")
-
-    def start(self) -> None:
-        """Start the worker and load the parsers in it, from a thread (after ``initialized``)."""
-        self._worker.start(warm_up)
 
     def submit(self, job: Job) -> Future[list[Found]]:
         """Queue ``job``; its :attr:`Job.result` is set when the worker is done with it."""

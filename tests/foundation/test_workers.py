@@ -155,3 +155,39 @@ def test_a_pools_wakeup_is_never_written_while_it_closes() -> None:
             assert any(_wakeups_broken_by_a_close(_ThreadWakeup, 1000) for _ in range(5))
     finally:
         pool.shutdown()
+
+
+def test_no_process_runs_before_the_first_job_and_jobs_that_find_none_run_in_order() -> None:
+    worker = WorkerProcess("test", processes=1)
+    try:
+        assert worker.processes() == []
+        stamps = [worker.submit(time.monotonic_ns) for _ in range(5)]  # the first one starts the process
+        done = [future.result(TIMEOUT_S) for future in stamps]
+        assert done == sorted(done) and len(set(done)) == 5
+        assert len(worker.processes()) == 1 and not worker.on_thread
+    finally:
+        worker.close()
+
+
+def _until_no_process(worker: WorkerProcess) -> bool:
+    deadline = time.monotonic() + TIMEOUT_S
+    while worker.processes() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return worker.processes() == []
+
+
+def test_an_idle_worker_ends_its_process_and_the_next_job_starts_another() -> None:
+    worker = WorkerProcess("test", processes=1, idle_stop_s=0.3)
+    try:
+        first = worker.submit(os.getpid).result(TIMEOUT_S)
+        (child,) = worker.processes()
+        assert worker.submit(time.sleep, 0.6).result(TIMEOUT_S) is None  # busy longer than idle_stop_s: kept
+        assert worker.submit(os.getpid).result(TIMEOUT_S) == first
+        assert _until_no_process(worker)
+        child.join(TIMEOUT_S)
+        assert not child.is_alive()
+        second = worker.submit(os.getpid).result(TIMEOUT_S)
+        # An idle stop is not a death: a worker allowed one process starts another, not a thread.
+        assert second not in {first, os.getpid()} and not worker.on_thread
+    finally:
+        worker.close()

@@ -126,3 +126,41 @@ async def test_an_extraction_asked_for_after_close_learns_nothing_and_starts_no_
     extractor.close()
     assert await extractor.extract("python", E711_BEFORE, E711_BEFORE.replace("== None", "is None"), E711) is None
     assert multiprocessing.active_children() == []
+
+
+def _children(pid: int) -> list[int]:
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found += [int(c) for c in (task / "children").read_text().split()]
+    return found
+
+
+async def test_a_served_session_starts_no_worker_process_until_a_job_needs_one(tmp_path: Path) -> None:
+    import asyncio
+    import os
+
+    from fixlore.lsp.transport.jsonrpc import spawn
+
+    async def answer(method: str, params: object) -> object:
+        return [None] * len(params.get("items", [])) if isinstance(params, dict) else None
+
+    env = dict(os.environ, FIXLORE_HOME=str(tmp_path / "home"))
+    process, conn = await spawn(
+        [sys.executable, "-m", "fixlore.lsp", "serve"], env=env, cwd=str(tmp_path), on_request=answer
+    )
+    try:
+        params = {"processId": None, "rootUri": tmp_path.as_uri(), "capabilities": {}}
+        await conn.request("initialize", params, timeout=60)
+        conn.notify("initialized", {})
+        uri = (tmp_path / "a.py").as_uri()
+        doc = {"uri": uri, "languageId": "python", "version": 1, "text": E711_BEFORE}
+        conn.notify("textDocument/didOpen", {"textDocument": doc})
+        span = {"start": {"line": 1, "character": 7}, "end": {"line": 1, "character": 16}}
+        action = {"textDocument": {"uri": uri}, "range": span, "context": {"diagnostics": []}}
+        answered = await conn.request("textDocument/codeAction", action, timeout=60)
+        assert answered is None or isinstance(answered, list)  # served (no action on this range)
+        await asyncio.sleep(1.5)  # the workers used to start right after initialized
+        assert _children(process.pid) == []  # the idle session is the server process alone
+    finally:
+        process.kill()
+        await process.wait()
