@@ -321,6 +321,11 @@ class LearningLoop:
         for tracked in result.vanished:
             if any(_same(tracked, w.tracked) for w in claimed):
                 continue
+            if not tracked.broken:
+                # Whatever fixlore makes of the fix (an import it cannot keep, a rewrite it
+                # cannot see), the user made it instead of the actions they were offered; said
+                # now, while the offers are known (a close forgets them, extraction takes a while).
+                self._rejected_by_hand(uri, tracked, text)
             info = diag_info(tracked.raw, tracked.text, num_units)
             new_errors = [d for d in result.new if near(d, tracked.line)]
             self._editor.spawn(
@@ -376,10 +381,6 @@ class LearningLoop:
         self, uri: str, language: str, tracked: Tracked, after: str, info: Any, broke: bool
     ) -> None:
         result = await self.extractor.extract(language, tracked.text, after, info)
-        if not tracked.broken:
-            # Whatever fixlore makes of the fix (an import it cannot keep, a rewrite it cannot
-            # see), the user made it instead of the actions they were offered.
-            self._rejected_by_hand(uri, tracked, after)
         if not isinstance(result, Extracted):
             logger.info("vanished diagnostic not learned: %s", getattr(result, "reason", "failed"))
             return

@@ -160,3 +160,44 @@ async def test_a_fix_by_hand_fixlore_cannot_learn_still_turns_the_offered_action
     assert s.extractor.asked == [("python", BEFORE, FIXED)]  # the fake extractor learns nothing from it
     assert recorded == [(EventKind.REJECTED, offered.fingerprint)]
     s.close()
+
+
+async def test_offers_are_turned_down_at_the_settle_not_after_a_slow_extraction_and_a_close() -> None:
+    """The editor closes the file while the fix is still being abstracted: the offers it forgets were turned down."""
+    import asyncio
+
+    from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+    from fixlore.knowledge import EventKind
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    class SlowExtractor(FakeExtractor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.release = asyncio.Event()
+
+        async def extract(self, language: str, before: str, after: str, info: Any) -> Any:
+            self.asked.append((language, before, after))
+            await self.release.wait()
+            return None
+
+    info = DiagnosticInfo("Ruff", "E711", E711["message"], TextRange(Position(1, 7), Position(1, 20)))
+    offered = action_pattern("python", info, "Use `is`", "quickfix")
+    s = Session()
+    s.extractor = SlowExtractor()
+    s.loop.extractor = s.extractor  # type: ignore[assignment]
+    await s.open(BEFORE, [E711])
+    recorded: list[tuple[EventKind, str]] = []
+    s.loop.store.record = lambda kind, pattern: recorded.append((kind, pattern.fingerprint))  # type: ignore[method-assign]
+    s.loop.saw_offers(URI, 1, [(E711, (offered,), {})])
+    await s.type(FIXED, [])
+    s.clock.advance(PAUSE_S)
+    for _ in range(50):  # the settle runs; its extraction waits (settle_tasks would wait for it)
+        if s.extractor.asked:
+            break
+        await asyncio.sleep(0.01)
+    assert s.extractor.asked == [("python", BEFORE, FIXED)]  # extraction under way
+    s.loop.did_close(URI, {})
+    s.extractor.release.set()
+    await settle_tasks(s.editor)
+    assert recorded == [(EventKind.REJECTED, offered.fingerprint)]
+    s.close()
