@@ -154,9 +154,14 @@ class DiagnosticsHub:
         return None if doc is None else doc.version
 
 
-PROCESS_CHARS = 500_000
+PROCESS_CHARS = 4_000
 """From this size a syntax check runs in a child process: parsing holds the GIL, so in a
-thread it would stall every request as long as it takes (seconds for a few MB)."""
+thread it stalls every request as long as it takes (``compile`` of a 13 KB module took
+~10 ms on a loaded machine: a code action asked for right after opening waited for it).
+Below it, the check takes well under a millisecond and the pipe would cost more."""
+KEPT_CHECKS = 8
+"""Syntax checks remembered by text: the learning loop's settle asks about the very text
+the diagnostics check had (or is having) checked, and gets that answer, not a second parse."""
 
 
 class SyntaxChecker:
@@ -168,7 +173,9 @@ class SyntaxChecker:
         self._threads = threads
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._process = WorkerProcess("syntax-check", processes=None)
-        """Started at the first big file (most sessions never need it), another after one dies."""
+        """Started at the first file past :data:`PROCESS_CHARS`, another after one dies."""
+        self._checks: dict[tuple[str, str], asyncio.Future[list[SyntaxProblem]]] = {}
+        """(language, text) -> its check, running or done (the last :data:`KEPT_CHECKS`)."""
 
     def close(self) -> None:
         """Stop the child process, if one was started."""
@@ -201,7 +208,7 @@ class SyntaxChecker:
             return
         version, text = doc.version, doc.source
         try:
-            problems = await self._check(language, text)
+            problems = await self.problems(language, text)
         except BrokenExecutor:  # before RuntimeError (its base): the child died; no diagnostics now, a new child next
             logger.warning("the syntax-check process ended unexpectedly")
             return
@@ -212,6 +219,23 @@ class SyntaxChecker:
             return  # the text moved on; a newer check is scheduled
         self._pending.pop(uri, None)
         self._hub.set(uri, OWN_KEY, version, [to_lsp_diagnostic(current, p) for p in problems])
+
+    async def problems(self, language: str, text: str) -> list[SyntaxProblem]:
+        """The syntax problems of ``text``, checked once per text however many ask (off the GIL if large).
+
+        Raises what the check raised (:class:`RuntimeError` once closed,
+        :class:`BrokenExecutor` when the child died); a failed check is not kept.
+        """
+        key = (language, text)
+        check = self._checks.get(key)
+        if check is None or (check.done() and (check.cancelled() or check.exception() is not None)):
+            check = asyncio.ensure_future(self._check(language, text))
+            self._checks.pop(key, None)
+            self._checks[key] = check
+            while len(self._checks) > KEPT_CHECKS:
+                del self._checks[next(iter(self._checks))]
+        # Shielded: one asker cancelled (the text changed under it) must not cancel the other's.
+        return await asyncio.shield(check)
 
     async def _check(self, language: str, text: str) -> list[SyntaxProblem]:
         if len(text) < PROCESS_CHARS:

@@ -33,7 +33,7 @@ from fixlore.abstraction import (
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning.instantiation import Instantiator, Job
-from fixlore.lsp.learning.timeline import diag_info, diag_key
+from fixlore.lsp.learning.timeline import diag_info, diag_key, lines_of
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -157,6 +157,7 @@ class LearnedFixes:
             none.clear()
         now = time.monotonic()
         text = doc.source
+        lines: tuple[str, ...] | None = None  # split once, for the first diagnostic with learned fixes
         num_units = doc.position_codec.client_num_units
         for raw in diagnostics:
             # The signature needs no position: the diagnostic is placed only if a fix is found.
@@ -177,14 +178,18 @@ class LearnedFixes:
                 none[signature] = now
                 continue
             none.pop(signature, None)
-            info = diag_info(raw, text, num_units)
-            entries[key] = self._submit(uri, language, text, info, found)
+            if lines is None:
+                lines = lines_of(text)
+            entries[key] = self._submit(uri, language, text, diag_info(raw, lines, num_units), found)
 
     def _submit(self, uri: str, language: str, text: str, info: Any, found: list[PatternStats]) -> _Pending:
         usable = [(stats, stats.pattern) for stats in found if stats.pattern is not None and stats.pattern.shape]
         seen = [(stats.fingerprint, pattern, stats.counts.manual + stats.counts.accepted) for stats, pattern in usable]
         job = Job(uri, language, text, info, seen)
-        self._jobs.submit(job)
+        if seen:
+            self._jobs.submit(job)
+        else:  # nothing to try: answered at once, no round trip to the worker
+            job.result.set_result([])
         return _Pending(job, [stats for stats, _ in usable])
 
     async def get(self, uri: str, version: int | None, raw: dict[str, Any]) -> list[LearnedFix]:
