@@ -17,7 +17,7 @@ import pytest
 
 from fixlore.abstraction import abstract_rule_action, apply_edits
 from fixlore.knowledge import Event, EventKind, Knowledge
-from fixlore.lsp.learning.fixes import LearnedFixes, diag_id
+from fixlore.lsp.learning.fixes import PREPARE_SLICE, LearnedFixes, diag_id
 from fixlore.lsp.learning.timeline import diag_info
 from tests.abstraction._helpers import code, diag_at, learn
 from tests.core.fakes import FakeEditor
@@ -124,5 +124,28 @@ async def test_a_diagnostic_without_any_stored_pattern_is_answered_at_once(knowl
         assert diag_id(raw) not in fixes._cache[URI][1]  # nothing prepared: nothing stored for the signature
         assert await fixes.get(URI, 1, raw) == []
         assert fixes._jobs._worker.processes() == []
+    finally:
+        fixes.close()
+
+
+async def test_a_large_publish_is_prepared_a_slice_at_a_time_and_a_request_does_not_wait_for_it(
+    knowledge: Knowledge,
+) -> None:
+    _learn_e711_by_hand(knowledge)
+    text = "".join(f"def f{i}(item{i}):\n    return item{i} == None\n" for i in range(3 * PREPARE_SLICE))
+    raws = [_raw(text, f"item{i} == None", *E711) for i in range(3 * PREPARE_SLICE)]
+    for i, raw in enumerate(raws):  # the diagnostic is on `None`, as ruff puts it
+        start = raw["range"]["start"]["character"] + len(f"item{i} == ")
+        raw["range"]["start"]["character"], raw["range"]["end"]["character"] = start, start + 4
+    fixes, _ = _fixes(knowledge, text)
+    try:
+        fixes.prepare(URI, 1, raws)
+        assert len(fixes._cache[URI][1]) == PREPARE_SLICE  # the rest after the loop has turned
+        last = raws[-1]
+        found = await fixes.get(URI, 1, last)  # asked for before its slice came: prepared by the request
+        assert [apply_edits(text, f.edits).count(f"item{len(raws) - 1} is None") for f in found] == [1]
+        for _ in range(4):
+            await asyncio.sleep(0)
+        assert set(fixes._cache[URI][1]) == {diag_id(r) for r in raws}
     finally:
         fixes.close()
