@@ -50,4 +50,3 @@ async def test_a_module_of_a_few_kilobytes_is_checked_in_the_child_process() -> 
         assert children and all(p.pid != os.getpid() for p in children)
     finally:
         checker.close()
-
