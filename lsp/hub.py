@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import BrokenExecutor, Executor
+from concurrent.futures import BrokenExecutor, Executor, Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -174,6 +174,8 @@ class SyntaxChecker:
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._process = WorkerProcess("syntax-check", processes=None)
         """Started at the first file past :data:`PROCESS_CHARS`, another after one dies."""
+        self._process_state = "none"
+        """"none", "starting" (from a thread of its own: a spawn takes the loop ~0.1-0.2 s), "ready"."""
         self._checks: dict[tuple[str, str], asyncio.Future[list[SyntaxProblem]]] = {}
         """(language, text) -> its check, running or done (the last :data:`KEPT_CHECKS`)."""
 
@@ -238,9 +240,21 @@ class SyntaxChecker:
         return await asyncio.shield(check)
 
     async def _check(self, language: str, text: str) -> list[SyntaxProblem]:
-        if len(text) < PROCESS_CHARS:
-            return await asyncio.get_running_loop().run_in_executor(self._threads, syntax_problems, language, text)
-        return await asyncio.wrap_future(self._process.submit(syntax_problems, language, text))
+        if len(text) >= PROCESS_CHARS and self._process_state == "ready":
+            return await asyncio.wrap_future(self._process.submit(syntax_problems, language, text))
+        if len(text) >= PROCESS_CHARS and self._process_state == "none":
+            self._process_state = "starting"  # this check and those until it is up: on a thread
+            self._process.start(_child_ready, loaded=self._child_loaded)
+        return await asyncio.get_running_loop().run_in_executor(self._threads, syntax_problems, language, text)
+
+    def _child_loaded(self, started: Future[None]) -> None:
+        """The child process answered its first job (a thread of the pool): checks go there now."""
+        failed = started.cancelled() or started.exception() is not None
+        self._process_state = "none" if failed else "ready"
+
+
+def _child_ready() -> None:
+    """The syntax-check child's first job: importing this module loaded the parsers."""
 
 
 def to_lsp_diagnostic(doc: TextDocument, problem: SyntaxProblem) -> dict[str, Any]:
