@@ -159,6 +159,8 @@ PROCESS_CHARS = 4_000
 thread it stalls every request as long as it takes (``compile`` of a 13 KB module took
 ~10 ms on a loaded machine: a code action asked for right after opening waited for it).
 Below it, the check takes well under a millisecond and the pipe would cost more."""
+CHILD_START_WAIT_S = 10.0
+"""How long a check waits for the syntax-check child to start, at most."""
 KEPT_CHECKS = 8
 """Syntax checks remembered by text: the learning loop's settle asks about the very text
 the diagnostics check had (or is having) checked, and gets that answer, not a second parse."""
@@ -174,8 +176,8 @@ class SyntaxChecker:
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._process = WorkerProcess("syntax-check", processes=None)
         """Started at the first file past :data:`PROCESS_CHARS`, another after one dies."""
-        self._process_state = "none"
-        """"none", "starting" (from a thread of its own: a spawn takes the loop ~0.1-0.2 s), "ready"."""
+        self._started: asyncio.Future[None] | None = None
+        """Set once the child answered its first job (see :meth:`_child_started`)."""
         self._checks: dict[tuple[str, str], asyncio.Future[list[SyntaxProblem]]] = {}
         """(language, text) -> its check, running or done (the last :data:`KEPT_CHECKS`)."""
 
@@ -240,17 +242,34 @@ class SyntaxChecker:
         return await asyncio.shield(check)
 
     async def _check(self, language: str, text: str) -> list[SyntaxProblem]:
-        if len(text) >= PROCESS_CHARS and self._process_state == "ready":
-            return await asyncio.wrap_future(self._process.submit(syntax_problems, language, text))
-        if len(text) >= PROCESS_CHARS and self._process_state == "none":
-            self._process_state = "starting"  # this check and those until it is up: on a thread
-            self._process.start(_child_ready, loaded=self._child_loaded)
-        return await asyncio.get_running_loop().run_in_executor(self._threads, syntax_problems, language, text)
+        if len(text) < PROCESS_CHARS:
+            return await asyncio.get_running_loop().run_in_executor(self._threads, syntax_problems, language, text)
+        await self._child_started()
+        return await asyncio.wrap_future(self._process.submit(syntax_problems, language, text))
 
-    def _child_loaded(self, started: Future[None]) -> None:
-        """The child process answered its first job (a thread of the pool): checks go there now."""
-        failed = started.cancelled() or started.exception() is not None
-        self._process_state = "none" if failed else "ready"
+    async def _child_started(self) -> None:
+        """Start the child from a thread of its own (a spawn holds the loop ~0.1-0.2 s) and wait for it.
+
+        At most :data:`CHILD_START_WAIT_S`: past that (the session closing under it,
+        say), the check is submitted anyway and fails or starts the child as before.
+        """
+        if self._started is None:
+            loop = asyncio.get_running_loop()
+            started = self._started = loop.create_future()
+
+            def loaded(_: Future[None]) -> None:  # on the pool's thread
+                loop.call_soon_threadsafe(_settle, started)
+
+            self._process.start(_child_ready, loaded=loaded)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._started), CHILD_START_WAIT_S)
+        except TimeoutError:
+            pass
+
+
+def _settle(started: asyncio.Future[None]) -> None:
+    if not started.done():
+        started.set_result(None)
 
 
 def _child_ready() -> None:
