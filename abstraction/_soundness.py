@@ -302,7 +302,7 @@ def subject_of_diagnostic(
 _WORD_BYTES = re.compile(rb"\w")
 
 
-@functools.lru_cache(maxsize=8)
+@functools.lru_cache(maxsize=64)
 def _python_facts(text: str) -> _Facts | None:
     """One parse of a Python text: its roles (see :func:`python_roles`), the names it binds, its format strings.
 

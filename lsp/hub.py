@@ -15,7 +15,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable
-from concurrent.futures import BrokenExecutor, Executor
+from concurrent.futures import BrokenExecutor, Executor, Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -154,9 +154,16 @@ class DiagnosticsHub:
         return None if doc is None else doc.version
 
 
-PROCESS_CHARS = 500_000
+PROCESS_CHARS = 4_000
 """From this size a syntax check runs in a child process: parsing holds the GIL, so in a
-thread it would stall every request as long as it takes (seconds for a few MB)."""
+thread it stalls every request as long as it takes (``compile`` of a 13 KB module took
+~10 ms on a loaded machine: a code action asked for right after opening waited for it).
+Below it, the check takes well under a millisecond and the pipe would cost more."""
+CHILD_START_WAIT_S = 10.0
+"""How long a check waits for the syntax-check child to start, at most."""
+KEPT_CHECKS = 8
+"""Syntax checks remembered by text: the learning loop's settle asks about the very text
+the diagnostics check had (or is having) checked, and gets that answer, not a second parse."""
 
 
 class SyntaxChecker:
@@ -168,7 +175,11 @@ class SyntaxChecker:
         self._threads = threads
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._process = WorkerProcess("syntax-check", processes=None, idle_stop_s=BACKGROUND_IDLE_S)
-        """Started at the first big file (most sessions never need it), another after one dies."""
+        """Started at the first file past :data:`PROCESS_CHARS`, ended when idle, another after one dies."""
+        self._started: asyncio.Future[None] | None = None
+        """Set once the child answered its first job (see :meth:`_child_started`)."""
+        self._checks: dict[tuple[str, str], asyncio.Future[list[SyntaxProblem]]] = {}
+        """(language, text) -> its check, running or done (the last :data:`KEPT_CHECKS`)."""
 
     def close(self) -> None:
         """Stop the child process, if one was started."""
@@ -201,7 +212,7 @@ class SyntaxChecker:
             return
         version, text = doc.version, doc.source
         try:
-            problems = await self._check(language, text)
+            problems = await self.problems(language, text)
         except BrokenExecutor:  # before RuntimeError (its base): the child died; no diagnostics now, a new child next
             logger.warning("the syntax-check process ended unexpectedly")
             return
@@ -213,10 +224,56 @@ class SyntaxChecker:
         self._pending.pop(uri, None)
         self._hub.set(uri, OWN_KEY, version, [to_lsp_diagnostic(current, p) for p in problems])
 
+    async def problems(self, language: str, text: str) -> list[SyntaxProblem]:
+        """The syntax problems of ``text``, checked once per text however many ask (off the GIL if large).
+
+        Raises what the check raised (:class:`RuntimeError` once closed,
+        :class:`BrokenExecutor` when the child died); a failed check is not kept.
+        """
+        key = (language, text)
+        check = self._checks.get(key)
+        if check is None or (check.done() and (check.cancelled() or check.exception() is not None)):
+            check = asyncio.ensure_future(self._check(language, text))
+            self._checks.pop(key, None)
+            self._checks[key] = check
+            while len(self._checks) > KEPT_CHECKS:
+                del self._checks[next(iter(self._checks))]
+        # Shielded: one asker cancelled (the text changed under it) must not cancel the other's.
+        return await asyncio.shield(check)
+
     async def _check(self, language: str, text: str) -> list[SyntaxProblem]:
         if len(text) < PROCESS_CHARS:
             return await asyncio.get_running_loop().run_in_executor(self._threads, syntax_problems, language, text)
+        await self._child_started()
         return await asyncio.wrap_future(self._process.submit(syntax_problems, language, text))
+
+    async def _child_started(self) -> None:
+        """Start the child from a thread of its own (a spawn holds the loop ~0.1-0.2 s) and wait for it.
+
+        At most :data:`CHILD_START_WAIT_S`: past that (the session closing under it,
+        say), the check is submitted anyway and fails or starts the child as before.
+        """
+        if self._started is None:
+            loop = asyncio.get_running_loop()
+            started = self._started = loop.create_future()
+
+            def loaded(_: Future[None]) -> None:  # on the pool's thread
+                loop.call_soon_threadsafe(_settle, started)
+
+            self._process.start(_child_ready, loaded=loaded)
+        try:
+            await asyncio.wait_for(asyncio.shield(self._started), CHILD_START_WAIT_S)
+        except TimeoutError:
+            pass
+
+
+def _settle(started: asyncio.Future[None]) -> None:
+    if not started.done():
+        started.set_result(None)
+
+
+def _child_ready() -> None:
+    """The syntax-check child's first job: importing this module loaded the parsers."""
 
 
 def to_lsp_diagnostic(doc: TextDocument, problem: SyntaxProblem) -> dict[str, Any]:

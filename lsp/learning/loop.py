@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Collection
+from collections.abc import Awaitable, Callable, Collection
+from concurrent.futures import BrokenExecutor
 from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
@@ -65,6 +66,10 @@ Past it, the document settles without the late sources: their diagnostics
 are kept as they were, neither fixed nor new, until they report."""
 
 
+SyntaxCheck = Callable[[str, str], Awaitable[Collection[object]]]
+"""(language, text) -> its syntax problems (:meth:`fixlore.lsp.hub.SyntaxChecker.problems`)."""
+
+
 class LearningLoop:
     """One per server, built by ``create_server`` with the editor and the diagnostics hub it reads.
 
@@ -73,9 +78,17 @@ class LearningLoop:
     """
 
     def __init__(
-        self, editor: Editor, hub: DiagnosticsHub, *, clock: Clock | None = None, extractor: Extractor | None = None
+        self,
+        editor: Editor,
+        hub: DiagnosticsHub,
+        *,
+        clock: Clock | None = None,
+        extractor: Extractor | None = None,
+        syntax: SyntaxCheck | None = None,
     ) -> None:
         self._editor = editor
+        self._syntax = syntax or self._syntax_in_thread
+        """Whether a settled text parses: the diagnostics' syntax check (one parse per text, off the GIL)."""
         self.store = StoreSide(editor, follower=self)
         self._diagnostics = hub
         self._clock = clock or LoopClock()
@@ -89,6 +102,9 @@ class LearningLoop:
         self.fixes_learned = 0
         self.settles = 0
         """Settle checks run this session (parsing or not): lets tests wait for one."""
+
+    async def _syntax_in_thread(self, language: str, text: str) -> Collection[object]:
+        return await asyncio.get_running_loop().run_in_executor(self.store.executor, syntax_problems, language, text)
 
     def config_changed(self, old: FixloreConfig, new: FixloreConfig, root: Path | None) -> None:
         """The settings changed: the store opens, or reopens when its scopes changed."""
@@ -295,8 +311,10 @@ class LearningLoop:
         )
         diagnostics = [d for diags in by_source.values() for d in diags]
         origins = [key for key, diags in by_source.items() for _ in diags]
-        loop = asyncio.get_running_loop()
-        problems = await loop.run_in_executor(self.store.executor, syntax_problems, language, text)
+        try:
+            problems = await self._syntax(language, text)
+        except (BrokenExecutor, RuntimeError):  # the check's child died, or the session is ending
+            return  # not settled: the next pause or save tries again
         current = self._editor.open_document(uri)
         if current is None or self.timelines.get(uri) is not timeline:
             return

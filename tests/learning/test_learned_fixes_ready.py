@@ -1,0 +1,151 @@
+"""Learned fixes on the request path: prepared when diagnostics arrive, no wait when there is nothing to try.
+
+A real knowledge store and the real instantiation worker; the editor is a
+plain dict of documents (:class:`tests.core.fakes.FakeEditor`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixlore.abstraction import abstract_rule_action, apply_edits
+from fixlore.knowledge import Event, EventKind, Knowledge
+from fixlore.lsp.learning.fixes import PREPARE_SLICE, LearnedFixes, diag_id
+from fixlore.lsp.learning.timeline import diag_info
+from tests.abstraction._helpers import code, diag_at, learn
+from tests.core.fakes import FakeEditor
+
+URI = "file:///w/probe.py"
+TIMEOUT_S = 60
+E711 = ("Ruff", "E711", "Comparison to `None` should be `cond is None`")
+
+
+class Host:
+    """What :class:`LearnedFixes` reads of the learning loop's store."""
+
+    def __init__(self, knowledge: Knowledge, server: FakeEditor) -> None:
+        self.knowledge = knowledge
+        self.server = server
+        self.executor = ThreadPoolExecutor(max_workers=1)
+
+
+@pytest.fixture
+def knowledge(tmp_path: Path) -> Iterator[Knowledge]:
+    with Knowledge.open(tmp_path / "k", base=False, auto_prune=False) as k:
+        yield k
+
+
+def _raw(text: str, needle: str, source: str, rule: str, message: str) -> dict[str, Any]:
+    info = diag_at(text, needle, source, rule, message)
+    rng = info.range
+    return {
+        "range": {
+            "start": {"line": rng.start.line, "character": rng.start.character},
+            "end": {"line": rng.end.line, "character": rng.end.character},
+        },
+        "source": source,
+        "code": rule,
+        "message": message,
+    }
+
+
+def _fixes(knowledge: Knowledge, text: str) -> tuple[LearnedFixes, FakeEditor]:
+    editor = FakeEditor()
+    editor.open(URI, text)
+    return LearnedFixes(Host(knowledge, editor)), editor  # type: ignore[arg-type]
+
+
+def _learn_e711_by_hand(knowledge: Knowledge) -> None:
+    before = code(
+        """
+        def check(value):
+            if value == None:
+                return 1
+        """
+    )
+    pattern = learn("python", before, before.replace("== None", "is None"), diag_at(before, "None", *E711))
+    for _ in range(2):
+        knowledge.record(Event(EventKind.MANUAL, pattern, "w", time.time()))
+    knowledge.flush()
+
+
+async def test_fixes_prepared_when_diagnostics_arrive_are_the_ones_the_request_gets(knowledge: Knowledge) -> None:
+    _learn_e711_by_hand(knowledge)
+    text = "def other(item):\n    return item == None\n"
+    fixes, _ = _fixes(knowledge, text)
+    raw = _raw(text, "None", *E711)
+    try:
+        fixes.prepare(URI, 1, [raw])  # a publish (or a pull's answer) of version 1
+        prepared = fixes._cache[URI][1][diag_id(raw)]
+        await asyncio.wrap_future(prepared.job.result)  # done before the lightbulb is asked for
+        found = await fixes.get(URI, 1, raw)
+        assert fixes._cache[URI][1][diag_id(raw)] is prepared  # no second job: the prepared one answered
+        assert [apply_edits(text, f.edits) for f in found] == ["def other(item):\n    return item is None\n"]
+    finally:
+        fixes.close()
+
+
+async def test_a_diagnostic_with_nothing_to_try_is_answered_without_the_worker(tmp_path: Path) -> None:
+    # Accepting the upstream's own fix stores its rule-level pattern, in the workspace scope
+    # with its body: the knowledge lists it for the signature, but it has no shape to instantiate.
+    text = "import os\n"
+    raw = _raw(text, "os", "Ruff", "F401", "`os` imported but unused")
+    fix = abstract_rule_action("python", diag_info(raw, text, len), "Remove unused import: `os`", "quickfix")
+    root = tmp_path / "w"
+    root.mkdir()
+    knowledge = Knowledge.open(tmp_path / "k", workspace_root=root, workspace_scope=True, base=False, auto_prune=False)
+    knowledge.record(Event(EventKind.ACCEPTED, fix, knowledge.workspace_id, time.time()))
+    knowledge.flush()
+    assert [s.pattern for s in knowledge.learned_fixes(fix.signature)] == [fix]  # listed, without a shape
+    fixes, _ = _fixes(knowledge, text)
+    try:
+        fixes.prepare(URI, 1, [raw])
+        assert fixes._cache[URI][1][diag_id(raw)].job.result.done()  # settled at once, no job queued
+        assert await fixes.get(URI, 1, raw) == []
+        assert fixes._jobs._worker.processes() == []  # the worker was never asked (nor started)
+    finally:
+        fixes.close()
+        knowledge.close()
+
+
+async def test_a_diagnostic_without_any_stored_pattern_is_answered_at_once(knowledge: Knowledge) -> None:
+    text = "def f(x):\n    return x == None\n"
+    raw = _raw(text, "None", *E711)
+    fixes, _ = _fixes(knowledge, text)
+    try:
+        fixes.prepare(URI, 1, [raw])
+        assert diag_id(raw) not in fixes._cache[URI][1]  # nothing prepared: nothing stored for the signature
+        assert await fixes.get(URI, 1, raw) == []
+        assert fixes._jobs._worker.processes() == []
+    finally:
+        fixes.close()
+
+
+async def test_a_large_publish_is_prepared_a_slice_at_a_time_and_a_request_does_not_wait_for_it(
+    knowledge: Knowledge,
+) -> None:
+    _learn_e711_by_hand(knowledge)
+    text = "".join(f"def f{i}(item{i}):\n    return item{i} == None\n" for i in range(3 * PREPARE_SLICE))
+    raws = [_raw(text, f"item{i} == None", *E711) for i in range(3 * PREPARE_SLICE)]
+    for i, raw in enumerate(raws):  # the diagnostic is on `None`, as ruff puts it
+        start = raw["range"]["start"]["character"] + len(f"item{i} == ")
+        raw["range"]["start"]["character"], raw["range"]["end"]["character"] = start, start + 4
+    fixes, _ = _fixes(knowledge, text)
+    try:
+        fixes.prepare(URI, 1, raws)
+        assert len(fixes._cache[URI][1]) == PREPARE_SLICE  # the rest after the loop has turned
+        last = raws[-1]
+        found = await fixes.get(URI, 1, last)  # asked for before its slice came: prepared by the request
+        assert [apply_edits(text, f.edits).count(f"item{len(raws) - 1} is None") for f in found] == [1]
+        for _ in range(4):
+            await asyncio.sleep(0)
+        assert set(fixes._cache[URI][1]) == {diag_id(r) for r in raws}
+    finally:
+        fixes.close()
