@@ -142,7 +142,8 @@ def assemble(
             it.pattern = action_pattern(language, info, it.action["title"], str(it.action.get("kind") or ""))
         extra = [_learned_item(uri, doc, diag, fix, g) for fix in fixes if doc is not None]
         made = _made_texts(members, uri, source, num_units) if source is not None and (fixes or invoked) else {}
-        twins = _twins(fixes, extra, members, made, source) if source is not None and made and fixes else {}
+        ours = [apply_edits(source, fix.edits) for fix in fixes] if source is not None and (made or invoked) else []
+        twins = _twins(ours, extra, members, made) if made and ours else {}
         group = members + extra
         candidates = [Candidate(key=_key(it), pattern=it.pattern, upstream_index=i) for i, it in enumerate(group)]
         rule_key = abstract_signature(language, info).rule_key
@@ -164,7 +165,7 @@ def assemble(
         )
         if invoked and source is not None:
             # What each learned fix makes too: typing exactly that by hand is not turning it down.
-            results.update({fix.pattern.fingerprint: text_digest(apply_edits(source, fix.edits)) for fix in fixes})
+            results.update({fix.pattern.fingerprint: text_digest(text) for fix, text in zip(fixes, ours, strict=True)})
         out.groups.append(
             GroupReport(
                 diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns, results
@@ -271,18 +272,18 @@ def _made_texts(members: list[_Item], uri: str, text: str, num_units: Any) -> di
     return out
 
 
-def _twins(
-    fixes: list[LearnedFix], extra: list[_Item], members: list[_Item], made: dict[int, str], text: str
-) -> dict[int, _Item]:
+def _twins(ours: list[str], extra: list[_Item], members: list[_Item], made: dict[int, str]) -> dict[int, _Item]:
     """Learned fixes that make the same text as an upstream action of the diagnostic: id -> that action.
+
+    ``ours``: the text each learned fix makes (computed once per request, also for
+    what a fix typed by hand may equal).
 
     Such a fix is the upstream's own (learned from accepting it, or made by hand as
     the tool makes it): it is offered once (:func:`_one_of_twins`).
     """
     twins: dict[int, _Item] = {}
-    for fix, learned_item in zip(fixes, extra, strict=True):
-        ours = apply_edits(text, fix.edits)
-        twin = next((it for it in members if made.get(id(it)) == ours), None)
+    for fixed, learned_item in zip(ours, extra, strict=True):
+        twin = next((it for it in members if made.get(id(it)) == fixed), None)
         if twin is not None:
             twins[id(learned_item)] = twin
     return twins
