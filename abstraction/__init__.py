@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction._fields import code_problem, kind_problem, language_problem, shared_problem, source_problem
 from fixlore.abstraction._generalise import generalise
-from fixlore.abstraction._instantiate import instantiate
+from fixlore.abstraction._instantiate import instantiate, may_apply
 from fixlore.abstraction._pattern import (
     PATTERN_FORMAT_VERSION,
     ActionTemplate,
@@ -95,6 +95,7 @@ __all__ = [
     "generalise",
     "get_parser",
     "instantiate",
+    "may_apply",
     "is_placeholder",
     "language_for",
     "position_at",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections import Counter
+from dataclasses import dataclass
 
 import tree_sitter
 
@@ -23,7 +24,7 @@ from fixlore.abstraction._ctx import _Ctx, _NoMatch
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, place_import
 from fixlore.abstraction._match import _edits_at_unit
-from fixlore.abstraction._pattern import Anchor, Pattern
+from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts, replace_title
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
@@ -71,43 +72,28 @@ def instantiate(
         return Failed.from_exception(exc)
 
 
+def may_apply(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, *, seen: int = 1) -> bool:
+    """Whether :func:`instantiate` could apply ``pattern`` here; ``False`` is certain, ``True`` is a maybe.
+
+    Only the cheap checks, before any parsing: the signature and the message's
+    template, the soundness of the pattern itself, and every fixed token of its
+    before-shape near the diagnostic. Most stored patterns of a rule fail one
+    of them, so the server sends a worker only the patterns that may fit, and
+    a diagnostic none of whose patterns may fit is answered at once.
+    """
+    try:
+        return not isinstance(_prelude(pattern, language, text, diag, seen), Skipped)
+    except Exception:  # noqa: BLE001 - instantiate() itself reports what went wrong
+        return True
+
+
 def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, seen: int) -> Instantiated | Skipped:
-    shape = pattern.shape
-    if shape is None:
-        return Skipped(SkipReason.NO_MATCH, "pattern has no shape")
-    if get_parser(language) is None:
-        return Skipped(SkipReason.UNSUPPORTED_LANGUAGE, language[:32])
-    sig = pattern.signature
-    if (sig.language, sig.source, sig.code) != (language, diag.source, str(diag.code or "")):
-        return Skipped(SkipReason.SIGNATURE_MISMATCH)
-    rewrite = rewrite_of(pattern)
-    if rewrite is not None:
-        # Exact by construction (its shape is for display); the message must say the same
-        # thing, though: "imported but unused" is not "…; consider adding to `__all__`".
-        if not same_wording(language, sig.message, diag.message):
-            return Skipped(SkipReason.SIGNATURE_MISMATCH, "the message says something else")
-        if changes_behaviour(pattern) and seen < EVIDENCE:
-            return Skipped(SkipReason.UNSOUND, "changes what the code does, on one example's word")
-        return _rewritten(rewrite, language, text, diag)
-    unsound = pattern_unsound(pattern, seen)
-    if unsound is not None:
-        return Skipped(SkipReason.UNSOUND, unsound)
-    binding = bind_template(language, sig.message, diag.message, pattern.holes)
-    if binding is None:
-        lifted = lift(pattern, diag.message)
-        binding = (
-            None if lifted is None else bind_template(language, lifted.signature.message, diag.message, lifted.holes)
-        )
-        if lifted is None or binding is None:
-            return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
-        pattern, shape = lifted, lifted.shape or shape  # lifting keeps the shape's presence
-        unsound = pattern_unsound(pattern, seen)
-        if unsound is not None:
-            return Skipped(SkipReason.UNSOUND, unsound)
-    if not derive_holes(binding, pattern.holes):
-        return Skipped(SkipReason.NO_MATCH, "no module exports the name")
-    if shape.before and not _may_fit(shape.before, text, diag.range.start.line, shape.before.count("\n") + 1):
-        return Skipped(SkipReason.NO_MATCH, "its tokens are not near the diagnostic")
+    ready = _prelude(pattern, language, text, diag, seen)
+    if isinstance(ready, Skipped):
+        return ready
+    if isinstance(ready, _Rewritten):
+        return _rewritten(ready.rewrite, language, text, diag)
+    pattern, shape, binding = ready
     src = _source(language, text)
     code = str(diag.code or "")
     before = shape_lines(shape.before)
@@ -243,6 +229,56 @@ def _may_go(ctx: _Ctx) -> frozenset[str]:
         else:
             out.add(ctx.binding.get(tok) or tok)
     return frozenset(out)
+
+
+@dataclass(frozen=True, slots=True)
+class _Rewritten:
+    """The pattern is a rewrite that may apply here (:mod:`~fixlore.abstraction._rewrites`)."""
+
+    rewrite: Rewrite
+
+
+def _prelude(
+    pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, seen: int
+) -> Skipped | _Rewritten | tuple[Pattern, EditShape, dict[str, str]]:
+    """The checks of :func:`instantiate` that parse nothing: why it cannot apply, or what it applies with."""
+    shape = pattern.shape
+    if shape is None:
+        return Skipped(SkipReason.NO_MATCH, "pattern has no shape")
+    if get_parser(language) is None:
+        return Skipped(SkipReason.UNSUPPORTED_LANGUAGE, language[:32])
+    sig = pattern.signature
+    if (sig.language, sig.source, sig.code) != (language, diag.source, str(diag.code or "")):
+        return Skipped(SkipReason.SIGNATURE_MISMATCH)
+    rewrite = rewrite_of(pattern)
+    if rewrite is not None:
+        # Exact by construction (its shape is for display); the message must say the same
+        # thing, though: "imported but unused" is not "…; consider adding to `__all__`".
+        if not same_wording(language, sig.message, diag.message):
+            return Skipped(SkipReason.SIGNATURE_MISMATCH, "the message says something else")
+        if changes_behaviour(pattern) and seen < EVIDENCE:
+            return Skipped(SkipReason.UNSOUND, "changes what the code does, on one example's word")
+        return _Rewritten(rewrite)
+    unsound = pattern_unsound(pattern, seen)
+    if unsound is not None:
+        return Skipped(SkipReason.UNSOUND, unsound)
+    binding = bind_template(language, sig.message, diag.message, pattern.holes)
+    if binding is None:
+        lifted = lift(pattern, diag.message)
+        binding = (
+            None if lifted is None else bind_template(language, lifted.signature.message, diag.message, lifted.holes)
+        )
+        if lifted is None or binding is None:
+            return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
+        pattern, shape = lifted, lifted.shape or shape  # lifting keeps the shape's presence
+        unsound = pattern_unsound(pattern, seen)
+        if unsound is not None:
+            return Skipped(SkipReason.UNSOUND, unsound)
+    if not derive_holes(binding, pattern.holes):
+        return Skipped(SkipReason.NO_MATCH, "no module exports the name")
+    if shape.before and not _may_fit(shape.before, text, diag.range.start.line, shape.before.count("\n") + 1):
+        return Skipped(SkipReason.NO_MATCH, "its tokens are not near the diagnostic")
+    return pattern, shape, binding
 
 
 def _may_fit(before: str, text: str, line: int, height: int) -> bool:

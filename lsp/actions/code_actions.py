@@ -43,6 +43,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 INVOKED = 1
+AUTOMATIC = 2
 
 
 class UpstreamActions(Protocol):
@@ -71,8 +72,10 @@ class KnowledgeSide(Protocol):
 class LearnedSide(Protocol):
     """The learning side of code actions (the learning loop)."""
 
-    async def learned_fixes(self, uri: str, version: int | None, diagnostic: dict[str, Any]) -> list[LearnedFix]:
-        """The learned fixes for one diagnostic (waits briefly at most)."""
+    async def learned_fixes(
+        self, uri: str, version: int | None, diagnostic: dict[str, Any], *, invoked: bool = False
+    ) -> list[LearnedFix]:
+        """The learned fixes for one diagnostic (waits briefly at most; longer when the user asked)."""
 
     def saw_offers(
         self, uri: str, version: int | None, groups: list[tuple[dict[str, Any], tuple[Pattern, ...], dict[str, str]]]
@@ -119,15 +122,15 @@ class CodeActions:
             return None
 
     async def _learned(
-        self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]
+        self, uri: str, version: int | None, diagnostics: list[dict[str, Any]], *, asked: bool
     ) -> list[list[LearnedFix]]:
-        """The learned fixes per context diagnostic (each waits briefly at most)."""
+        """The learned fixes per context diagnostic (each waits briefly at most, longer when ``asked``)."""
         if not diagnostics:
             return []
         fixes = self._learning.learned_fixes
         if len(diagnostics) == 1:  # the usual case: no task
-            return [await fixes(uri, version, diagnostics[0])]
-        return list(await asyncio.gather(*(fixes(uri, version, d) for d in diagnostics)))
+            return [await fixes(uri, version, diagnostics[0], invoked=asked)]
+        return list(await asyncio.gather(*(fixes(uri, version, d, invoked=asked) for d in diagnostics)))
 
     async def build(self, raw: dict[str, Any], tokens: Tokens, *, count: bool = True) -> Assembly:
         """Everything a code-action answer needs, ranked; shared by the handler and explain."""
@@ -140,7 +143,8 @@ class CodeActions:
         # The upstreams are asked first and answer while the learned fixes are looked up.
         pending = self._start_upstream(raw)
         try:
-            learned = await self._learned(uri, version, diagnostics)
+            # A list the user asked for (or an editor that does not say) waits longer for learned fixes.
+            learned = await self._learned(uri, version, diagnostics, asked=context.get("triggerKind") != AUTOMATIC)
         except BaseException:
             if pending is not None:
                 pending.drop()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from fixlore.lsp.actions.code_actions import AUTOMATIC
 from fixlore.lsp.actions.tokens import Tokens
 
 if TYPE_CHECKING:
@@ -19,8 +20,6 @@ if TYPE_CHECKING:
     from fixlore.lsp.hub import DiagnosticsHub
     from fixlore.lsp.learning.loop import LearningLoop
     from fixlore.lsp.proxy.core import Proxy
-
-AUTOMATIC = 2
 
 
 def _covers(diag: dict[str, Any], line: int, character: int | None) -> bool:

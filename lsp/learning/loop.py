@@ -35,7 +35,7 @@ from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning.clock import Clock, LoopClock
 from fixlore.lsp.learning.extractor import Extractor, is_token_repair
-from fixlore.lsp.learning.fixes import LearnedFixes
+from fixlore.lsp.learning.fixes import INVOKED_WAIT_S, REQUEST_WAIT_S, LearnedFixes
 from fixlore.lsp.learning.schedule import SettleSchedule
 from fixlore.lsp.learning.store import StoreSide
 from fixlore.lsp.learning.timeline import (
@@ -114,9 +114,14 @@ class LearningLoop:
         """A learned fix may be new: the learned-fix cache stops believing there is none."""
         self.fixes.knowledge_changed(signature)
 
-    async def learned_fixes(self, uri: str, version: int | None, diagnostic: dict[str, Any]) -> list[LearnedFix]:
-        """The learned fixes for one diagnostic of a code-action request (waits briefly at most)."""
-        return await self.fixes.get(uri, version, diagnostic)
+    async def learned_fixes(
+        self, uri: str, version: int | None, diagnostic: dict[str, Any], *, invoked: bool = False
+    ) -> list[LearnedFix]:
+        """The learned fixes for one diagnostic of a code-action request (waits briefly at most).
+
+        ``invoked``: the user asked for the list (longer wait, :data:`INVOKED_WAIT_S`).
+        """
+        return await self.fixes.get(uri, version, diagnostic, wait=INVOKED_WAIT_S if invoked else REQUEST_WAIT_S)
 
     def documents_open(self) -> bool:
         """Whether any document is open."""

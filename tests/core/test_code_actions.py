@@ -73,8 +73,12 @@ class FakeLearning:
         self.events: list[tuple[EventKind, Pattern]] = []
         self.offers: list[Any] = []
         self.accepted_calls: list[tuple[Any, ...]] = []
+        self.asked: list[bool] = []
 
-    async def learned_fixes(self, uri: str, version: int | None, diagnostic: dict[str, Any]) -> list[LearnedFix]:
+    async def learned_fixes(
+        self, uri: str, version: int | None, diagnostic: dict[str, Any], *, invoked: bool = False
+    ) -> list[LearnedFix]:
+        self.asked.append(invoked)
         return []
 
     def record(self, kind: EventKind, pattern: Pattern) -> None:
@@ -118,6 +122,16 @@ async def test_an_automatic_list_is_not_counted_as_seen() -> None:
     answer = await actions.code_action(request(2))
     assert answer is not None and answer[0]["command"]["command"] == ACCEPT
     assert learning.events == [] and learning.offers == []
+
+
+async def test_learned_fixes_are_waited_for_longer_when_the_user_asked_or_the_editor_does_not_say() -> None:
+    actions, _, learning = parts()
+    await actions.code_action(request(2))  # the lightbulb as the cursor moves
+    await actions.code_action(request(1))  # Ctrl+.
+    without = request(1)
+    del without["context"]["triggerKind"]  # an editor of LSP before 3.17
+    await actions.code_action(without)
+    assert learning.asked == [False, True, True]
 
 
 async def test_a_failing_upstream_costs_its_actions_only() -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +17,7 @@ import pytest
 
 from fixlore.abstraction import abstract_rule_action, apply_edits
 from fixlore.knowledge import Event, EventKind, Knowledge
-from fixlore.lsp.learning.fixes import PREPARE_SLICE, LearnedFixes, diag_id
+from fixlore.lsp.learning.fixes import INVOKED_WAIT_S, PREPARE_SLICE, REQUEST_WAIT_S, LearnedFixes, diag_id
 from fixlore.lsp.learning.timeline import diag_info
 from tests.abstraction._helpers import code, diag_at, learn
 from tests.core.fakes import FakeEditor
@@ -147,5 +147,46 @@ async def test_a_large_publish_is_prepared_a_slice_at_a_time_and_a_request_does_
         for _ in range(4):
             await asyncio.sleep(0)
         assert set(fixes._cache[URI][1]) == {diag_id(r) for r in raws}
+    finally:
+        fixes.close()
+
+
+async def test_a_list_the_user_asked_for_waits_longer_for_a_fix_still_being_made(knowledge: Knowledge) -> None:
+    # A busy machine: the worker's answer comes 0.3 s after the request. The lightbulb the
+    # editor asks for as the cursor moves goes without it; the list the user asked for waits.
+    _learn_e711_by_hand(knowledge)
+    text = "def other(item):\n    return item == None\n"
+    fixes, _ = _fixes(knowledge, text)
+    raw = _raw(text, "None", *E711)
+    try:
+        fixes.prepare(URI, 1, [raw])
+        pending = fixes._cache[URI][1][diag_id(raw)]
+        made = await asyncio.wrap_future(pending.job.result)
+        assert made  # the pattern applies; only its timing is held back below
+        for wait, expected in ((REQUEST_WAIT_S, []), (INVOKED_WAIT_S, ["def other(item):\n    return item is None\n"])):
+            late: Future[Any] = Future()
+            pending.job.result = late
+            asyncio.get_running_loop().call_later(REQUEST_WAIT_S + 0.2, late.set_result, made)
+            found = await fixes.get(URI, 1, raw, wait=wait)
+            assert [apply_edits(text, f.edits) for f in found] == expected
+            await asyncio.wrap_future(late)
+    finally:
+        fixes.close()
+
+
+async def test_a_request_does_not_wait_for_patterns_that_cannot_fit_the_code_at_hand(knowledge: Knowledge) -> None:
+    # The stored fix rewrites `== None`; this line holds `!= None` (another habit, not learned yet).
+    _learn_e711_by_hand(knowledge)
+    text = "def other(item):\n    return item != None\n"
+    fixes, _ = _fixes(knowledge, text)
+    raw = _raw(text, "None", *E711)
+    try:
+        fixes.prepare(URI, 1, [raw])
+        pending = fixes._cache[URI][1][diag_id(raw)]
+        assert len(pending.job.patterns) == 1  # a job was made: the signature has a stored pattern
+        never: Future[Any] = Future()  # a worker that would never answer
+        pending.job.result = never
+        found = await asyncio.wait_for(fixes.get(URI, 1, raw, wait=3600), 10)
+        assert found == [] and not never.done()  # answered without the worker's word
     finally:
         fixes.close()
