@@ -99,6 +99,8 @@ class LearningLoop:
         self.extractor = extractor or Extractor()
         self._offers = Offers()
         self._schedule = SettleSchedule(self._clock, self._try_settle)
+        self._closing: dict[str, DocTimeline] = {}
+        """Documents closed while their settle ran: it finishes, then their offers and watches go."""
         self.fixes_learned = 0
         self.settles = 0
         """Settle checks run this session (parsing or not): lets tests wait for one."""
@@ -190,10 +192,9 @@ class LearningLoop:
         """
         self._offers.saw(uri, version, groups)
 
-    def _rejected_by_hand(self, uri: str, tracked: Tracked, after: str) -> None:
+    def _rejected_by_hand(self, uri: str, tracked: Tracked, after: str, timeline: DocTimeline) -> None:
         """A diagnostic the user was offered actions for, fixed by hand: each of them was turned down."""
-        timeline = self.timelines.get(uri)
-        line_now = timeline.line_now if timeline is not None else _as_it_was
+        line_now = timeline.line_now if self.timelines.get(uri) is timeline else _as_it_was
         for pattern in self._offers.turned_down(uri, tracked, text_digest(after), line_now):
             self.store.record(EventKind.REJECTED, pattern)
 
@@ -235,12 +236,25 @@ class LearningLoop:
         self._schedule.want(uri, delay=0.0)
 
     def did_close(self, uri: str, raw: Any) -> None:
-        """Forget the document (memory only)."""
-        self.timelines.pop(uri, None)
-        self.watches.pop(uri, None)
-        self._offers.forget(uri)
+        """Forget the document (memory only); a settle under way finishes first.
+
+        Fix, save, close: the save's settle may still be parsing the text when the
+        close comes, and that state is the user's fix; it is compared as settled,
+        with the offers it turns down, and only then forgotten.
+        """
+        timeline = self.timelines.pop(uri, None)
         self._schedule.forget(uri)
         self.fixes.forget(uri)
+        if timeline is not None and uri in self._schedule.settling:
+            self._closing[uri] = timeline
+            return
+        self._forget(uri)
+
+    def _forget(self, uri: str) -> None:
+        if uri in self.timelines:
+            return  # opened again meanwhile: what is remembered is the new one's too
+        self.watches.pop(uri, None)
+        self._offers.forget(uri)
 
     def published(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Every merged publish: remember it; settle if one is due; precompute learned fixes."""
@@ -297,6 +311,8 @@ class LearningLoop:
         finally:
             self._schedule.settling.discard(uri)
             self.settles += 1
+            if self._closing.pop(uri, None) is not None:
+                self._forget(uri)
         self._schedule.if_due(uri)  # asked again while this one ran
 
     async def _settle_once(self, uri: str, state: Settled) -> None:
@@ -304,6 +320,7 @@ class LearningLoop:
         doc = self._editor.open_document(uri)
         if timeline is None or doc is None:
             return
+        num_units = doc.position_codec.client_num_units
         language = document_language(doc)
         if language is None:
             return
@@ -320,10 +337,11 @@ class LearningLoop:
             problems = await self._syntax(language, text)
         except (BrokenExecutor, RuntimeError):  # the check's child died, or the session is ending
             return  # not settled: the next pause or save tries again
+        closed = self._closing.get(uri) is timeline  # the state taken is the document's last
         current = self._editor.open_document(uri)
-        if current is None or self.timelines.get(uri) is not timeline:
+        if not closed and (current is None or self.timelines.get(uri) is not timeline):
             return
-        moved = current.version != version
+        moved = not closed and current is not None and current.version != version
         if problems:
             # Not a state to learn from; but a syntax error left standing for the
             # whole pause joins the baseline, so fixing it later can be learned.
@@ -340,7 +358,6 @@ class LearningLoop:
         watches = [w for w in self.watches.get(uri, []) if w.started <= taken]
         unknown = {t.key for t in timeline.baseline if t.origin in lagging}
         claimed = self._verify(timeline, watches, diagnostics, result.new, unknown)
-        num_units = doc.position_codec.client_num_units
         for tracked in result.vanished:
             if any(_same(tracked, w.tracked) for w in claimed):
                 continue
@@ -348,7 +365,7 @@ class LearningLoop:
                 # Whatever fixlore makes of the fix (an import it cannot keep, a rewrite it
                 # cannot see), the user made it instead of the actions they were offered; said
                 # now, while the offers are known (a close forgets them, extraction takes a while).
-                self._rejected_by_hand(uri, tracked, text)
+                self._rejected_by_hand(uri, tracked, text, timeline)
             info = diag_info(tracked.raw, tracked.text, num_units)
             new_errors = [d for d in result.new if near(d, tracked.line)]
             self._editor.spawn(

@@ -201,3 +201,48 @@ async def test_offers_are_turned_down_at_the_settle_not_after_a_slow_extraction_
     await settle_tasks(s.editor)
     assert recorded == [(EventKind.REJECTED, offered.fingerprint)]
     s.close()
+
+
+async def test_a_fix_saved_and_closed_while_its_settle_parses_is_learned_and_turns_the_offers_down() -> None:
+    """Fix, save, close at once: the close comes while the save's settle still checks the syntax."""
+    import asyncio
+    from collections.abc import Collection
+
+    from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+    from fixlore.knowledge import EventKind
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    release = asyncio.Event()
+    checking: list[str] = []
+
+    async def slow_syntax(language: str, text: str) -> Collection[object]:
+        checking.append(text)
+        if text == FIXED:
+            await release.wait()
+        return ()
+
+    info = DiagnosticInfo("Ruff", "E711", E711["message"], TextRange(Position(1, 7), Position(1, 20)))
+    offered = action_pattern("python", info, "Use `is`", "quickfix")
+    s = Session()
+    s.loop = LearningLoop(s.editor, s.hub, clock=s.clock, extractor=s.extractor, syntax=slow_syntax)  # type: ignore[arg-type]
+    s.hub.follower = s.loop
+    await s.open(BEFORE, [E711])
+    recorded: list[tuple[EventKind, str]] = []
+    s.loop.store.record = lambda kind, pattern: recorded.append((kind, pattern.fingerprint))  # type: ignore[method-assign]
+    s.loop.saw_offers(URI, 1, [(E711, (offered,), {})])
+    await s.type(FIXED, [])
+    s.loop.did_save(URI, {})
+    s.clock.advance(0)  # a save settles at once
+    for _ in range(50):  # the save's settle starts and waits in the syntax check
+        if FIXED in checking:
+            break
+        await asyncio.sleep(0.01)
+    assert FIXED in checking and s.extractor.asked == []
+    s.loop.did_close(URI, {})
+    s.editor.documents.pop(URI)  # the editor has closed it too
+    release.set()
+    await settle_tasks(s.editor)
+    assert s.extractor.asked == [("python", BEFORE, FIXED)]  # the fix is learned from
+    assert recorded == [(EventKind.REJECTED, offered.fingerprint)]  # the offer it replaced, turned down
+    assert URI not in s.loop._offers._by_uri and URI not in s.loop.watches  # then forgotten, as a close does
+    s.close()
