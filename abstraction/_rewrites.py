@@ -209,23 +209,32 @@ def _comparison(text: str, start: int, end: int) -> tuple[str, ast.Compare] | No
     return snippet, node
 
 
+def _with_depth(source: str) -> Iterator[tuple[tokenize.TokenInfo, int]]:
+    """Python's tokens of ``source``, each with the bracket depth it leaves (brackets in strings and comments aside).
+
+    Raises what :mod:`tokenize` raises on what it cannot read (an unclosed bracket at the end, say).
+    """
+    depth = 0
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type == tokenize.OP and tok.string in "([{":
+            depth += 1
+        elif tok.type == tokenize.OP and tok.string in ")]}":
+            depth -= 1
+        yield tok, depth
+
+
 def _eq_to_is(text: str, start: int, end: int) -> str | None:
     """``a == b`` -> ``a is b``, ``a != b`` -> ``a is not b`` (E721 on types), the operands untouched."""
     found = _comparison(text, start, end)
     if found is None:
         return None
     snippet, _ = found
-    depth = 0
     try:
-        tokens = list(tokenize.generate_tokens(io.StringIO(snippet).readline))
-    except (tokenize.TokenError, SyntaxError):
+        tokens = list(_with_depth(snippet))
+    except (tokenize.TokenError, SyntaxError, ValueError):
         return None
-    for tok in tokens:
-        if tok.type == tokenize.OP and tok.string in "([{":
-            depth += 1
-        elif tok.type == tokenize.OP and tok.string in ")]}":
-            depth -= 1
-        elif depth == 0 and tok.type == tokenize.OP and tok.string in ("==", "!="):
+    for tok, depth in tokens:
+        if depth == 0 and tok.type == tokenize.OP and tok.string in ("==", "!="):
             col0, col1 = tok.start[1], tok.end[1]
             new = "is" if tok.string == "==" else "is not"
             before, after = snippet[:col0], snippet[col1:]
@@ -300,19 +309,14 @@ def _call_parens(text: str, func_end: int) -> tuple[int, int] | None:
         open_at += 1
     if text[open_at : open_at + 1] != "(":
         return None
-    depth = 0
     try:
-        for tok in tokenize.generate_tokens(io.StringIO(text[open_at:]).readline):
-            if tok.type == tokenize.OP and tok.string in "([{":
-                depth += 1
-            elif tok.type == tokenize.OP and tok.string in ")]}":
-                depth -= 1
-                if depth == 0:
-                    row, col = tok.start
-                    base = open_at if row == 1 else text.index("\n", open_at) + 1
-                    for _ in range(row - 2):
-                        base = text.index("\n", base) + 1
-                    return open_at, base + col
+        for tok, depth in _with_depth(text[open_at:]):
+            if depth == 0:  # the first token, "(", took it to 1: this is its ")"
+                row, col = tok.start
+                base = open_at if row == 1 else text.index("\n", open_at) + 1
+                for _ in range(row - 2):
+                    base = text.index("\n", base) + 1
+                return open_at, base + col
     except (tokenize.TokenError, SyntaxError, ValueError):
         return None
     return None

@@ -2,7 +2,7 @@
 
 pygls keeps the text (its built-in handlers apply each change, converting the
 client's position units; ``didChange`` is applied by
-:class:`~fixlore.lsp.transport.protocol.FixloreProtocol`); these handlers then hand the
+:class:`~fixlore.lsp.transport.pygls_protocol.FixloreProtocol`); these handlers then hand the
 event to :class:`~fixlore.lsp.dispatch.Dispatch`, which calls every part that
 reacts to it, in the order written there.
 

@@ -98,7 +98,7 @@ class LearningLoop:
         self.fixes = LearnedFixes(self.store)
         self.extractor = extractor or Extractor()
         self._offers = Offers()
-        self._schedule = SettleSchedule(self._clock, self._try_settle)
+        self._schedule: SettleSchedule[Settled] = SettleSchedule(self._clock, self._try_settle)
         self._closing: dict[str, DocTimeline] = {}
         """Documents closed while their settle ran: it finishes, then their offers and watches go."""
         self.fixes_learned = 0
@@ -275,7 +275,7 @@ class LearningLoop:
     def _try_settle(self, uri: str) -> None:
         timeline = self.timelines.get(uri)
         doc = self._editor.open_document(uri)
-        if timeline is None or doc is None or uri in self._schedule.settling:
+        if timeline is None or doc is None:
             return
         if timeline.latest_version != doc.version:
             return  # this version's diagnostics are not in yet: the next publish settles
@@ -286,10 +286,14 @@ class LearningLoop:
                 self._schedule.wait_for_sources(uri, left)
                 return  # a source's list is for an older version: its next publish settles
             logger.info("settling without %d source(s) that did not report within %.0f s", len(lagging), SOURCE_WAIT_S)
+        running = uri in self._schedule.settling
         self._schedule.started(uri)
         # The state is taken now, when it was found settled: the task may start after
         # the next edit, whose diagnostics are not in yet (a baseline of none lost a fix).
         state = Settled(doc.version, doc.source, self._diagnostics.current_by_source(uri), lagging, self._clock.now())
+        if running:
+            self._schedule.queue(uri, state)  # settled after the one running, whatever is typed meanwhile
+            return
         self._editor.spawn(self._settle(uri, state), name="settle")
 
     def _lagging(self, uri: str, timeline: DocTimeline) -> set[str]:
@@ -306,11 +310,17 @@ class LearningLoop:
         return {t.origin for t in timeline.baseline if t.origin and (t.origin in lagging or t.origin not in reported)}
 
     async def _settle(self, uri: str, state: Settled) -> None:
+        """Settle ``state``, then each state of ``uri`` found due while it ran, one at a time."""
+        queued: Settled | None = state
         try:
-            await self._settle_once(uri, state)
+            while queued is not None:
+                try:
+                    await self._settle_once(uri, queued)
+                finally:
+                    self.settles += 1
+                queued = self._schedule.next_queued(uri)
         finally:
             self._schedule.settling.discard(uri)
-            self.settles += 1
             if self._closing.pop(uri, None) is not None:
                 self._forget(uri)
         self._schedule.if_due(uri)  # asked again while this one ran
@@ -333,9 +343,8 @@ class LearningLoop:
         )
         diagnostics = [d for diags in by_source.values() for d in diags]
         origins = [key for key, diags in by_source.items() for _ in diags]
-        try:
-            problems = await self._syntax(language, text)
-        except (BrokenExecutor, RuntimeError):  # the check's child died, or the session is ending
+        problems = await self._syntax_of(language, text)
+        if problems is None:
             return  # not settled: the next pause or save tries again
         closed = self._closing.get(uri) is timeline  # the state taken is the document's last
         current = self._editor.open_document(uri)
@@ -372,6 +381,21 @@ class LearningLoop:
                 self._learn_manual(uri, language, tracked, text, info, bool(new_errors)), name="learn-manual"
             )
 
+    async def _syntax_of(self, language: str, text: str) -> Collection[object] | None:
+        """A settled text's syntax problems; a check whose process died is made again (in a new one).
+
+        ``None`` once the session is ending, or when the second check's process
+        died too (said in the log: a settle is never dropped unheard of).
+        """
+        for attempt in (1, 2):
+            try:
+                return await self._syntax(language, text)
+            except BrokenExecutor:  # a RuntimeError too: first
+                logger.warning("a settle's syntax check lost its process; %s", "again" if attempt < 2 else "unsettled")
+            except RuntimeError:  # closed: the session is ending
+                return None
+        return None
+
     def _verify(
         self,
         timeline: DocTimeline,
@@ -396,7 +420,7 @@ class LearningLoop:
                 # so an undo right away counts against the action, not for it.
                 watch.appeared |= near_new
                 claimed.append(watch)
-                self._schedule.want(timeline.uri, delay=self.pause_s() - (now - watch.started))
+                self._schedule.recheck(timeline.uri, delay=self.pause_s() - (now - watch.started))
                 continue
             watch.verified = True
             if verdict is Verdict.FAILED:

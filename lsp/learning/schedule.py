@@ -9,12 +9,18 @@ loop's (:meth:`~fixlore.lsp.learning.loop.LearningLoop` ``._try_settle``, the
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Generic, TypeVar
 
 from fixlore.lsp.learning.clock import Clock, Timer
 
+S = TypeVar("S")
 
-class SettleSchedule:
-    """Per document: whether a settle is wanted, its pause timer, a late-sources timer, one settle running."""
+
+class SettleSchedule(Generic[S]):
+    """Per document: whether a settle is wanted, its pause timer, a late-sources timer, one settle running.
+
+    ``S`` is what a settle settles (the loop's state of a document, taken when it was due).
+    """
 
     def __init__(self, clock: Clock, settle: Callable[[str], None]) -> None:
         self._clock = clock
@@ -26,12 +32,24 @@ class SettleSchedule:
         self._wanted: set[str] = set()
         self.settling: set[str] = set()
         """Documents whose settle runs now."""
+        self._queued: dict[str, list[S]] = {}
+        """States found due while their document's settle ran: settled after it, in order."""
 
     def want(self, uri: str, *, delay: float) -> None:
         """Settle ``uri`` once ``delay`` has passed (the pause restarts)."""
         self._wanted.add(uri)
         _cancel(self._timers, uri)
         self._timers[uri] = self._clock.call_later(delay, self._fired, uri)
+
+    def recheck(self, uri: str, *, delay: float) -> None:
+        """Settle ``uri`` after ``delay``, unless a settle is wanted already: that one comes first or is due now.
+
+        For a verdict that waits for the pause, which any later settle gives: it must
+        not push back a settle that is due (an accepted action's state waiting for its
+        diagnostics), which the user's next edit would then put off for good.
+        """
+        if uri not in self._wanted:
+            self.want(uri, delay=delay)
 
     def want_now(self, uri: str) -> None:
         """Settle ``uri`` at the next chance, without a pause."""
@@ -58,9 +76,28 @@ class SettleSchedule:
         self._wanted.discard(uri)
         self.settling.add(uri)
 
+    def queue(self, uri: str, state: S) -> None:
+        """A settle of ``uri`` is due while one runs: ``state``, taken now, settles after it.
+
+        Not later, from the text of then: the user may type on meanwhile, and
+        the state due now (an accepted action's, say) would never settle.
+        """
+        self._queued.setdefault(uri, []).append(state)
+
+    def next_queued(self, uri: str) -> S | None:
+        """The oldest state queued for ``uri`` (taken off the queue), if any."""
+        queued = self._queued.get(uri)
+        if not queued:
+            return None
+        state = queued.pop(0)
+        if not queued:
+            del self._queued[uri]
+        return state
+
     def forget(self, uri: str) -> None:
         """The document closed."""
         self._wanted.discard(uri)
+        self._queued.pop(uri, None)
         _cancel(self._timers, uri)
         _cancel(self._source_timers, uri)
 
@@ -70,6 +107,7 @@ class SettleSchedule:
             handle.cancel()
         self._timers.clear()
         self._source_timers.clear()
+        self._queued.clear()
 
     def _fired(self, uri: str) -> None:
         self._timers.pop(uri, None)

@@ -2,9 +2,9 @@
 
 :func:`fixlore.lsp.server.create_server` builds one and every part of fixlore.
 Its pygls side (stdio pipes and TCP served on the event loop, error answers,
-the :class:`~fixlore.lsp.transport.pygls_adapter.FixloreProtocol`) is
-:class:`~fixlore.lsp.transport.pygls_adapter.PyglsServer`, with every other
-override of pygls; this module reads the messages (:meth:`FixloreServer.serve_session`).
+the :class:`~fixlore.lsp.transport.pygls_protocol.FixloreProtocol`) is
+:class:`~fixlore.lsp.transport.pygls_adapter.PyglsServer`; every override of
+pygls is in those two modules; this module reads the messages (:meth:`FixloreServer.serve_session`).
 """
 
 from __future__ import annotations

@@ -10,8 +10,8 @@
   each ``didChange`` first; :class:`Host` is what the protocol asks its server;
 * :func:`refusal`: which messages the LSP lifecycle keeps out, and how.
 
-The pygls protocol that does this, :class:`~fixlore.lsp.transport.pygls_adapter.FixloreProtocol`,
-is in :mod:`.pygls_adapter` with every other override of pygls.
+The pygls protocol that does this, :class:`~fixlore.lsp.transport.pygls_protocol.FixloreProtocol`,
+is in :mod:`.pygls_protocol`; it and :mod:`.pygls_adapter` hold every override of pygls.
 """
 
 from __future__ import annotations

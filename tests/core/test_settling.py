@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fixlore.lsp.hub import DiagnosticsHub
-from fixlore.lsp.learning.loop import SOURCE_WAIT_S, LearningLoop
+from fixlore.lsp.learning.loop import SOURCE_WAIT_S, LearningLoop, SyntaxCheck
 
 from .fakes import FakeClock, FakeEditor, settle_tasks
 
@@ -40,12 +41,18 @@ class FakeExtractor:
 
 
 class Session:
-    def __init__(self) -> None:
+    def __init__(self, syntax: SyntaxCheck | None = None) -> None:
         self.editor = FakeEditor(manual_fix_pause_ms=int(PAUSE_S * 1000))
         self.clock = FakeClock()
         self.extractor = FakeExtractor()
         self.hub = DiagnosticsHub(self.editor)  # type: ignore[arg-type]
-        self.loop = LearningLoop(self.editor, self.hub, clock=self.clock, extractor=self.extractor)  # type: ignore[arg-type]
+        self.loop = LearningLoop(
+            self.editor,  # type: ignore[arg-type]
+            self.hub,
+            clock=self.clock,
+            extractor=self.extractor,  # type: ignore[arg-type]
+            syntax=syntax,
+        )
         self.hub.follower = self.loop
 
     async def open(self, text: str, diagnostics: list[dict[str, Any]]) -> None:
@@ -245,4 +252,162 @@ async def test_a_fix_saved_and_closed_while_its_settle_parses_is_learned_and_tur
     assert s.extractor.asked == [("python", BEFORE, FIXED)]  # the fix is learned from
     assert recorded == [(EventKind.REJECTED, offered.fingerprint)]  # the offer it replaced, turned down
     assert URI not in s.loop._offers._by_uri and URI not in s.loop.watches  # then forgotten, as a close does
+
+
+UNDEFINED = {
+    "range": {"start": {"line": 3, "character": 11}, "end": {"line": 3, "character": 13}},
+    "source": "Ruff",
+    "code": "F821",
+    "message": "Undefined name `os`",
+}
+TWO_ISSUES = BEFORE.replace("return total", "return os.sep")
+ONE_FIXED = TWO_ISSUES.replace("== None", "is None")
+BOTH_FIXED = "import os\n" + ONE_FIXED
+
+
+async def test_a_state_due_while_another_settles_is_settled_after_it_even_if_the_user_types_on() -> None:
+    """An accepted action's state is due while an earlier settle is still parsing; the user fixes the next thing.
+
+    The action's state is settled after the running one, so the fix by hand is
+    learned from it alone (not from a diff with the action's edit in it, which
+    the abstraction cannot read as a fix). Seen on a loaded machine: the
+    earlier settle still parsing when the action's diagnostics came in.
+    """
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    gate = asyncio.Event()
+    gate.set()
+
+    async def slow_check(language: str, text: str) -> list[object]:
+        await gate.wait()
+        return []
+
+    s = Session(syntax=slow_check)
+    await s.open(TWO_ISSUES, [E711, UNDEFINED])
+    gate.clear()
+    s.loop.did_save(URI, {})
+    s.clock.advance(0.0)  # a settle of the text as opened starts and parses on
+    await asyncio.sleep(0)
+    s.clock.advance(0.05)
+    s.editor.edit(URI, ONE_FIXED)  # the action's edit, applied by the editor
+    s.loop.did_change(URI, {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": ONE_FIXED}]})
+    pattern = action_pattern("python", diag_info_of(E711, TWO_ISSUES), "Use `is`", "quickfix")
+    s.loop.accepted(pattern, (pattern,), True, URI, 1, E711, TWO_ISSUES)
+    s.hub.set(URI, "ruff", 2, [UNDEFINED])
+    s.clock.advance(0.0)  # the action's state is due now
+    s.editor.edit(URI, BOTH_FIXED)  # the user types the next fix at once
+    s.loop.did_change(URI, {"textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": BOTH_FIXED}]})
+    s.hub.set(URI, "ruff", 3, [])
+    gate.set()
+    await settle_tasks(s.editor)
+    await s.pause(PAUSE_S)
+    assert s.extractor.asked == [("python", ONE_FIXED, BOTH_FIXED)]
+    assert s.loop.settles == 4  # as opened, as saved, the action's state, the fix by hand
+    s.close()
+
+
+def diag_info_of(diag: dict[str, Any], text: str) -> Any:
+    from fixlore.lsp.learning.timeline import diag_info
+
+    return diag_info(diag, text, len)
+
+
+def _dies_the_first_time(marker: str, language: str, text: str) -> list[Any]:
+    """In a worker process: the first call kills its own process (as the OOM killer would), later ones check."""
+    import os
+    import signal
+    from pathlib import Path
+
+    from fixlore.abstraction import syntax_problems
+
+    if not Path(marker).exists():
+        Path(marker).touch()
+        os.kill(os.getpid(), signal.SIGKILL)
+    return syntax_problems(language, text)
+
+
+async def test_a_settle_whose_syntax_check_lost_its_process_checks_again_and_settles(tmp_path: Any) -> None:
+    from fixlore.lsp.workers import WorkerProcess
+
+    worker = WorkerProcess("test-syntax", processes=None)
+    marker = tmp_path / "died"
+
+    async def check(language: str, text: str) -> list[Any]:
+        return await asyncio.wrap_future(worker.submit(_dies_the_first_time, str(marker), language, text))
+
+    s = Session(syntax=check)
+    try:
+        await s.open(BEFORE, [E711])
+        marker.unlink()  # the text as opened was checked (the child died once there): now the settle's check
+        await s.type(FIXED, [])
+        await s.pause(PAUSE_S)
+        assert marker.exists()  # the first check's process died under it
+        assert s.extractor.asked == [("python", BEFORE, FIXED)]
+    finally:
+        worker.close()
+        s.close()
+
+
+UNUSED = {
+    "range": {"start": {"line": 0, "character": 7}, "end": {"line": 0, "character": 10}},
+    "source": "Ruff",
+    "code": "F401",
+    "message": "`sys` imported but unused",
+}
+
+
+def _down(diag: dict[str, Any], lines: int) -> dict[str, Any]:
+    start, end = diag["range"]["start"], diag["range"]["end"]
+    return {
+        **diag,
+        "range": {
+            "start": {"line": start["line"] + lines, "character": start["character"]},
+            "end": {"line": end["line"] + lines, "character": end["character"]},
+        },
+    }
+
+
+async def test_an_action_judged_after_the_pause_does_not_put_off_the_next_actions_state() -> None:
+    """Two actions taken one after the other, then a fix by hand at once.
+
+    The first action's verdict waits for the pause; the settle that says so
+    must not push back the settle of the second action's state, already due:
+    the user's next edit would make it never settle, and the fix by hand would
+    be compared with a text that lacks the second action's edit.
+    """
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    gate = asyncio.Event()
+    gate.set()
+
+    async def slow_check(language: str, text: str) -> list[object]:
+        await gate.wait()
+        return []
+
+    three = "import sys\n" + TWO_ISSUES
+    s = Session(syntax=slow_check)
+    await s.open(three, [UNUSED, _down(E711, 1), _down(UNDEFINED, 1)])
+    gate.clear()
+    first = action_pattern("python", diag_info_of(UNUSED, three), "Remove import", "quickfix")
+    s.editor.edit(URI, TWO_ISSUES)
+    s.loop.did_change(URI, {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": TWO_ISSUES}]})
+    s.loop.accepted(first, (first,), True, URI, 1, UNUSED, three)
+    s.hub.set(URI, "ruff", 2, [E711, UNDEFINED])
+    s.clock.advance(0.0)  # the first action's state settles, and parses on
+    await asyncio.sleep(0)
+    s.clock.advance(0.05)
+    second = action_pattern("python", diag_info_of(E711, TWO_ISSUES), "Use `is`", "quickfix")
+    s.editor.edit(URI, ONE_FIXED)
+    s.loop.did_change(URI, {"textDocument": {"uri": URI, "version": 3}, "contentChanges": [{"text": ONE_FIXED}]})
+    s.loop.accepted(second, (second,), True, URI, 2, E711, TWO_ISSUES)
+    s.clock.advance(0.0)  # wanted at once; its diagnostics are not in yet
+    gate.set()
+    await settle_tasks(s.editor)  # the first action: its diagnostic is gone, its verdict waits for the pause
+    s.hub.set(URI, "ruff", 3, [UNDEFINED])  # the second action's state is due
+    await settle_tasks(s.editor)
+    s.editor.edit(URI, BOTH_FIXED)  # the fix by hand, at once
+    s.loop.did_change(URI, {"textDocument": {"uri": URI, "version": 4}, "contentChanges": [{"text": BOTH_FIXED}]})
+    s.hub.set(URI, "ruff", 4, [])
+    await s.pause(PAUSE_S)
+    assert s.extractor.asked == [("python", ONE_FIXED, BOTH_FIXED)]
     s.close()

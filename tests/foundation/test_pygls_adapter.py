@@ -4,7 +4,7 @@ When pygls changes (a new version, the pin lifted), these fail naming the
 method or attribute that moved, instead of the server failing in an editor.
 The lists are in ``fixlore.lsp.transport.pygls_adapter``; the test also fails
 when fixlore overrides a pygls method the lists do not name, or overrides pygls
-anywhere but in that module.
+anywhere but in the adapter's two modules (``pygls_adapter``, ``pygls_protocol``).
 """
 
 from __future__ import annotations
@@ -21,10 +21,13 @@ from pygls.workspace import Workspace
 
 import fixlore.lsp
 from fixlore.lsp.server import create_server
-from fixlore.lsp.transport import pygls_adapter
-from fixlore.lsp.transport.pygls_adapter import PYGLS_OVERRIDES, PYGLS_PRIVATE, FixloreProtocol, PyglsServer
+from fixlore.lsp.transport import pygls_adapter, pygls_protocol
+from fixlore.lsp.transport.pygls_adapter import PYGLS_OVERRIDES, PYGLS_PRIVATE, PyglsServer
+from fixlore.lsp.transport.pygls_protocol import FixloreProtocol
 
 PYGLS = f"pygls {version('pygls')}"
+ADAPTER = frozenset({pygls_adapter.__name__, pygls_protocol.__name__})
+"""The modules where fixlore may override pygls."""
 BASES: dict[str, tuple[type[Any], type[Any]]] = {
     "LanguageServerProtocol": (LanguageServerProtocol, FixloreProtocol),
     "LanguageServer": (LanguageServer, PyglsServer),
@@ -81,12 +84,12 @@ def test_every_override_of_pygls_is_listed() -> None:
     assert unlisted == []
 
 
-def overrides_outside(module: str, classes: list[type[Any]]) -> list[str]:
-    """The pygls methods that ``classes`` override outside ``module`` (the adapter)."""
+def overrides_outside(modules: frozenset[str], classes: list[type[Any]]) -> list[str]:
+    """The pygls methods that ``classes`` override outside ``modules`` (the adapter's)."""
     found: list[str] = []
     for cls in classes:
         theirs = [base for base in cls.__mro__ if base.__module__.split(".")[0] == "pygls"]
-        if cls.__module__ == module or not theirs:
+        if cls.__module__ in modules or not theirs:
             continue
         for attr, value in vars(cls).items():
             pygls_owner = next((base for base in theirs if attr in vars(base)), None)
@@ -108,7 +111,7 @@ def _fixlore_lsp_classes() -> list[type[Any]]:
 def test_no_class_outside_the_adapter_overrides_pygls() -> None:
     classes = _fixlore_lsp_classes()
     assert any(c.__name__ == "FixloreServer" for c in classes)  # the walk reaches the server
-    assert overrides_outside(pygls_adapter.__name__, classes) == []
+    assert overrides_outside(ADAPTER, classes) == []
 
 
 def test_an_override_outside_the_adapter_is_named() -> None:
@@ -120,7 +123,7 @@ def test_an_override_outside_the_adapter_is_named() -> None:
             raise NotImplementedError
 
     where = f"{__name__}.test_an_override_outside_the_adapter_is_named.<locals>.Elsewhere"
-    assert overrides_outside(pygls_adapter.__name__, [Elsewhere, PyglsServer, FixloreProtocol]) == [
+    assert overrides_outside(ADAPTER, [Elsewhere, PyglsServer, FixloreProtocol]) == [
         f"{where}.start_tcp overrides pygls' JsonRPCServer",
         f"{where}.report_server_error overrides pygls' LanguageServer",
     ]

@@ -11,11 +11,14 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import BrokenExecutor, CancelledError
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
 from fixlore.lsp.workers import WorkerProcess, worker_process_pool
+
+if TYPE_CHECKING:
+    from multiprocessing.process import BaseProcess
 
 TIMEOUT_S = 60
 
@@ -25,6 +28,18 @@ def worker() -> Iterator[WorkerProcess]:
     process = WorkerProcess("test", processes=2)
     yield process
     process.close()
+
+
+def _ended(child: BaseProcess, deadline: float) -> bool:
+    """Whether ``child`` is seen ended by ``deadline``.
+
+    The pool's own thread reaps the child too: a join racing it may return while
+    the exit status is not yet recorded (``is_alive()`` still true), so look until it is.
+    """
+    child.join(max(0.0, deadline - time.monotonic()))
+    while child.is_alive() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    return not child.is_alive()
 
 
 def _kill_while_busy(worker: WorkerProcess) -> int:
@@ -65,12 +80,7 @@ def test_close_ends_the_child_at_once_and_refuses_later_jobs(worker: WorkerProce
     busy = worker.submit(time.sleep, TIMEOUT_S)
     started = time.monotonic()
     worker.close()
-    # The pool's own thread reaps the child too: a join racing it may return while the
-    # status is not yet recorded, so look until it is (or the deadline passes).
-    child.join(TIMEOUT_S)
-    while child.is_alive() and time.monotonic() - started < TIMEOUT_S / 2:
-        time.sleep(0.02)
-    assert not child.is_alive() and time.monotonic() - started < TIMEOUT_S / 2  # not after the sleep
+    assert _ended(child, started + TIMEOUT_S / 2) and time.monotonic() - started < TIMEOUT_S / 2  # not after the sleep
     with pytest.raises((BrokenExecutor, CancelledError)):
         busy.result(TIMEOUT_S)
     with pytest.raises(RuntimeError, match="closed"):
@@ -184,8 +194,7 @@ def test_an_idle_worker_ends_its_process_and_the_next_job_starts_another() -> No
         assert worker.submit(time.sleep, 0.6).result(TIMEOUT_S) is None  # busy longer than idle_stop_s: kept
         assert worker.submit(os.getpid).result(TIMEOUT_S) == first
         assert _until_no_process(worker)
-        child.join(TIMEOUT_S)
-        assert not child.is_alive()
+        assert _ended(child, time.monotonic() + TIMEOUT_S)
         second = worker.submit(os.getpid).result(TIMEOUT_S)
         # An idle stop is not a death: a worker allowed one process starts another, not a thread.
         assert second not in {first, os.getpid()} and not worker.on_thread
