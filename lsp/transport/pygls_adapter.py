@@ -456,6 +456,22 @@ class PyglsServer(LanguageServer):
         """Read and take in the editor's messages until it leaves (``first``: one read already)."""
         raise NotImplementedError
 
+    def warm_up(self, messages: list[dict[str, Any]]) -> None:
+        """Have cattrs build its structuring code for these messages' types now (it caches it per type).
+
+        The first ``initialize`` pygls structures costs it tens of ms of code
+        generation; ``serve``'s loading thread does it while the early front
+        relays (:mod:`.handover`), so the event loop does not.
+        """
+        for message in messages:
+            method = message.get("method")
+            kind = self.protocol.get_message_type(method) if isinstance(method, str) else None
+            if kind is not None:
+                try:
+                    self.protocol._converter.structure(message, kind)  # noqa: SLF001
+                except Exception:  # a message pygls refuses is refused again, and reported, when it is read
+                    logger.debug("warming up %s failed", method)
+
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve stdio, reading stdin on the event loop when it is a pipe.
 
