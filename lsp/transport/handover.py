@@ -145,7 +145,7 @@ def _serve(server: Server, front: Front, relay: Relay) -> None:
             entry = Prestarted(child, links.get(id(child)))
             adopted.append(entry)
             jsonrpc.PRESTARTED.setdefault(tuple(child.config.command), []).append(entry)
-    gate = Gate(StdoutWriter(sys.stdout.buffer), front.msg_id, front.answer)
+    gate = Gate(StdoutWriter(sys.stdout.buffer), front.msg_id, front.answer, relay.published)
     try:
         server.serve_stdio(gate, lambda: _session(server, front, relay, gate, adopted))
     finally:  # an `exit` notification's SystemExit goes on: its code is the process's
@@ -178,17 +178,26 @@ async def _session(server: Server, front: Front, relay: Relay, gate: Gate, adopt
 
 
 class Gate:
-    """The editor's writer, holding back the full server's answer to ``initialize`` when the front gave it."""
+    """The editor's writer, holding back what the front wrote already.
 
-    def __init__(self, writer: Any, msg_id: Any, early: bytes | None) -> None:
+    That is the full server's answer to ``initialize`` when the front gave it,
+    and a ``publishDiagnostics`` the same as the last one the relay passed on
+    for its document (the hub publishes it when it takes in the upstream's
+    push the relay held for it); the document's next publish ends that.
+    """
+
+    def __init__(self, writer: Any, msg_id: Any, early: bytes | None, published: dict[str, Any] | None = None) -> None:
         self._writer = writer
         self._msg_id = msg_id
         self._early = early
+        self._published = dict(published or {})
         self.answered: asyncio.Future[bool] | None = None
         """Resolved when the full server has answered ``initialize`` (True: the same bytes as the front's)."""
 
     def write(self, data: bytes) -> None:
-        """Write a frame to the editor, unless it is the second answer to ``initialize``."""
+        """Write a frame to the editor, unless the front wrote it already."""
+        if self._published and b'"textDocument/publishDiagnostics"' in data and self._had(data):
+            return
         answered = self.answered
         if answered is None or answered.done() or not self._answers_initialize(data):
             self._writer.write(data)
@@ -200,6 +209,14 @@ class Gate:
             logger.error("the early answer to initialize differs from the full server's")
             self._tell_refused(data)
         answered.set_result(same)
+
+    def _had(self, data: bytes) -> bool:
+        message = loads(data[data.index(b"\r\n\r\n") + 4 :])
+        params = message.get("params") if isinstance(message, dict) else None
+        uri = params.get("uri") if isinstance(params, dict) else None
+        if message.get("method") != "textDocument/publishDiagnostics" or uri not in self._published:
+            return False
+        return bool(self._published.pop(uri) == params)
 
     def _tell_refused(self, data: bytes) -> None:
         """The full server refused the ``initialize`` the front accepted (params pygls cannot read): say so."""
@@ -254,7 +271,7 @@ class Prestarted:
 
         async def resume() -> None:
             if self.link is not None:
-                reader.feed_data(self.link.held)
+                reader.feed_data(b"".join(self.link.held))
             await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), stdout)
 
         if self.link is None:

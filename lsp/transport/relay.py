@@ -18,7 +18,12 @@ upstreams alone, in the main thread, with the standard library and orjson:
   ``fixlore.accept``: fixes accepted from these answers reach the learning
   loop as edits only); ``$/cancelRequest`` of such a request follows it;
 * what the upstreams write besides those answers (diagnostics, their own
-  requests) is held, in order, for the full server's connections.
+  requests) is held, in order, for the full server's connections; of each
+  document's pushed diagnostics only the latest is kept (each replaces the one
+  before), and passed to the editor at once when it is for the document's
+  current version, as the hub publishes an upstream's alone (the hub's own
+  publish of the same list after the hand-over is not sent again:
+  :attr:`Relay.published`, ``handover.Gate``).
 
 The first message the relay does not serve (any other method, a response,
 a code action two upstreams or none would answer, anything before
@@ -63,8 +68,10 @@ class Link:
     open: set[str] = field(default_factory=set)
     inbox: bytes = b""
     """What it wrote that is not split into messages yet."""
-    held: bytes = b""
-    """What it wrote for the full server (all but the answers to the relay's requests), in order."""
+    held: list[bytes] = field(default_factory=list)
+    """What it wrote for the full server (all but the answers to the relay's requests), frame by frame, in order."""
+    pushed: dict[str, int] = field(default_factory=dict)
+    """uri -> where in :attr:`held` its latest ``publishDiagnostics`` is (the ones before it are dropped)."""
     sent: list[Any] = field(default_factory=list)
     """(method, params) of every notification written to it: the full server's same writes are dropped."""
     opaque: bool = False
@@ -145,6 +152,9 @@ class Relay:
         self._merge: ModuleType | None = None
         self._docs: dict[str, str | None] = {}
         """uri -> the editor's languageId of the documents opened during the relay."""
+        self._versions: dict[str, Any] = {}
+        self.published: dict[str, Any] = {}
+        """uri -> the params of the last ``publishDiagnostics`` passed to the editor."""
 
     def run(self) -> None:
         """Serve until the server has loaded (or the relay cannot go on), then let the answers in flight land."""
@@ -170,7 +180,7 @@ class Relay:
         finally:
             sys.setswitchinterval(switch)
             for link in self.links:
-                link.held += link.inbox
+                link.held.append(link.inbox)
                 link.inbox = b""
 
     def _loop(self) -> None:
@@ -262,10 +272,12 @@ class Relay:
             if uri in self._docs or not isinstance(document.get("languageId"), str):
                 return False
             self._docs[uri] = document["languageId"]
+            self._versions[uri] = document.get("version")
             return self._notify_all(lambda link: self._serves(link, uri), method, params, uri, body)
         if uri not in self._docs:
             return False  # opened before the relay: not this relay's
         if method == "textDocument/didChange":
+            self._versions[uri] = document.get("version")
             if any(link.sync[0] != INCREMENTAL for link in self._open_in(uri)):
                 return False  # a full-sync upstream needs the text, which the relay does not keep
             return self._notify_all(lambda link: uri in link.open, method, params, None, body)
@@ -356,20 +368,44 @@ class Relay:
     # -- the upstreams -------------------------------------------------------------------
     def _heard(self, link: Link) -> None:
         if link.opaque:
-            link.held += link.inbox
+            link.held.append(link.inbox)
             link.inbox = b""
             return
         frames, rest, bad = split_frames(link.inbox)
         for start, end, body in frames:
             answer = self._answer_of(body)
-            if answer is None:
-                link.held += link.inbox[start:end]
-            else:
+            if answer is not None:
                 self._answered(answer)
+                continue
+            uri = self._pushed(body)
+            if uri is not None:
+                if uri in link.pushed:
+                    link.held[link.pushed[uri]] = b""  # replaced by this one
+                link.pushed[uri] = len(link.held)
+            link.held.append(link.inbox[start:end])
         link.inbox = link.inbox[rest:]
         if bad:
             link.opaque = True
             self._heard(link)
+
+    def _pushed(self, body: bytes) -> str | None:
+        """The document of a ``publishDiagnostics``, which goes to the editor if it is for the current version."""
+        if b'"textDocument/publishDiagnostics"' not in body:
+            return None
+        try:
+            message = loads(body)
+        except ValueError:
+            return None
+        params = message.get("params") if isinstance(message, dict) else None
+        if message.get("method") != "textDocument/publishDiagnostics" or not isinstance(params, dict):
+            return None
+        uri = params.get("uri")
+        if not isinstance(uri, str):
+            return None
+        if uri in self._versions and params.get("version") in (None, self._versions[uri]) and not self.editor_pulls:
+            self._to_editor(message)
+            self.published[uri] = params
+        return uri
 
     def _answer_of(self, body: bytes) -> dict[str, Any] | None:
         """The message if it answers one of the relay's requests."""
