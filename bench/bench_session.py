@@ -27,9 +27,10 @@ keystroke (all its threads, every request of the session included).
 ``--startup``: the first 5 s after ``initialized`` against the steady state,
 for fresh fixlore and ruff sessions: keystroke + codeAction every
 ``--startup-gap`` ms for 5 s from ``initialized``, then the same 10 s later;
-each path types on its own (concurrently), so that one path's stall does not
-leave the others unasked (before 2026-11-24 evening they took turns, and a
-path that stalled 7 s left every path ~16 samples in the first window).
+each path types on its own (concurrently) and does not wait for an answer
+before the next keystroke (open loop, as a user types: every request a stall
+holds up counts). Before 2026-11-24 evening the paths took turns and waited
+for each answer: a stall of 7 s was one sample, and left every path ~16.
 
     python bench/bench_session.py [--quick] [--bursts N] [--gap MS] [--pause MS] [--startup]
 """
@@ -260,17 +261,29 @@ async def typing(
     worst: list[tuple[float, str, float]],
     began: float,
 ) -> None:
-    """A keystroke and a code action every ``--startup-gap`` ms until ``until``, each answer awaited."""
-    i = 0
-    while time.perf_counter() < until:
-        editor.change(uri, (line, 2), (line, 2 + i % 2), "" if i % 2 else "x")
+    """A keystroke and a code action every ``--startup-gap`` ms until ``until``, whether answered or not.
+
+    Open loop, as a user types: a server that stalls for a second has some fifty
+    requests waiting, each counted with its own wait (a client that waits for
+    each answer before the next would count the whole stall once).
+    """
+    asked: list[asyncio.Task[None]] = []
+
+    async def ask() -> None:
         elapsed, result = await editor.timed("textDocument/codeAction", action_params(uri, line, 2, [], 2))
         if isinstance(result, Exception):
             raise SystemExit(f"{editor.label} failed codeAction: {result}")
         times.append(elapsed)
         worst.append((elapsed, editor.label, time.perf_counter() - began))
+
+    i = 0
+    while time.perf_counter() < until:
+        editor.change(uri, (line, 2), (line, 2 + i % 2), "" if i % 2 else "x")
+        asked.append(asyncio.ensure_future(ask()))
+        await asyncio.sleep(0)  # the request is written now, behind its keystroke
         i += 1
         await asyncio.sleep(args.startup_gap / 1000)
+    await asyncio.gather(*asked)
 
 
 async def startup_window(args: argparse.Namespace, root: Path) -> None:
