@@ -1,22 +1,27 @@
-"""``fixlore serve`` over stdio: the early front (:mod:`.early`), then the full server, without losing a byte.
+"""``fixlore serve`` over stdio: the early front (:mod:`.early`, :mod:`.relay`), then the full server, losing nothing.
 
 :func:`serve_stdio` lets the front read and (when it can) answer
-``initialize``, then builds the server and hands it:
+``initialize`` and then relay the editor's messages through the upstreams
+while a thread (:class:`Loading`) imports and builds the server; then it
+hands the server:
 
 * the ``initialize`` the front read: the full server takes it through pygls
   and fixlore's handlers as always (pygls is initialized the ordinary way), and
   its answer, already written by the front, is held back by :class:`Gate`
   (compared with the early one, an error logged if they differ); reading the
-  editor's stream resumes only once that answer exists, so ``initialized`` and
-  ``didOpen``, which the editor may have sent meanwhile, come after it, in order;
+  editor's stream resumes only once that answer exists;
 * the upstreams the front started: the proxy's ``spawn`` of the same command
   adopts the running process (:class:`Prestarted`); the connection reads the
-  bytes the child wrote so far first, and drops the proxy's first write, the
+  child's answer to ``initialize`` first, and drops the proxy's first write, the
   ``initialize`` the front already sent (the same bytes; if not, the child is
-  killed and the proxy restarts it).
-
-While the front works, a thread imports the server's modules (the front waits
-on pipes most of the time), so the full server is ready sooner.
+  killed and the proxy restarts it);
+* the notifications the relay passed on: the server takes them in, in order,
+  before anything else the editor sent (``take_in_replayed``); meanwhile each
+  adopted connection drops the writes the relay made already, one for one
+  (method and params equal), and writes the rest; only then does it read what
+  the child wrote during the relay and after it, and the editor's stream
+  resumes with the bytes the relay did not serve. The hub's publish of
+  diagnostics the relay passed on already is dropped by the :class:`Gate`.
 """
 
 from __future__ import annotations
