@@ -11,23 +11,26 @@ upstreams alone, in the main thread, with the standard library and orjson:
   for the full server, which takes them in as if they came now
   (:mod:`.handover` drops its writes of what the upstreams already have, one
   for one: :attr:`Link.sent`);
-* a ``textDocument/codeAction`` or ``textDocument/diagnostic`` that one
-  upstream serves goes to it under an id of the relay's, and its answer back to
-  the editor as the full server would give an upstream's alone (code actions
-  tagged with their upstream for ``codeAction/resolve``; no learned fix, no
-  ``fixlore.accept``: fixes accepted from these answers reach the learning
-  loop as edits only); ``$/cancelRequest`` of such a request follows it;
-* what the upstreams write besides those answers (diagnostics, their own
-  requests) is held, in order, for the full server's connections; of each
-  document's pushed diagnostics only the latest is kept (each replaces the one
-  before), and passed to the editor at once when it is for the document's
-  current version, as the hub publishes an upstream's alone (the hub's own
-  publish of the same list after the hand-over is not sent again:
-  :attr:`Relay.published`, ``handover.Gate``).
+* a ``textDocument/codeAction`` that one upstream serves goes to it under an
+  id of the relay's, and its answer back to the editor as the full server
+  would give an upstream's alone (tagged with their upstream for
+  ``codeAction/resolve``; no learned fix, no ``fixlore.accept``: fixes
+  accepted from these answers reach the learning loop as edits only);
+  ``$/cancelRequest`` of such a request follows it;
+* the upstreams' notifications go to the editor as the proxy passes them,
+  raw, but diagnostics: of each document's pushes the latest is held for the
+  full server's hub (each replaces the one before), and goes to the editor at
+  once when it is for the document's current version and the editor does not
+  pull, as the hub publishes an upstream's alone (the hub's own publish of the
+  same list after the hand-over is not sent again: :attr:`Relay.published`,
+  ``handover.Gate``); an upstream's request is held for the full server (it
+  answers some itself, records registrations, relays the rest), and so is
+  everything that upstream writes after it, so the editor hears it all in the
+  order it was written.
 
-The first message the relay does not serve (any other method, a response,
-a code action two upstreams or none would answer, anything before
-``initialized``) ends it: that message and every later one are the full
+The first message the relay does not serve (any other method, a diagnostic
+pull, a response, a code action two upstreams or none would answer, anything
+before ``initialized``) ends it: that message and every later one are the full
 server's, so each document's messages keep their order. The relay ends as
 well when the server has loaded (``loaded`` becomes readable), once the
 upstreams have answered what it asked; an answer that takes longer than
@@ -75,7 +78,9 @@ class Link:
     sent: list[Any] = field(default_factory=list)
     """(method, params) of every notification written to it: the full server's same writes are dropped."""
     opaque: bool = False
-    """A frame the relay cannot split came: everything from there on is held as it is."""
+    """A frame the relay cannot split or read came: everything from there on is held as it is."""
+    blocked: bool = False
+    """A message was held for the full server: everything after it is held too, in order."""
 
     @property
     def fd(self) -> int:
@@ -289,8 +294,7 @@ class Relay:
         self._docs.pop(uri)
         for link in self._open_in(uri):
             link.open.discard(uri)
-            if not self._send(link, method, params, body):
-                return False
+            self._send(link, method, params, body)
         self.replay.append(body)
         return True
 
@@ -301,12 +305,15 @@ class Relay:
                 continue
             if opened is not None:
                 link.open.add(opened)
-            if not self._send(link, method, params, body):
-                return False
+            self._send(link, method, params, body)
         self.replay.append(body)
         return True
 
-    def _send(self, link: Link, method: str, params: Any, body: bytes) -> bool:
+    def _send(self, link: Link, method: str, params: Any, body: bytes) -> None:
+        """Write a notification to one upstream; one that is gone ends the relay after this message.
+
+        The message is the full server's to take in either way: the others have it.
+        """
         if method == "initialized":
             frame = encode_message({"jsonrpc": "2.0", "method": method, "params": params})
         else:
@@ -314,8 +321,6 @@ class Relay:
         link.sent.append((method, params))
         if not link.write(frame):
             self._stop(f"upstream {link.child.uid} closed its input")
-            return False
-        return True
 
     def _open_in(self, uri: str) -> list[Link]:
         return [link for link in self.links if uri in link.open]
@@ -333,22 +338,14 @@ class Relay:
         uri = document.get("uri") if isinstance(document, dict) else None
         if not isinstance(uri, str) or uri not in self._docs or editor_id in self._by_editor_id:
             return False
-        if method == "textDocument/codeAction":
-            targets = [link for link in self._open_in(uri) if link.capabilities.get("codeActionProvider")]
-            sent = params
-        elif method == "textDocument/diagnostic" and self.editor_pulls:
-            targets = [link for link in self._open_in(uri) if link.capabilities.get("diagnosticProvider")]
-            sent = {"textDocument": {"uri": uri}}
-            provider = targets[0].capabilities.get("diagnosticProvider") if len(targets) == 1 else None
-            if isinstance(provider, dict) and provider.get("identifier"):
-                sent["identifier"] = provider["identifier"]
-        else:
-            return False
+        if method != "textDocument/codeAction":
+            return False  # a pull too: the full server answers from memory, pulls ahead and tells the hub
+        targets = [link for link in self._open_in(uri) if link.capabilities.get("codeActionProvider")]
         if len(targets) != 1:
             return False  # none (learned fixes only) or several (merged): the full server's
         self._next += 1
         our_id = f"fixlore-early-{self._next}"
-        frame = encode_message({"jsonrpc": "2.0", "id": our_id, "method": method, "params": sent})
+        frame = encode_message({"jsonrpc": "2.0", "id": our_id, "method": method, "params": params})
         if not targets[0].write(frame):
             self._stop(f"upstream {targets[0].child.uid} closed its input")
             return False
@@ -374,38 +371,50 @@ class Relay:
         frames, rest, bad = split_frames(link.inbox)
         for start, end, body in frames:
             answer = self._answer_of(body)
-            if answer is not None:
+            if answer is None:
+                self._from_upstream(link, body, link.inbox[start:end])
+            else:
                 self._answered(answer)
-                continue
-            uri = self._pushed(body)
-            if uri is not None:
-                if uri in link.pushed:
-                    link.held[link.pushed[uri]] = b""  # replaced by this one
-                link.pushed[uri] = len(link.held)
-            link.held.append(link.inbox[start:end])
         link.inbox = link.inbox[rest:]
         if bad:
             link.opaque = True
             self._heard(link)
 
-    def _pushed(self, body: bytes) -> str | None:
-        """The document of a ``publishDiagnostics``, which goes to the editor if it is for the current version."""
-        if b'"textDocument/publishDiagnostics"' not in body:
-            return None
+    def _from_upstream(self, link: Link, body: bytes, frame: bytes) -> None:
+        """Pass an upstream's notification on as the proxy does, or hold it; from the first held on, hold all.
+
+        The proxy passes notifications to the editor raw, but diagnostics (the hub's),
+        which go at once only when they are for the current version of the document.
+        A request of the upstream's is the full server's; holding everything after
+        it keeps the order the upstream wrote in.
+        """
         try:
             message = loads(body)
         except ValueError:
-            return None
-        params = message.get("params") if isinstance(message, dict) else None
-        if message.get("method") != "textDocument/publishDiagnostics" or not isinstance(params, dict):
-            return None
-        uri = params.get("uri")
-        if not isinstance(uri, str):
-            return None
-        if uri in self._versions and params.get("version") in (None, self._versions[uri]) and not self.editor_pulls:
+            message = None
+        method = message.get("method") if isinstance(message, dict) else None
+        if not isinstance(method, str) or "id" in message:
+            link.blocked = True
+        elif method == "textDocument/publishDiagnostics":
+            self._pushed(link, message)
+        elif not link.blocked:
+            write_all(self.front.stdout, HEADER % len(body) + body)
+            return
+        link.held.append(frame)
+
+    def _pushed(self, link: Link, message: dict[str, Any]) -> None:
+        """Diagnostics: the latest per document is held (for the hub); to the editor if current."""
+        params = message.get("params")
+        uri = params.get("uri") if isinstance(params, dict) else None
+        if not isinstance(uri, str) or not isinstance(params, dict):
+            return
+        if uri in link.pushed:
+            link.held[link.pushed[uri]] = b""  # replaced by this one
+        link.pushed[uri] = len(link.held)
+        current = uri in self._versions and params.get("version") in (None, self._versions[uri])
+        if current and not link.blocked and not self.editor_pulls:
             self._to_editor(message)
             self.published[uri] = params
-        return uri
 
     def _answer_of(self, body: bytes) -> dict[str, Any] | None:
         """The message if it answers one of the relay's requests."""
