@@ -26,7 +26,11 @@ keystroke (all its threads, every request of the session included).
 
 ``--startup``: the first 5 s after ``initialized`` against the steady state,
 for fresh fixlore and ruff sessions: keystroke + codeAction every
-``--startup-gap`` ms for 5 s from ``initialized``, then the same 10 s later.
+``--startup-gap`` ms for 5 s from ``initialized``, then the same 10 s later;
+each path types on its own (concurrently) and does not wait for an answer
+before the next keystroke (open loop, as a user types: every request a stall
+holds up counts). Before 2026-11-24 evening the paths took turns and waited
+for each answer: a stall of 7 s was one sample, and left every path ~16.
 
     python bench/bench_session.py [--quick] [--bursts N] [--gap MS] [--pause MS] [--startup]
 """
@@ -247,6 +251,41 @@ async def replay(args: argparse.Namespace, root: Path) -> None:
         await editor.stop()
 
 
+async def typing(
+    args: argparse.Namespace,
+    editor: Editor,
+    uri: str,
+    line: int,
+    until: float,
+    times: list[float],
+    worst: list[tuple[float, str, float]],
+    began: float,
+) -> None:
+    """A keystroke and a code action every ``--startup-gap`` ms until ``until``, whether answered or not.
+
+    Open loop, as a user types: a server that stalls for a second has some fifty
+    requests waiting, each counted with its own wait (a client that waits for
+    each answer before the next would count the whole stall once).
+    """
+    asked: list[asyncio.Task[None]] = []
+
+    async def ask() -> None:
+        elapsed, result = await editor.timed("textDocument/codeAction", action_params(uri, line, 2, [], 2))
+        if isinstance(result, Exception):
+            raise SystemExit(f"{editor.label} failed codeAction: {result}")
+        times.append(elapsed)
+        worst.append((elapsed, editor.label, time.perf_counter() - began))
+
+    i = 0
+    while time.perf_counter() < until:
+        editor.change(uri, (line, 2), (line, 2 + i % 2), "" if i % 2 else "x")
+        asked.append(asyncio.ensure_future(ask()))
+        await asyncio.sleep(0)  # the request is written now, behind its keystroke
+        i += 1
+        await asyncio.sleep(args.startup_gap / 1000)
+    await asyncio.gather(*asked)
+
+
 async def startup_window(args: argparse.Namespace, root: Path) -> None:
     """codeAction latency in the first 5 s after ``initialized`` against 10-15 s, fresh fixlore vs fresh ruff."""
     text = Path(textwrap.__file__).read_text(encoding="utf-8")
@@ -276,20 +315,15 @@ async def startup_window(args: argparse.Namespace, root: Path) -> None:
                 "textDocument/didOpen",
                 {"textDocument": {"uri": uri, "languageId": "python", "version": 1, "text": text}},
             )
-        i = 0
         for window, (start, stop) in (("first 5 s", (0.0, 5.0)), ("10-15 s", (10.0, 15.0))):
             await asyncio.sleep(max(0.0, began + start - time.perf_counter()))
-            while time.perf_counter() < began + stop:
-                for editor in editors[i % len(editors) :] + editors[: i % len(editors)]:
-                    col = 2 + i % 2
-                    editor.change(uri, (line, 2), (line, col), "" if i % 2 else "x")
-                    elapsed, result = await editor.timed("textDocument/codeAction", action_params(uri, line, 2, [], 2))
-                    if isinstance(result, Exception):
-                        raise SystemExit(f"{editor.label} failed codeAction: {result}")
-                    windows.setdefault((editor.label, window), []).append(elapsed)
-                    worst.append((elapsed, editor.label, time.perf_counter() - began))
-                i += 1
-                await asyncio.sleep(args.startup_gap / 1000)
+            # Each path on its own clock: one path's stall must not leave the others unasked.
+            await asyncio.gather(
+                *(
+                    typing(args, e, uri, line, began + stop, windows.setdefault((e.label, window), []), worst, began)
+                    for e in editors
+                )
+            )
         for editor in editors:
             await editor.stop()
     print(f"\ncodeAction after a keystroke, fresh sessions ({args.startup_rounds} rounds), from `initialized`:")
@@ -302,6 +336,10 @@ async def startup_window(args: argparse.Namespace, root: Path) -> None:
         print(f"  {label}: slowest " + ", ".join(f"{ms * 1000:.0f} ms at {at:.2f} s" for ms, at in slowest))
         first, steady = windows[(label, "first 5 s")], windows[(label, "10-15 s")]
         print(f"  {label}: first-5-s p99 minus steady p99 = {pct(first, 0.99) - pct(steady, 0.99):+.3f} ms")
+    if "before" in labels:
+        for q, name in ((0.99, "p99"), (0.5, "p50")):
+            now, then = pct(windows[("fixlore", "first 5 s")], q), pct(windows[("before", "first 5 s")], q)
+            print(f"  first 5 s {name}: fixlore {now:.3f} ms / before {then:.3f} ms = {now / then:.3f}x")
 
 
 async def main() -> None:

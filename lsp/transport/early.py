@@ -100,8 +100,12 @@ def _capabilities_module() -> ModuleType:
     pygls; its file is loaded under a private name instead (pure functions: the
     two copies share no state).
     """
-    path = Path(__file__).resolve().parent.parent / "proxy" / "capabilities.py"
-    module = ModuleType("fixlore.lsp.transport._early_capabilities")
+    return private_module(Path(__file__).resolve().parent.parent / "proxy" / "capabilities.py")
+
+
+def private_module(path: Path) -> ModuleType:
+    """One of fixlore's modules of pure functions, loaded from its file under a private name (see above)."""
+    module = ModuleType(f"fixlore.lsp.transport._early_{path.stem}")
     module.__file__ = str(path)
     exec(compile(path.read_bytes(), path, "exec"), module.__dict__)  # noqa: S102 - fixlore's own file
     return module
@@ -113,6 +117,7 @@ class Child:
 
     uid: str
     config: UpstreamConfig
+    language: str = ""
     popen: subprocess.Popen[bytes] | None = None
     env: dict[str, str] = field(default_factory=dict)
     sent: bytes = b""
@@ -121,16 +126,19 @@ class Child:
     """What it wrote so far (handed to the full server's connection, which reads it first)."""
     result: Any = None
     ok: bool = False
+    answer_end: int = 0
+    """Where its answer to ``initialize`` ends in :attr:`received`."""
 
     def answer(self) -> dict[str, Any] | None:
         """Its response to ``initialize`` (id 1) if it has come, else ``None``."""
-        data, message = self.received, None
-        while (end := data.find(b"\r\n\r\n")) >= 0:
-            length = _length(data[:end])
+        data, message, start = self.received, None, 0
+        while (end := data.find(b"\r\n\r\n", start)) >= 0:
+            length = _length(data[start:end])
             if length is None or len(data) < end + 4 + length:
                 return None
-            message, data = loads(data[end + 4 : end + 4 + length]), data[end + 4 + length :]
+            message, start = loads(data[end + 4 : end + 4 + length]), end + 4 + length
             if isinstance(message, dict) and "method" not in message and message.get("id") == 1:
+                self.answer_end = start
                 return message
         return None
 
@@ -160,6 +168,8 @@ class Front:
     """The frame written to the editor, if any."""
     declined: str = ""
     """Why no early answer was written (for the log)."""
+    capabilities: ModuleType | None = None
+    """:mod:`fixlore.lsp.proxy.capabilities`, loaded privately."""
 
     def run(self) -> None:
         """Read the first message; answer it if it is an ``initialize`` the front can answer exactly."""
@@ -171,7 +181,7 @@ class Front:
         if config is None:
             return
         encoding = choose_encoding(params.get("capabilities"))
-        caps_module = _capabilities_module()
+        caps_module = self.capabilities = _capabilities_module()
         self._start(config.upstreams, params, encoding, caps_module, config.upstream_timeout_ms / 1000)
         if self.declined:
             return
@@ -182,7 +192,7 @@ class Front:
         result = self._result(caps_module, params, encoding, running)
         body = dumps({"jsonrpc": "2.0", "id": self.msg_id, "result": result})
         self.answer = HEADER % len(body) + body
-        _write_all(self.stdout, self.answer)
+        write_all(self.stdout, self.answer)
 
     # -- the editor's first message ------------------------------------------------------
     def _read_first(self) -> dict[str, Any] | None:
@@ -239,8 +249,8 @@ class Front:
         """
         _, rest = split_init_options(params.get("initializationOptions"))
         queues: dict[tuple[str, ...], list[Child]] = {}
-        for uid, _language, config in upstream_ids(upstreams):
-            child = Child(uid, config)
+        for uid, language, config in upstream_ids(upstreams):
+            child = Child(uid, config, language)
             request = dict(params)
             request["processId"] = os.getpid()
             request["capabilities"] = caps.client_capabilities_for_upstream(params.get("capabilities"), encoding)
@@ -281,7 +291,7 @@ class Front:
             return
         assert child.popen.stdin is not None and child.popen.stdout is not None
         try:
-            _write_all(child.popen.stdin.fileno(), child.sent)
+            write_all(child.popen.stdin.fileno(), child.sent)
         except OSError:
             self.declined = f"upstream {child.uid} closed its input"
             return
@@ -359,7 +369,8 @@ def workspace_root(params: dict[str, Any]) -> Path | None:
     return Path(root_path) if isinstance(root_path, str) and root_path else None
 
 
-def _write_all(fd: int, data: bytes) -> None:
+def write_all(fd: int, data: bytes) -> None:
+    """Write all of ``data`` to a blocking file descriptor."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view) :]
@@ -376,4 +387,13 @@ def is_stream(fd: int) -> bool:
     return stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
-__all__ = ["Child", "Front", "choose_encoding", "is_stream", "own_result", "workspace_root"]
+__all__ = [
+    "Child",
+    "Front",
+    "choose_encoding",
+    "is_stream",
+    "own_result",
+    "private_module",
+    "workspace_root",
+    "write_all",
+]

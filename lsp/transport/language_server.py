@@ -122,6 +122,11 @@ class FixloreServer(PyglsServer):
                 break
             await self._take_in(body)
 
+    async def take_in_replayed(self, bodies: list[bytes]) -> None:
+        """Take in notifications the early front passed to the upstreams already (:mod:`.relay`), in order."""
+        for body in bodies:
+            await self._take_in(body)
+
     async def _take_in(self, body: bytes) -> None:
         try:
             request = self.protocol.receive(body)

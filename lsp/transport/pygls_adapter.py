@@ -33,6 +33,7 @@ from threading import Event
 from typing import TYPE_CHECKING, Any, BinaryIO
 
 from lsprotocol import types
+from pygls.capabilities import ServerCapabilitiesBuilder
 from pygls.exceptions import FeatureRequestError, JsonRpcException
 from pygls.io_ import StdoutWriter
 from pygls.lsp.server import LanguageServer
@@ -113,6 +114,40 @@ class PyglsServer(LanguageServer):
     async def serve_session(self, reader: asyncio.StreamReader, first: bytes | None = None) -> None:
         """Read and take in the editor's messages until it leaves (``first``: one read already)."""
         raise NotImplementedError
+
+    def warm_up(self, messages: list[dict[str, Any]]) -> None:
+        """Have cattrs build its structuring code for these messages' types now (it caches it per type).
+
+        The first ``initialize`` pygls structures, and its answer, cost it ~0.1 s
+        of code generation on a busy machine; ``serve``'s loading thread does it
+        while the early front relays (:mod:`.handover`), so the event loop does not.
+        """
+        converter = self.protocol._converter  # noqa: SLF001
+        for message in messages:
+            method = message.get("method")
+            kind = self.protocol.get_message_type(method) if isinstance(method, str) else None
+            if kind is None:
+                continue
+            try:
+                structured = converter.structure(message, kind)
+                if method == types.INITIALIZE:
+                    self._warm_up_answer(structured.params.capabilities)
+            except Exception:  # a message pygls refuses is refused again, and reported, when it is read
+                logger.debug("warming up %s failed", method)
+
+    def _warm_up_answer(self, client: types.ClientCapabilities) -> None:
+        """Serialize an answer to ``initialize`` as pygls builds it (its union fields take their real types)."""
+        fm = self.protocol.fm
+        caps = ServerCapabilitiesBuilder(
+            client,
+            set({**fm.features, **fm.builtin_features}),
+            fm.feature_options,
+            list(fm.commands),
+            types.TextDocumentSyncKind.Incremental,
+        ).build()
+        json.dumps(caps, default=self.protocol._serialize_message)  # noqa: SLF001 - pygls logs this (debug)
+        result = types.InitializeResult(capabilities=caps, server_info=types.ServerInfo(name="fixlore", version="0"))
+        self.protocol._converter.unstructure(result)  # noqa: SLF001
 
     def _start_io_async(self, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> None:
         """Serve stdio, reading stdin on the event loop when it is a pipe.

@@ -152,6 +152,9 @@ describe("fixlore serve in front of ruff: the learning loop", { timeout: 180_000
     ).config;
     server = ServerUnderTest.start({ cwd: root, home, configuration: { fixlore: config } });
     await server.initialize(root, { fixlore: config });
+    // Until fixlore has loaded, its early front answers code actions with ruff's alone
+    // (no fixlore.accept): this suite is about the learning loop, which starts after.
+    await server.waitFor<unknown>("fixlore/status", isStatus, "fixlore/status (the full server serves)");
     await server.notify("textDocument/didOpen", { textDocument: { uri, languageId: "python", version: 1, text } });
   });
 

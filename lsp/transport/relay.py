@@ -1,0 +1,504 @@
+"""``fixlore serve``'s early front, part two: serving through the upstreams while the server loads.
+
+After the early answer to ``initialize`` (:mod:`.early`), loading pygls,
+lsprotocol and fixlore still takes 0.5-5 s on a busy machine (lsprotocol.types
+above all). Until it is done, :class:`Relay` serves the editor with the
+upstreams alone, in the main thread, with the standard library and orjson:
+
+* ``initialized``, ``didOpen``, ``didChange``, ``didSave`` and ``didClose`` go
+  to the upstreams as the proxy sends them (the document's upstreams by
+  language, the editor's bytes, ``didSave`` only where wanted), and are kept
+  for the full server, which takes them in as if they came now
+  (:mod:`.handover` drops its writes of what the upstreams already have, one
+  for one: :attr:`Link.sent`);
+* a ``textDocument/codeAction`` that one upstream serves goes to it under an
+  id of the relay's, and its answer back to the editor as the full server
+  would give an upstream's alone (tagged with their upstream for
+  ``codeAction/resolve``; no learned fix, no ``fixlore.accept``: fixes
+  accepted from these answers reach the learning loop as edits only);
+  ``$/cancelRequest`` of such a request follows it;
+* the upstreams' notifications go to the editor as the proxy passes them,
+  raw, but diagnostics: of each document's pushes the latest is held for the
+  full server's hub (each replaces the one before), and goes to the editor at
+  once when it is for the document's current version and the editor does not
+  pull, as the hub publishes an upstream's alone (the hub's own publish of the
+  same list after the hand-over is not sent again: :attr:`Relay.published`,
+  ``handover.Gate``); an upstream's request is held for the full server (it
+  answers some itself, records registrations, relays the rest), and so is
+  everything that upstream writes after it, so the editor hears it all in the
+  order it was written.
+
+The first message the relay does not serve (any other method, a diagnostic
+pull, a response, a code action two upstreams or none would answer, anything
+before ``initialized``) ends it: that message and every later one are the full
+server's, so each document's messages keep their order. The relay ends as
+well when the server has loaded (``loaded`` becomes readable), once the
+upstreams have answered what it asked; an answer that takes longer than
+``drain_s`` is given up (the editor gets no actions, or an error for a pull,
+as from the proxy on a timeout).
+"""
+
+from __future__ import annotations
+
+import os
+import selectors
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from fixlore.lsp.transport.early import HEADER, Child, Front, private_module, write_all
+from fixlore.lsp.transport.framing import dumps, encode_message, loads
+
+SWITCH_S = 0.0005
+"""The interpreter's thread switch interval while relaying: the loading thread holds the GIL
+for up to this long before the relay's thread, woken by a message, gets it (5 ms by default)."""
+
+SYNC = ("textDocument/didOpen", "textDocument/didChange", "textDocument/didSave", "textDocument/didClose")
+INCREMENTAL = 2
+
+
+@dataclass
+class Link:
+    """One upstream the front started, during the relay."""
+
+    child: Child
+    capabilities: dict[str, Any]
+    sync: tuple[int, bool, bool]
+    """``capabilities.text_sync_of``: (change kind, wants didSave, wants its text)."""
+    open: set[str] = field(default_factory=set)
+    inbox: bytes = b""
+    """What it wrote that is not split into messages yet."""
+    held: list[bytes] = field(default_factory=list)
+    """What it wrote for the full server (all but the answers to the relay's requests), frame by frame, in order."""
+    pushed: dict[str, int] = field(default_factory=dict)
+    """uri -> where in :attr:`held` its latest ``publishDiagnostics`` is (the ones before it are dropped)."""
+    sent: list[Any] = field(default_factory=list)
+    """(method, params) of every notification written to it: the full server's same writes are dropped."""
+    opaque: bool = False
+    """A frame the relay cannot split or read came: everything from there on is held as it is."""
+    blocked: bool = False
+    """A message was held for the full server: everything after it is held too, in order."""
+
+    @property
+    def fd(self) -> int:
+        """Its stdout."""
+        popen = self.child.popen
+        assert popen is not None and popen.stdout is not None
+        return popen.stdout.fileno()
+
+    def write(self, frame: bytes) -> bool:
+        """Write to its stdin; False if it is gone."""
+        popen = self.child.popen
+        assert popen is not None and popen.stdin is not None
+        try:
+            write_all(popen.stdin.fileno(), frame)
+        except OSError:
+            return False
+        return True
+
+
+@dataclass
+class Asked:
+    """A request of the editor's the relay passed to an upstream under its own id."""
+
+    editor_id: Any
+    method: str
+    link: Link
+
+
+def split_frames(data: bytes) -> tuple[list[tuple[int, int, bytes]], int, bool]:
+    """The complete frames in ``data``: ((start, end, body), ...), where the rest starts, and whether it is bad."""
+    frames: list[tuple[int, int, bytes]] = []
+    pos = 0
+    while (end := data.find(b"\r\n\r\n", pos)) >= 0:
+        length = _content_length(data[pos:end])
+        if length is None:
+            return frames, pos, True
+        if len(data) < end + 4 + length:
+            break
+        frames.append((pos, end + 4 + length, data[end + 4 : end + 4 + length]))
+        pos = end + 4 + length
+    return frames, pos, False
+
+
+def _content_length(header: bytes) -> int | None:
+    for line in header.split(b"\r\n"):
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length" and value.strip().isdigit():
+            return int(value)
+    return None
+
+
+class Relay:
+    """Serves the editor through the front's upstreams until the server has loaded (see the module)."""
+
+    def __init__(self, front: Front, loaded: int, drain_s: float) -> None:
+        self.front = front
+        self.loaded = loaded
+        self.drain_s = drain_s
+        self.links: list[Link] = []
+        """The upstreams the front started (once it has answered)."""
+        self.replay: list[bytes] = []
+        """The editor's notifications the relay passed on, for the full server to take in."""
+        self.rest = 0
+        """Where the editor's bytes the full server reads start in ``front.consumed`` (behind ``initialize``)."""
+        self.editor_pulls = False
+        self.served = 0
+        self.stopped = ""
+        """Why the relay stopped serving the editor's messages."""
+        self._initialized = False
+        self._asked: dict[str, Asked] = {}
+        self._by_editor_id: dict[Any, str] = {}
+        self._next = 0
+        self._languages: ModuleType | None = None
+        self._merge: ModuleType | None = None
+        self._docs: dict[str, str | None] = {}
+        """uri -> the editor's languageId of the documents opened during the relay."""
+        self._versions: dict[str, Any] = {}
+        self.published: dict[str, Any] = {}
+        """uri -> the params of the last ``publishDiagnostics`` passed to the editor."""
+
+    def run(self) -> None:
+        """Serve until the server has loaded (or the relay cannot go on), then let the answers in flight land."""
+        if self.front.first is None:
+            return
+        self.rest = self.front.consumed.find(b"\r\n\r\n") + 4 + len(self.front.first)
+        caps = self.front.capabilities
+        if self.front.answer is None or caps is None:
+            return
+        children = [c for c in self.front.children if c.ok and c.popen is not None]
+        self.links = [Link(c, _caps(c), caps.text_sync_of(_caps(c))) for c in children]
+        for link in self.links:  # what came after the answer to initialize is the full server's
+            link.inbox = link.child.received[link.child.answer_end :]
+            link.child.received = link.child.received[: link.child.answer_end]
+        if not self.links:
+            self.stopped = "no upstream"
+            return
+        self.editor_pulls = _editor_pulls(self.front)
+        switch = sys.getswitchinterval()
+        sys.setswitchinterval(SWITCH_S)
+        try:
+            self._loop()
+        finally:
+            sys.setswitchinterval(switch)
+            for link in self.links:
+                link.held.append(link.inbox)
+                link.inbox = b""
+
+    def _loop(self) -> None:
+        with selectors.DefaultSelector() as selector:
+            selector.register(self.front.stdin, selectors.EVENT_READ, "editor")
+            selector.register(self.loaded, selectors.EVENT_READ, "loaded")
+            for link in self.links:
+                selector.register(link.fd, selectors.EVENT_READ, link)
+                self._heard(link)  # what it wrote behind its answer to initialize
+            self._editor_messages()
+            deadline = None
+            while not self.stopped or self._asked:
+                if self.stopped and deadline is None:
+                    deadline = time.monotonic() + self.drain_s
+                    for key in ("editor", "loaded"):
+                        _unregister(selector, key)
+                wait = None if deadline is None else max(0.0, deadline - time.monotonic())
+                ready = selector.select(wait)
+                if not ready and deadline is not None:
+                    self._give_up()
+                    return
+                for entry, _ in ready:
+                    self._ready(selector, entry.data)
+
+    def _ready(self, selector: selectors.BaseSelector, what: Any) -> None:
+        if what == "loaded":
+            self._stop("the server has loaded")
+        elif what == "editor":
+            chunk = os.read(self.front.stdin, 1 << 16)
+            if not chunk:
+                self._stop("the editor closed its stream")
+                return
+            self.front.consumed += chunk
+            self._editor_messages()
+        else:
+            chunk = os.read(what.fd, 1 << 16)
+            if not chunk:
+                selector.unregister(what.fd)
+                self._gone(what)
+                return
+            what.inbox += chunk
+            self._heard(what)
+
+    def _stop(self, why: str) -> None:
+        if not self.stopped:
+            self.stopped = why
+
+    # -- the editor ----------------------------------------------------------------------
+    def _editor_messages(self) -> None:
+        data = self.front.consumed
+        frames, _, bad = split_frames(data[self.rest :])
+        for start, end, body in frames:
+            if self.stopped:
+                return
+            try:
+                message = loads(body)
+            except ValueError:
+                message = None
+            if not isinstance(message, dict) or not self._serve(message, body):
+                self._stop(f"the editor sent {_what(message)}")
+                return
+            self.rest += end - start
+            self.served += 1
+        if bad:
+            self._stop("a frame without a usable header")
+
+    def _serve(self, message: dict[str, Any], body: bytes) -> bool:
+        method = message.get("method")
+        params = message.get("params")
+        if not isinstance(method, str) or (not self._initialized and method != "initialized"):
+            return False
+        if "id" in message:
+            return self._ask(message["id"], method, params)
+        if method == "initialized":
+            self._initialized = True
+            return self._notify_all(lambda link: True, "initialized", {}, None, body)
+        if method == "$/cancelRequest":
+            return self._cancel(params)
+        if method in SYNC and isinstance(params, dict):
+            return self._sync(method, params, body)
+        return False
+
+    def _sync(self, method: str, params: dict[str, Any], body: bytes) -> bool:
+        document = params.get("textDocument")
+        uri = document.get("uri") if isinstance(document, dict) else None
+        if not isinstance(uri, str) or not isinstance(document, dict):
+            return False
+        if method == "textDocument/didOpen":
+            if uri in self._docs or not isinstance(document.get("languageId"), str):
+                return False
+            self._docs[uri] = document["languageId"]
+            self._versions[uri] = document.get("version")
+            return self._notify_all(lambda link: self._serves(link, uri), method, params, uri, body)
+        if uri not in self._docs:
+            return False  # opened before the relay: not this relay's
+        if method == "textDocument/didChange":
+            self._versions[uri] = document.get("version")
+            if any(link.sync[0] != INCREMENTAL for link in self._open_in(uri)):
+                return False  # a full-sync upstream needs the text, which the relay does not keep
+            return self._notify_all(lambda link: uri in link.open, method, params, None, body)
+        if method == "textDocument/didSave":
+            links = [link for link in self._open_in(uri) if link.sync[1]]
+            if any(link.sync[2] and "text" not in params for link in links):
+                return False
+            return self._notify_all(lambda link: link in links, method, params, None, body)
+        self._docs.pop(uri)
+        for link in self._open_in(uri):
+            link.open.discard(uri)
+            self._send(link, method, params, body)
+        self.replay.append(body)
+        return True
+
+    def _notify_all(self, which: Any, method: str, params: Any, opened: str | None, body: bytes) -> bool:
+        """Send a notification to each link ``which`` picks (raw bytes when the params are the editor's)."""
+        for link in self.links:
+            if not which(link):
+                continue
+            if opened is not None:
+                link.open.add(opened)
+            self._send(link, method, params, body)
+        self.replay.append(body)
+        return True
+
+    def _send(self, link: Link, method: str, params: Any, body: bytes) -> None:
+        """Write a notification to one upstream; one that is gone ends the relay after this message.
+
+        The message is the full server's to take in either way: the others have it.
+        """
+        if method == "initialized":
+            frame = encode_message({"jsonrpc": "2.0", "method": method, "params": params})
+        else:
+            frame = b"Content-Length: %d\r\n\r\n%s" % (len(body), body)
+        link.sent.append((method, params))
+        if not link.write(frame):
+            self._stop(f"upstream {link.child.uid} closed its input")
+
+    def _open_in(self, uri: str) -> list[Link]:
+        return [link for link in self.links if uri in link.open]
+
+    def _serves(self, link: Link, uri: str) -> bool:
+        """``UpstreamSet.upstreams_for``: the editor's languageId or fixlore's language for it."""
+        if self._languages is None:
+            self._languages = private_module(Path(__file__).resolve().parents[2] / "abstraction" / "languages.py")
+        language_id = self._docs.get(uri)
+        return link.child.language in {language_id, self._languages.language_for(language_id, uri)} - {None}
+
+    # -- requests ------------------------------------------------------------------------
+    def _ask(self, editor_id: Any, method: str, params: Any) -> bool:
+        document = params.get("textDocument") if isinstance(params, dict) else None
+        uri = document.get("uri") if isinstance(document, dict) else None
+        if not isinstance(uri, str) or uri not in self._docs or editor_id in self._by_editor_id:
+            return False
+        if method != "textDocument/codeAction":
+            return False  # a pull too: the full server answers from memory, pulls ahead and tells the hub
+        targets = [link for link in self._open_in(uri) if link.capabilities.get("codeActionProvider")]
+        if len(targets) != 1:
+            return False  # none (learned fixes only) or several (merged): the full server's
+        self._next += 1
+        our_id = f"fixlore-early-{self._next}"
+        frame = encode_message({"jsonrpc": "2.0", "id": our_id, "method": method, "params": params})
+        if not targets[0].write(frame):
+            self._stop(f"upstream {targets[0].child.uid} closed its input")
+            return False
+        self._asked[our_id] = Asked(editor_id, method, targets[0])
+        self._by_editor_id[editor_id] = our_id
+        return True
+
+    def _cancel(self, params: Any) -> bool:
+        """Cancel a request the relay passed on; one it answered already has nothing to cancel."""
+        editor_id = params.get("id") if isinstance(params, dict) else None
+        our_id = self._by_editor_id.get(editor_id)
+        asked = self._asked.get(our_id) if our_id is not None else None
+        if asked is not None:
+            asked.link.write(encode_message({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": our_id}}))
+        return True
+
+    # -- the upstreams -------------------------------------------------------------------
+    def _heard(self, link: Link) -> None:
+        if link.opaque:
+            link.held.append(link.inbox)
+            link.inbox = b""
+            return
+        frames, rest, bad = split_frames(link.inbox)
+        for start, end, body in frames:
+            answer = self._answer_of(body)
+            if answer is None:
+                self._from_upstream(link, body, link.inbox[start:end])
+            else:
+                self._answered(answer)
+        link.inbox = link.inbox[rest:]
+        if bad:
+            link.opaque = True
+            self._heard(link)
+
+    def _from_upstream(self, link: Link, body: bytes, frame: bytes) -> None:
+        """Pass an upstream's notification on as the proxy does, or hold it; from the first held on, hold all.
+
+        The proxy passes notifications to the editor raw, but diagnostics (the hub's),
+        which go at once only when they are for the current version of the document.
+        A request of the upstream's is the full server's; holding everything after
+        it keeps the order the upstream wrote in.
+        """
+        try:
+            message = loads(body)
+        except ValueError:
+            message = None
+        method = message.get("method") if isinstance(message, dict) else None
+        if not isinstance(method, str) or "id" in message:
+            link.blocked = True
+        elif method == "textDocument/publishDiagnostics":
+            self._pushed(link, message)
+        elif not link.blocked:
+            write_all(self.front.stdout, HEADER % len(body) + body)
+            return
+        link.held.append(frame)
+
+    def _pushed(self, link: Link, message: dict[str, Any]) -> None:
+        """Diagnostics: the latest per document is held (for the hub); to the editor if current."""
+        params = message.get("params")
+        uri = params.get("uri") if isinstance(params, dict) else None
+        if not isinstance(uri, str) or not isinstance(params, dict):
+            return
+        if uri in link.pushed:
+            link.held[link.pushed[uri]] = b""  # replaced by this one
+        link.pushed[uri] = len(link.held)
+        current = uri in self._versions and params.get("version") in (None, self._versions[uri])
+        if current and not link.blocked and not self.editor_pulls:
+            self._to_editor(message)
+            self.published[uri] = params
+
+    def _answer_of(self, body: bytes) -> dict[str, Any] | None:
+        """The message if it answers one of the relay's requests."""
+        if not self._asked or b'"fixlore-early-' not in body:
+            return None
+        try:
+            message = loads(body)
+        except ValueError:
+            return None
+        if isinstance(message, dict) and "method" not in message and message.get("id") in self._asked:
+            return message
+        return None
+
+    def _answered(self, message: dict[str, Any]) -> None:
+        asked = self._asked.pop(message["id"])
+        self._by_editor_id.pop(asked.editor_id, None)
+        out: dict[str, Any] = {"jsonrpc": "2.0", "id": asked.editor_id}
+        if asked.method == "textDocument/codeAction":  # as PendingActions and CodeActions answer
+            result = message.get("result")
+            if self._merge is None:
+                self._merge = private_module(Path(__file__).resolve().parents[1] / "proxy" / "merge.py")
+            uid = asked.link.child.uid
+            actions = (
+                [self._merge.wrap_item(a, uid) for a in result if isinstance(a, dict)]
+                if isinstance(result, list)
+                else []
+            )
+            out["result"] = actions or None
+        elif "error" in message:
+            out["error"] = message["error"]
+        else:
+            out["result"] = message.get("result")
+        self._to_editor(out)
+
+    def _to_editor(self, message: dict[str, Any]) -> None:
+        body = dumps(message)
+        write_all(self.front.stdout, HEADER % len(body) + body)
+
+    def _gone(self, link: Link) -> None:
+        """An upstream closed its output: the relay stops; what it was asked is answered as on a timeout."""
+        self._stop(f"upstream {link.child.uid} went away")
+        for our_id, asked in list(self._asked.items()):
+            if asked.link is link:
+                self._unanswered(our_id)
+
+    def _give_up(self) -> None:
+        for our_id in list(self._asked):
+            self._unanswered(our_id)
+
+    def _unanswered(self, our_id: str) -> None:
+        asked = self._asked.pop(our_id)
+        self._by_editor_id.pop(asked.editor_id, None)
+        if asked.method == "textDocument/codeAction":
+            self._to_editor({"jsonrpc": "2.0", "id": asked.editor_id, "result": None})
+        else:
+            error = {"code": -32803, "message": f"upstream {asked.link.child.uid} did not answer in time"}
+            self._to_editor({"jsonrpc": "2.0", "id": asked.editor_id, "error": error})
+
+
+def _caps(child: Child) -> dict[str, Any]:
+    caps = child.result.get("capabilities") if isinstance(child.result, dict) else None
+    return caps if isinstance(caps, dict) else {}
+
+
+def _editor_pulls(front: Front) -> bool:
+    """Whether the early answer advertised pulled diagnostics (the editor pulls, fixlore does not publish)."""
+    answer = front.answer or b""
+    body = loads(answer[answer.index(b"\r\n\r\n") + 4 :])
+    return bool(body["result"]["capabilities"].get("diagnosticProvider"))
+
+
+def _what(message: Any) -> str:
+    if not isinstance(message, dict):
+        return "a message the relay cannot read"
+    method = message.get("method")
+    if isinstance(method, str):
+        return f"{method} ({'request' if 'id' in message else 'notification'})"
+    return "a response"
+
+
+def _unregister(selector: selectors.BaseSelector, key: str) -> None:
+    for fd, entry in list(selector.get_map().items()):
+        if entry.data == key:
+            selector.unregister(fd)
+
+
+__all__ = ["Link", "Relay", "split_frames"]
