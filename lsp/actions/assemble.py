@@ -303,31 +303,28 @@ def _twin_patterns(twins: dict[int, _Item], group: list[_Item]) -> dict[int, Pat
 
 
 def _one_of_twins(items: list[_Item], twins: dict[int, _Item]) -> tuple[list[_Item], list[int]]:
-    """``items`` (best first) with each learned/upstream twin pair offered once, and the indices kept.
+    """``items`` (best first) with the later of each learned/upstream twin left out, and the kept indices.
 
-    The pair is offered as the upstream's action, in the better place of the
-    two: the same edit, under the tool's own title and ``isPreferred``, and
-    taking it counts for the tool's action. Shown as the learned fix, it was
-    taken as the learned fix, so a pattern learned from one case (removing the
-    one unused name of an import) gained the evidence each time the tool's
-    broader fix (removing every unused name of it) made the same edit, and
-    came first where the two differ and the user wants the tool's.
+    A learned fix kept over its twin takes the upstream's ``isPreferred``: the tool
+    vouches for that very edit.
     """
-    where = {id(it): k for k, it in enumerate(items)}
-    placed: set[int] = set()
-    kept: list[int] = []
+    dropped: set[int] = set()
     for i, item in enumerate(items):
         twin = twins.get(id(item))
-        k = where.get(id(twin)) if twin is not None else None
-        if k is not None:  # a learned fix: its upstream twin goes here, if not placed already
-            item = items[k]
-        else:
-            k = i
-        if id(item) in placed:
+        if twin is None or id(twin) in dropped:
             continue
-        placed.add(id(item))
-        kept.append(k)
-    return [items[k] for k in kept], kept
+        j = next((k for k, it in enumerate(items) if it is twin), None)
+        if j is None:
+            continue
+        if j < i:
+            dropped.add(id(item))
+        else:
+            dropped.add(id(twin))
+            if twin.action.get("isPreferred"):
+                item.action["isPreferred"] = True
+                item.verified = True
+    kept = [i for i, it in enumerate(items) if id(it) not in dropped]
+    return [items[i] for i in kept], kept
 
 
 def _own_edits(action: dict[str, Any], uri: str) -> list[dict[str, Any]]:

@@ -58,8 +58,8 @@ class Editor(EditorSession):
         assert self.root is not None
         pyproject = self.root / "pyproject.toml"
         if not pyproject.exists():
-            # E711 (`== None`) and E721 (`type(x) == T`) are not in ruff's default rules; the tests use them.
-            pyproject.write_text('[tool.ruff.lint]\nextend-select = ["E711", "E721"]\n')
+            # E711 (`== None`) is not in ruff's default rules; the tests use it.
+            pyproject.write_text('[tool.ruff.lint]\nextend-select = ["E711"]\n')
         command = [str(BIN / "fixlore"), "serve"]
         if self.ruff:
             command += ["--upstream", f"python={BIN / 'ruff'} server"]

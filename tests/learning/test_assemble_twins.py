@@ -92,29 +92,27 @@ def test_a_learned_fix_that_differs_from_every_upstream_action_is_offered() -> N
     assert titles[0] == "Something else" and titles[1].startswith(LEARNED_PREFIX) and len(titles) == 2
 
 
-def test_a_learned_twin_ranked_first_is_offered_as_the_upstream_action_in_its_place() -> None:
-    """The user makes this edit by hand (the learned fix ranks first): the tool's action for it takes that place.
-
-    Shown as the learned fix it would be taken as the learned fix, and a pattern
-    learned from one case would gain the evidence of every case where the
-    tool's broader fix made the same edit.
-    """
+def test_a_learned_twin_ranked_first_replaces_the_upstream_action_and_keeps_its_preferred_mark() -> None:
+    fix = learned_fix(Counts(manual=3, succeeded=3))
+    # The user turned the upstream action down (fixed by hand after seeing it) and made the same edit by hand.
+    actions = [upstream("Replace with `is`", SAME, preferred=True)]
+    first = answer(actions, fix)
     from fixlore.lsp.actions.assemble import action_pattern
 
-    fix = learned_fix(Counts(manual=3, succeeded=3))
-    actions = [upstream("Something else", OTHER), upstream("Replace with `is`", SAME, preferred=True)]
-    other = action_pattern("python", info(), "Something else", "quickfix")
+    rule_action = action_pattern("python", info(), "Replace with `is`", "quickfix")
     knowledge = Evidence(
         {
             fix.pattern.fingerprint: fix.stats,
-            other.fingerprint: PatternStats(
-                other.fingerprint, Scope.USER, Counts(offered=3, rejected=3), time.time(), time.time()
+            rule_action.fingerprint: PatternStats(
+                rule_action.fingerprint, Scope.USER, Counts(offered=3, rejected=3), time.time(), time.time()
             ),
         }
     )
     out = answer(actions, fix, knowledge)
-    assert [a["title"] for a in out] == ["Replace with `is`", "Something else"]
-    assert out[0].get("isPreferred") is True  # the tool's own mark, on the edit the user makes
+    assert [a["title"] for a in first] == ["Replace with `is`"]
+    assert len(out) == 1 and out[0]["title"].startswith(LEARNED_PREFIX)
+    # The tool marks that very edit preferred: the learned twin that stands in for it may carry the mark.
+    assert out[0].get("isPreferred") is True
 
 
 def test_an_upstream_mark_goes_when_the_user_is_split_on_the_action() -> None:
@@ -206,11 +204,11 @@ def test_taking_an_action_never_turns_its_twin_down() -> None:
         now=time.time(),
     )
     titles = [a["title"] for a in out.actions]
-    assert titles == ["Replace with `is`", "Something else"]  # the twins offered once, as the tool's action
+    assert titles == [LEARNED_PREFIX + fix.title, "Something else"]  # the twin offered once: the user's habit
     offer = tokens.get(out.actions[0]["command"]["arguments"][0])
-    assert offer is not None and offer.pattern is not None and offer.pattern.fingerprint == rule_action.fingerprint
-    assert [p.fingerprint for p in offer.twins] == [fix.pattern.fingerprint]
-    assert fix.pattern.fingerprint not in {p.fingerprint for p in offer.siblings}
+    assert offer is not None and offer.pattern is fix.pattern
+    assert [p.fingerprint for p in offer.twins] == [rule_action.fingerprint]
+    assert rule_action.fingerprint not in {p.fingerprint for p in offer.siblings}
     assert other_action.fingerprint in {p.fingerprint for p in offer.siblings}
     other_offer = tokens.get(out.actions[1]["command"]["arguments"][0])
     assert other_offer is not None and other_offer.twins == ()

@@ -24,9 +24,9 @@ pytestmark = pytest.mark.e2e
 FILES = {
     "a.py": "import os\n",
     **{f"p{k}.py": "import os\n" for k in range(1, 5)},
-    "m1.py": "def check(value):\n    return type(value) == int\n",
-    "m2.py": "def same(value):\n    return type(value) == int\n",
-    "m3.py": "def empty(count):\n    return type(count) == int\n",
+    "m1.py": "def check(value):\n    return value == None\n",
+    "m2.py": "def same(value):\n    return value == None\n",
+    "m3.py": "def empty(count):\n    return count == None\n",
 }
 
 
@@ -44,9 +44,8 @@ def vsix(workbench_tools: Tools, tmp_path_factory: pytest.TempPathFactory) -> Pa
 def workbench(workbench_tools: Tools, vsix: Path, tmp_path: Path) -> Iterator[CodeServer]:
     workspace = tmp_path / "project"
     (workspace / ".vscode").mkdir(parents=True)
-    # E711 (`== None`) and E721 (`type(x) == T`, which ruff has no fix for: the manual-fix
-    # scenario's) are not in ruff's default rules.
-    (workspace / "pyproject.toml").write_text('[tool.ruff.lint]\nextend-select = ["E711", "E721"]\n')
+    # E711 (`== None`) is not in ruff's default rules; the manual-fix scenario uses it.
+    (workspace / "pyproject.toml").write_text('[tool.ruff.lint]\nextend-select = ["E711"]\n')
     for name, text in FILES.items():
         (workspace / name).write_text(text)
     settings = {

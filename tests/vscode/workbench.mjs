@@ -227,26 +227,26 @@ const scenarios = {
     await page.keyboard.press("Escape");
   },
 
-  // 3. A fix made by hand twice (typed, saved) is offered as a quick fix in a new file (E721: ruff has
-  // none; a hand fix that makes ruff's own edit is offered as ruff's action, in the learned fix's place).
+  // 3. A fix made by hand twice (typed, saved) is offered as a quick fix in a new file.
   async manual() {
     await openWorkbench();
     for (const name of ["m1.py", "m2.py"]) {
       await openFile(name);
       await statusItem().waitFor();
       await squiggles().first().waitFor();
-      // `    return type(value) == int` -> `    return isinstance(value, int)`, typed over the selection.
-      await goTo(2, 12);
-      await page.keyboard.press("Shift+End");
-      await page.keyboard.type("isinstance(value, int)");
-      await waitText((t) => /return isinstance\(value, int\)\s*$/m.test(t), "the hand-made fix");
+      // `    return value == None` -> `    return value is None`, typed over the selection.
+      await goTo(2, 18);
+      await page.keyboard.press("Shift+ArrowRight");
+      await page.keyboard.press("Shift+ArrowRight");
+      await page.keyboard.type("is");
+      await waitText((t) => /value is None/.test(t), "the hand-made fix");
       await page.keyboard.press("Control+s");
       await squiggles().first().waitFor({ state: "detached" });
       await shot(`fixed-${name}`);
     }
     await openFile("m3.py");
     await squiggles().first().waitFor();
-    await goTo(2, 22); // inside ruff's E721 range (`type(count) == int`)
+    await goTo(2, 22); // on `None`, inside ruff's E711 range
 
     const deadline = Date.now() + WAIT;
     let titles = [];
@@ -261,7 +261,7 @@ const scenarios = {
     }
     await shot("menu-m3.py");
     await pickQuickFix(titles.find((t) => /^Apply learned fix/.test(t)));
-    const text = await waitText((t) => /isinstance\(count, int\)/.test(t), "the learned fix applied");
+    const text = await waitText((t) => /count is None/.test(t), "the learned fix applied");
     check(!/==/.test(text), `the learned fix left the comparison:\n${text}`);
     await shot("applied-m3.py");
   },
