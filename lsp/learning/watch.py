@@ -62,7 +62,7 @@ class Offered:
     version: int | None
     patterns: tuple[Pattern, ...]
     results: dict[str, str]
-    """Upstream action's fingerprint -> digest of the text its edit makes."""
+    """Action's fingerprint (an upstream's or a learned fix's) -> digest of the text its edit makes."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +120,7 @@ def undone(watches: list[Watch], text: str, now: float) -> list[Watch]:
 
 
 class Offers:
-    """The upstream actions the user was shown, per document and diagnostic (key, line, version)."""
+    """The actions the user was shown, upstream and learned, per document and diagnostic (key, line, version)."""
 
     def __init__(self) -> None:
         self._by_uri: dict[str, list[Offered]] = {}
@@ -131,9 +131,11 @@ class Offers:
         """An invoked list: per group the diagnostic, the candidates' patterns, their edits' text digests."""
         offers = self._by_uri.setdefault(uri, [])
         for diag, patterns, results in groups:
-            upstream = tuple(p for p in patterns if p.action is not None)
-            if upstream:
-                offers.append(Offered(diag_key(diag), diag_line(diag), version, upstream, results))
+            # Learned fixes too: one the user saw and fixed another way by hand was turned
+            # down (only upstream actions were kept, so a learned `xrange` -> `range` stayed
+            # preferred after the user had imported `xrange` instead, twice).
+            if patterns:
+                offers.append(Offered(diag_key(diag), diag_line(diag), version, tuple(patterns), results))
         del offers[:-MAX_OFFERS]
 
     def turned_down(

@@ -411,3 +411,27 @@ async def test_an_action_judged_after_the_pause_does_not_put_off_the_next_action
     await s.pause(PAUSE_S)
     assert s.extractor.asked == [("python", ONE_FIXED, BOTH_FIXED)]
     s.close()
+
+
+async def test_a_learned_fix_seen_and_fixed_another_way_by_hand_is_turned_down_but_not_when_typed_as_it_is() -> None:
+    """A learned fix in the list the user saw is turned down by a different fix by hand, like the tool's actions."""
+    from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+    from fixlore.knowledge import EventKind
+    from fixlore.lsp.learning.timeline import text_digest
+    from tests.abstraction._helpers import learn
+
+    info = DiagnosticInfo("Ruff", "E711", E711["message"], TextRange(Position(1, 7), Position(1, 20)))
+    learned = learn("python", BEFORE, FIXED, info)  # `total == None` -> `total is None`, a shape
+    assert learned.action is None and learned.shape is not None
+    other = BEFORE.replace("total == None", "not total")
+    for typed, expected in ((other, [(EventKind.REJECTED, learned.fingerprint)]), (FIXED, [])):
+        s = Session()
+        await s.open(BEFORE, [E711])
+        recorded: list[tuple[EventKind, str]] = []
+        s.loop.store.record = lambda kind, pattern, out=recorded: out.append((kind, pattern.fingerprint))  # type: ignore[method-assign,misc]
+        s.loop.saw_offers(URI, 1, [(E711, (learned,), {learned.fingerprint: text_digest(FIXED)})])
+        await s.type(typed, [])
+        await s.pause(PAUSE_S)
+        assert s.extractor.asked == [("python", BEFORE, typed)]
+        assert recorded == expected
+        s.close()
