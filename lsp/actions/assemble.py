@@ -6,12 +6,13 @@ diagnostic, :func:`assemble` returns the actions to send and, per diagnostic,
 the ranking (for ``fixlore.explain``).
 
 Rules (issue 6): candidates of one diagnostic are its upstream actions plus
-its learned fixes; with no evidence for any of them the upstream order and
-its ``isPreferred`` marks stand exactly; with evidence the ranking orders them
-and at most one, the top, is preferred: an upstream's own mark when the user
-does not turn that action down, a learned fix when the evidence is clear and
-it was accepted and worked; the user's habit never promotes an action its
-upstream left unmarked (an unsafe fix). Every action gets ``fixlore.accept``
+its learned fixes; with no evidence for any of them the upstream order
+stands; with evidence the ranking orders them. Which one is marked preferred
+is :mod:`.preferred`'s: an upstream's own mark on a fix that keeps the user's
+code, or one this user takes; a learned fix when the evidence is clear and it
+was accepted and worked; at most one, the top, once there is evidence; the
+user's habit never promotes an action its upstream left unmarked (an unsafe
+fix). Every action gets ``fixlore.accept``
 with a token (:mod:`.tokens`); the upstream's own
 command is kept in the token's :class:`~.tokens.Offer` and run after recording.
 Titles are unique.
@@ -20,7 +21,6 @@ Titles are unique.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Mapping
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
@@ -28,7 +28,6 @@ from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction import (
     DiagnosticInfo,
-    FixCategory,
     Pattern,
     Position,
     TextRange,
@@ -37,6 +36,7 @@ from fixlore.abstraction import (
     apply_edits,
 )
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
+from fixlore.lsp.actions.preferred import Item, keep_vouched_marks, mark_preferred, own_edits
 from fixlore.lsp.actions.tokens import Offer, Tokens, with_command
 from fixlore.lsp.hub import from_lsp_edits, to_lsp_range
 from fixlore.lsp.learning.timeline import diag_info, lines_of, text_digest
@@ -78,35 +78,6 @@ class Assembly:
     version: int | None = None
 
 
-@dataclass
-class _Item:
-    action: dict[str, Any]
-    pattern: Pattern | None = None
-    learned: bool = False
-    group: int | None = None
-    verified: bool = True
-    """For a learned fix: accepted before, and it has succeeded more often than it failed."""
-
-
-_SUPPRESSION = re.compile(r"(?i)\b(disable|suppress|ignore|noqa)\b")
-
-
-def may_be_preferred(item: _Item) -> bool:
-    """Whether an action may carry ``isPreferred``.
-
-    Editors apply a preferred fix without asking (VS Code's Auto Fix, fix on
-    save): a suppression never is, whatever the user's habit (it may still
-    rank first), and a learned fix only once verification says it works.
-    """
-    return not _suppresses(item) and item.verified
-
-
-def _suppresses(item: _Item) -> bool:
-    if _SUPPRESSION.search(str(item.action.get("title", ""))):
-        return True
-    return item.pattern is not None and item.pattern.category is FixCategory.ADD_SUPPRESSION
-
-
 def assemble(
     *,
     uri: str,
@@ -122,14 +93,14 @@ def assemble(
     now: float,
 ) -> Assembly:
     """The answer to one code-action request (see the module docstring)."""
-    items = [_Item(dict(a)) for a in upstream if isinstance(a, dict) and isinstance(a.get("title"), str)]
+    items = [Item(dict(a)) for a in upstream if isinstance(a, dict) and isinstance(a.get("title"), str)]
     for item in items:
         item.group = _group_of(item.action, diagnostics)
     lines = lines_of(doc.source) if doc is not None else ()
     num_units = doc.position_codec.client_num_units if doc is not None else len
     source = doc.source if doc is not None else None
     out = Assembly(uri=uri, version=doc.version if doc is not None else None)
-    order: list[_Item] = list(items)
+    order: list[Item] = list(items)
     siblings: dict[int, tuple[Pattern, ...]] = {}
     twin_of: dict[int, Pattern] = {}
     for g, diag in enumerate(diagnostics):
@@ -148,12 +119,13 @@ def assemble(
         candidates = [Candidate(key=_key(it), pattern=it.pattern, upstream_index=i) for i, it in enumerate(group)]
         rule_key = abstract_signature(language, info).rule_key
         evidence = _evidence(knowledge, rule_key, executor)
+        keep_vouched_marks(members, uri, lines, num_units, evidence)
         ranked = rank_actions(candidates, evidence, now=now)
         has_evidence = any(c.key in evidence for c in candidates)
         if has_evidence:
             ranked_items = [group[r.candidate.upstream_index] for r in ranked]
             ranked_items, kept = _one_of_twins(ranked_items, twins)
-            _mark_preferred(ranked_items, [ranked[i] for i in kept], evidence)
+            mark_preferred(ranked_items, [ranked[i] for i in kept], evidence)
             order = _reslot(order, group, ranked_items)
         elif extra:
             order = _reslot(order, members, _one_of_twins(group, twins)[0])
@@ -235,7 +207,7 @@ def action_pattern(language: str, info: DiagnosticInfo, title: str, kind: str) -
     return abstract_rule_action(language, info, title, kind)
 
 
-def _key(item: _Item) -> str:
+def _key(item: Item) -> str:
     return item.pattern.fingerprint if item.pattern is not None else f"untracked:{id(item)}"
 
 
@@ -254,7 +226,7 @@ def _group_of(action: dict[str, Any], diagnostics: list[dict[str, Any]]) -> int 
     return None
 
 
-def _made_texts(members: list[_Item], uri: str, text: str, num_units: Any) -> dict[int, str]:
+def _made_texts(members: list[Item], uri: str, text: str, num_units: Any) -> dict[int, str]:
     """The document as each upstream action's inline edit leaves it (by the item's id).
 
     Once per request, and only for a list that has learned fixes or was invoked:
@@ -262,7 +234,7 @@ def _made_texts(members: list[_Item], uri: str, text: str, num_units: Any) -> di
     """
     out: dict[int, str] = {}
     for item in members:
-        edits = _own_edits(item.action, uri)
+        edits = own_edits(item.action, uri)
         if not edits:
             continue
         try:
@@ -272,7 +244,7 @@ def _made_texts(members: list[_Item], uri: str, text: str, num_units: Any) -> di
     return out
 
 
-def _twins(ours: list[str], extra: list[_Item], members: list[_Item], made: dict[int, str]) -> dict[int, _Item]:
+def _twins(ours: list[str], extra: list[Item], members: list[Item], made: dict[int, str]) -> dict[int, Item]:
     """Learned fixes that make the same text as an upstream action of the diagnostic: id -> that action.
 
     ``ours``: the text each learned fix makes (computed once per request, also for
@@ -281,7 +253,7 @@ def _twins(ours: list[str], extra: list[_Item], members: list[_Item], made: dict
     Such a fix is the upstream's own (learned from accepting it, or made by hand as
     the tool makes it): it is offered once (:func:`_one_of_twins`).
     """
-    twins: dict[int, _Item] = {}
+    twins: dict[int, Item] = {}
     for fixed, learned_item in zip(ours, extra, strict=True):
         twin = next((it for it in members if made.get(id(it)) == fixed), None)
         if twin is not None:
@@ -289,7 +261,7 @@ def _twins(ours: list[str], extra: list[_Item], members: list[_Item], made: dict
     return twins
 
 
-def _twin_patterns(twins: dict[int, _Item], group: list[_Item]) -> dict[int, Pattern]:
+def _twin_patterns(twins: dict[int, Item], group: list[Item]) -> dict[int, Pattern]:
     """Each twin's pattern by the other's id, both ways: taking one does not turn the other down."""
     by_id = {id(it): it for it in group}
     out: dict[int, Pattern] = {}
@@ -302,7 +274,7 @@ def _twin_patterns(twins: dict[int, _Item], group: list[_Item]) -> dict[int, Pat
     return out
 
 
-def _one_of_twins(items: list[_Item], twins: dict[int, _Item]) -> tuple[list[_Item], list[int]]:
+def _one_of_twins(items: list[Item], twins: dict[int, Item]) -> tuple[list[Item], list[int]]:
     """``items`` (best first) with the later of each learned/upstream twin left out, and the kept indices.
 
     A learned fix kept over its twin takes the upstream's ``isPreferred``: the tool
@@ -327,25 +299,7 @@ def _one_of_twins(items: list[_Item], twins: dict[int, _Item]) -> tuple[list[_It
     return [items[i] for i in kept], kept
 
 
-def _own_edits(action: dict[str, Any], uri: str) -> list[dict[str, Any]]:
-    """An action's inline edits of ``uri`` (none if it edits another document or is resolved later)."""
-    edit = action.get("edit")
-    if not isinstance(edit, dict):
-        return []
-    changes = edit.get("changes")
-    if isinstance(changes, dict):
-        found = changes.get(uri)
-        return found if isinstance(found, list) and len(changes) == 1 else []
-    documents = edit.get("documentChanges")
-    if isinstance(documents, list) and len(documents) == 1 and isinstance(documents[0], dict):
-        doc = documents[0]
-        same = isinstance(doc.get("textDocument"), dict) and doc["textDocument"].get("uri") == uri
-        edits = doc.get("edits")
-        return edits if same and isinstance(edits, list) else []
-    return []
-
-
-def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: LearnedFix, g: int) -> _Item:
+def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: LearnedFix, g: int) -> Item:
     edits = [{"range": to_lsp_range(doc, e.range), "newText": e.new_text} for e in fix.edits]
     action = {
         "title": LEARNED_PREFIX + fix.title,
@@ -357,89 +311,10 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
     # Verified as fixlore applies it: accepted from this list before, and it has worked
     # more often than not. Hand-made fixes alone show the habit, not that the instance is right.
     verified = counts.accepted >= 1 and counts.succeeded > counts.failed
-    return _Item(action, pattern=fix.pattern, learned=True, group=g, verified=verified)
+    return Item(action, pattern=fix.pattern, learned=True, group=g, verified=verified)
 
 
-def _mark_preferred(
-    ranked_items: list[_Item], ranked: list[RankedAction], evidence: Mapping[str, Any] | None = None
-) -> None:
-    """At most one preferred, the top of the ranking, and only when something vouches for it.
-
-    Editors apply a preferred fix unasked, so the user's habit alone does not
-    make one: the top keeps its upstream's own mark (the tool calls the fix
-    safe: ruff sends ``false`` for its unsafe fixes, Biome leaves them
-    unmarked) unless this user turns that action down as often as they take
-    it; a learned fix is preferred when the ranking says the evidence is
-    clear, it was accepted and worked (:func:`may_be_preferred`), the user
-    has made no other of the fixes offered (:func:`_rivals`) and has never
-    turned it down (:func:`_ever_turned_down`). A suppression
-    never is.
-    """
-    if not ranked_items:
-        return
-    top = ranked_items[0]
-    vouched = top.action.get("isPreferred") is True or (
-        top.learned and bool(ranked) and ranked[0].preferred and not _rivals(top, ranked_items, evidence)
-    )
-    keep = vouched and may_be_preferred(top) and not _turned_down(top, evidence)
-    keep = keep and not (top.learned and _ever_turned_down(top, evidence))
-    for item in ranked_items:
-        item.action.pop("isPreferred", None)
-    if keep:
-        top.action["isPreferred"] = True
-
-
-def _rivals(top: _Item, items: list[_Item], evidence: Mapping[str, Any] | None) -> bool:
-    """Whether the user has also made another of these fixes (taken it, or made it by hand).
-
-    Two habits for one diagnostic (``xrange`` -> ``range`` here, an import of
-    ``xrange`` there) mean the choice depends on the code: neither is applied unasked.
-    """
-    if not evidence:
-        return False
-    for item in items:
-        if item is top or item.pattern is None or _suppresses(item):
-            continue
-        stats = evidence.get(item.pattern.fingerprint)
-        if stats is not None and (own := stats.own_counts()).accepted + own.manual > 0:
-            return True
-    return False
-
-
-def _ever_turned_down(item: _Item, evidence: Mapping[str, Any] | None) -> bool:
-    """Whether this user has turned this learned fix down (made another fix instead) or undone it.
-
-    fixlore vouches for its own fixes, so it holds them to more than a majority: a
-    user who once fixed the same diagnostic another way (``xrange`` -> ``range`` in
-    one file, an import of ``xrange`` in the next) chooses by the code at hand, and
-    an editor applying the fix unasked would choose for them. It still ranks first.
-    """
-    if not evidence or item.pattern is None:
-        return False
-    stats = evidence.get(item.pattern.fingerprint)
-    if stats is None:
-        return False
-    own = stats.own_counts()
-    return own.rejected + own.undone > 0
-
-
-def _turned_down(item: _Item, evidence: Mapping[str, Any] | None) -> bool:
-    """Whether this user turns the action down (or undoes it) at least as often as they take it.
-
-    A preferred fix is applied unasked: a user who is split on it has not
-    asked for that.
-    """
-    if not evidence or item.pattern is None:
-        return False
-    stats = evidence.get(item.pattern.fingerprint)
-    if stats is None:
-        return False
-    own = stats.own_counts()  # an import's accepts do not outvote what this user did
-    against = own.rejected + own.undone
-    return against > 0 and against >= own.accepted
-
-
-def _reslot(order: list[_Item], old: list[_Item], new: list[_Item]) -> list[_Item]:
+def _reslot(order: list[Item], old: list[Item], new: list[Item]) -> list[Item]:
     """Put ``new`` (the group, reordered, maybe longer) where ``old`` stood in ``order``."""
     old_ids = {id(it) for it in old}
     slots = [i for i, it in enumerate(order) if id(it) in old_ids]

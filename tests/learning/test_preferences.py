@@ -86,7 +86,25 @@ async def test_without_evidence_the_upstream_order_stands(tmp_path: Path) -> Non
         actions = await editor.code_actions(uri, diag)
         titles = [a["title"] for a in actions]
         assert titles[:2] == ["Ruff (F401): Remove unused import: `json`", "Ruff (F401): Disable for this line"]
-        # ruff marks its safe fix preferred; with no evidence fixlore leaves that alone.
-        assert actions[0].get("isPreferred") is True
         assert len(set(titles)) == len(titles)
         assert "fixlore.accept" in editor.capabilities["executeCommandProvider"]["commands"]
+
+
+async def test_a_fix_that_deletes_code_is_preferred_once_the_user_takes_it(tmp_path: Path) -> None:
+    """ruff marks both fixes safe; fixlore applies unasked only what keeps the user's code, or what they take."""
+    async with Editor(tmp_path) as editor:
+        uri = editor.open("plain.py", snippet(0) + 'LABEL = f"plain"\n')
+        keeps = (await editor.code_actions(uri, await editor.diagnostic(uri, "F541")))[0]
+        assert keeps["title"] == "Ruff (F541): Remove extraneous `f` prefix"
+        assert keeps.get("isPreferred") is True  # keeps every name: ruff's mark stands
+        deletes = (await editor.code_actions(uri, await editor.diagnostic(uri, "F401")))[0]
+        assert deletes["title"] == "Ruff (F401): Remove unused import: `json`"
+        assert "isPreferred" not in deletes  # deletes `json`: not before this user has taken it
+        await editor.apply(deletes)
+        await editor.gone(uri, "F401")
+        await editor.until_stats(lambda s: s["counts"]["accepted"] >= 1)
+
+        uri = editor.open("again.py", snippet(1))
+        again = (await editor.code_actions(uri, await editor.diagnostic(uri, "F401")))[0]
+        assert again["title"] == "Ruff (F401): Remove unused import: `shutil`"
+        assert again.get("isPreferred") is True
