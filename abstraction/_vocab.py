@@ -132,12 +132,18 @@ def is_hole_class(language: str, klass: str) -> bool:
     return klass in name_classes(language) or (family(language) == "python" and klass in HOLE_ONLY_CLASSES)
 
 
+_PYTHON_WORDS = frozenset(keyword.kwlist) | frozenset(keyword.softkwlist)
+
+
 @cache
 def keywords(language: str) -> frozenset[str]:
     """Keywords, operators and punctuation: the grammar's anonymous node kinds."""
     out = {k for k in _grammar_kinds(language, named=False) if not k.isspace() and "\n" not in k}
     if family(language) == "python":
-        out |= set(keyword.kwlist) | set(keyword.softkwlist)
+        # The grammar still parses Python 2's ``print``/``exec`` statements: in Python 3
+        # they are names (``print(x)``, not ``print (x)``).
+        out = {k for k in out if not k.isidentifier() or k in _PYTHON_WORDS}
+        out |= _PYTHON_WORDS
     return frozenset(out | LITERAL_WORDS)
 
 

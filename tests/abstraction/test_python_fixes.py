@@ -262,3 +262,22 @@ def test_format_call_to_f_string_moves_the_argument_into_its_field() -> None:
     other = "def f(n):\n    return '{} rows'.format(total)\n"
     fixed = apply(p, "python", other, diag_at(other, "'{} rows'.format(total)", "Ruff", "UP032", UP032))
     assert fixed == "def f(n):\n    return f'{total} rows'\n"
+
+
+def test_print_is_a_name_in_python_3_and_renders_without_a_space() -> None:
+    """The grammar still knows Python 2's ``print`` statement; a learned ``print(x)`` must not come out ``print (x)``."""
+    rule = ("Ruff", "RET504")
+    before = code("""
+        def total(parts):
+            amount = sum(parts)
+            return amount
+        """)
+    after = before.replace("    return amount", "    print(repr(amount))\n    return amount")
+    p = learn("python", before, after, diag_at(before, "amount", *rule, "Unnecessary assignment to `amount`", nth=1))
+    other = code("""
+        def mean(values):
+            middle = sum(values) / len(values)
+            return middle
+        """)
+    fixed = apply(p, "python", other, diag_at(other, "middle", *rule, "Unnecessary assignment to `middle`", nth=1))
+    assert "    print(repr(middle))\n    return middle\n" in fixed
