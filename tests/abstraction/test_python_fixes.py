@@ -265,7 +265,7 @@ def test_format_call_to_f_string_moves_the_argument_into_its_field() -> None:
 
 
 def test_print_is_a_name_in_python_3_and_renders_without_a_space() -> None:
-    """The grammar still knows Python 2's ``print`` statement; a learned ``print(x)`` must not come out ``print (x)``."""
+    """The grammar still knows Python 2's ``print`` statement: a learned ``print(x)`` is not ``print (x)``."""
     rule = ("Ruff", "RET504")
     before = code("""
         def total(parts):
