@@ -29,6 +29,7 @@ from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, l
 from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts, replace_title
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
 from fixlore.abstraction._rewrites import Rewrite, Site, changes_behaviour, rewrite_of
+from fixlore.abstraction._scope import visible_names
 from fixlore.abstraction._shape import (
     enclosing_function,
     function_body_start,
@@ -134,7 +135,7 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         unsound = roles_unsound(old_part, new_part, _may_go(ctx)) if ctx.unit is not None else None
         unsound = (
             unsound
-            or brings_unbound_name(old_part, new_part, text)
+            or brings_unbound_name(old_part, new_part, text, lambda: visible_names(src.root, src.data, d0))
             or format_left_unapplied(old_part, new_part)
             or renames_a_working_name(pattern, seen, text)
         )

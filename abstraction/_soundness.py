@@ -25,7 +25,7 @@ import functools
 import keyword
 import re
 from collections import Counter
-from collections.abc import Set
+from collections.abc import Callable, Set
 from typing import NamedTuple
 
 from fixlore.abstraction._pattern import Pattern
@@ -404,12 +404,17 @@ def roles_unsound(old: str, new: str, may_go: frozenset[str]) -> str | None:
     return None
 
 
-def brings_unbound_name(old: str, new: str, text: str) -> str | None:
+def brings_unbound_name(
+    old: str, new: str, text: str, visible: Callable[[], frozenset[str] | None] | None = None
+) -> str | None:
     """Why a Python fix would use a name the file does not have (``six.text_type`` without six), or ``None``.
 
     A name the fix adds must be a builtin, be bound by the fix itself (an
-    import, an assignment) or already occur in the file: a learned
-    ``unicode`` -> ``six.text_type`` fits only files that have ``six``.
+    import, an assignment) or be bound where the fix is: ``visible`` gives the
+    names of the enclosing scopes (see :mod:`._scope`; ``None`` when unknown,
+    as with a star import), and without it the name must occur in the file.
+    A learned ``unicode`` -> ``six.text_type`` fits only files that have
+    ``six``; a learned ``x`` -> ``self.x`` only methods that have ``self``.
     """
     before, after = python_roles(old), python_roles(new)
     if before is None or after is None:
@@ -418,8 +423,18 @@ def brings_unbound_name(old: str, new: str, text: str) -> str | None:
     if not added:
         return None
     bound = _bound_names(new)
+    scope: frozenset[str] | None = None
+    asked = visible is None
     for name in added:
-        if name in _BUILTINS or name in bound or before["N:" + name]:
+        if name in _BUILTINS or name in _MODULE_DUNDERS or name in bound:
+            continue
+        if not asked and visible is not None:
+            scope, asked = visible(), True
+        if scope is not None:
+            if name not in scope:
+                return "uses a name not bound where the fix is"
+            continue
+        if before["N:" + name]:
             continue
         if re.search(rf"(?<![\w.]){re.escape(name)}\b", text) is None:
             return "uses a name the file does not have"
@@ -427,6 +442,7 @@ def brings_unbound_name(old: str, new: str, text: str) -> str | None:
 
 
 _BUILTINS = frozenset(dir(builtins))
+_MODULE_DUNDERS = frozenset({"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__path__"})
 
 
 def _bound_names(text: str) -> frozenset[str]:

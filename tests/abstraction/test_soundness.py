@@ -193,7 +193,7 @@ def test_a_python2_name_ported_to_six_applies_only_where_the_file_has_six() -> N
     )
     without = "label = unicode(42)\n"
     result = instantiate(p, "python", without, diag_at(without, "unicode", "Ruff", "F821", message))
-    assert isinstance(result, Skipped) and result.detail == "uses a name the file does not have"
+    assert isinstance(result, Skipped) and result.detail == "uses a name not bound where the fix is"
 
 
 def test_a_python2_name_ported_to_a_builtin_applies_anywhere() -> None:
@@ -329,3 +329,46 @@ def test_a_deleted_return_is_the_users_habit_only_after_twice() -> None:
     twice = instantiate(result.pattern, "python", other, diag, seen=2)
     assert isinstance(twice, Instantiated), twice
     assert "return" not in apply_edits(other, twice.edits)
+
+
+def test_a_name_the_fix_brings_must_be_bound_where_the_fix_is_not_only_somewhere_in_the_file() -> None:
+    """``unicode`` -> ``six.text_type`` fits where ``six`` is bound: not in a function when another imported it."""
+    message = "Undefined name `unicode`"
+    before = "import six\n\n\ndef show(value):\n    return unicode(value)\n"
+    p = learn(
+        "python",
+        before,
+        before.replace("unicode(", "six.text_type("),
+        diag_at(before, "unicode", "Ruff", "F821", message),
+    )
+    local = "def show(value):\n    import six\n\n    return unicode(value)\n"
+    fixed = apply(p, "python", local, diag_at(local, "unicode", "Ruff", "F821", message))
+    assert fixed == local.replace("unicode(", "six.text_type(")
+    elsewhere = "def show(value):\n    return unicode(value)\n\n\ndef load():\n    import six\n\n    return six\n"
+    result = instantiate(p, "python", elsewhere, diag_at(elsewhere, "unicode", "Ruff", "F821", message))
+    assert isinstance(result, Skipped) and result.detail == "uses a name not bound where the fix is", result
+
+
+def test_names_in_scope_follow_python_rules() -> None:
+    """Enclosing functions and the module, not a class body from its methods; unknown with a star import."""
+    from fixlore.abstraction._scope import visible_names
+    from fixlore.abstraction._tree import Source
+
+    text = (
+        "import os.path, json as js\nfrom pkg import a as b, c\nX, (Y, *Z) = 1, (2, 3)\nobj.attr = 4\n"
+        "def outer(p, q: int = 1, *rest, **kw):\n    for i, j in pairs:\n        pass\n"
+        "    with open(p) as fh:\n        pass\n    try:\n        pass\n    except OSError as err:\n        pass\n"
+        "    def inner(r):\n        HERE\n"
+        "class Box:\n    size = 1\n    IN_CLASS\n    def method(slf):\n        IN_METHOD\nLATER = 1\n"
+    )
+    src = Source("python", text)
+
+    def at(needle: str) -> frozenset[str] | None:
+        return visible_names(src.root, src.data, src.data.index(needle.encode()))
+
+    module = {"os", "js", "b", "c", "X", "Y", "Z", "outer", "Box", "LATER"}
+    assert at("HERE") == module | {"p", "q", "rest", "kw", "i", "j", "fh", "err", "inner", "r"}
+    assert at("IN_CLASS") == module | {"size", "method"}
+    assert at("IN_METHOD") == module | {"slf"}
+    star = Source("python", "from pkg import *\n\ndef f():\n    HERE\n")
+    assert visible_names(star.root, star.data, star.data.index(b"HERE")) is None
