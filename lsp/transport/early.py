@@ -42,7 +42,7 @@ from fixlore.lsp.config import (
     split_init_options,
     upstream_ids,
 )
-from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, dumps, encode_message, loads
+from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, dumps, encode_message, header_length, loads
 
 UTF16 = "utf-16"
 _ENCODINGS = ("utf-8", "utf-16", "utf-32")
@@ -133,7 +133,7 @@ class Child:
         """Its response to ``initialize`` (id 1) if it has come, else ``None``."""
         data, message, start = self.received, None, 0
         while (end := data.find(b"\r\n\r\n", start)) >= 0:
-            length = _length(data[start:end])
+            length = header_length(data[start:end])
             if length is None or len(data) < end + 4 + length:
                 return None
             message, start = loads(data[end + 4 : end + 4 + length]), end + 4 + length
@@ -141,14 +141,6 @@ class Child:
                 self.answer_end = start
                 return message
         return None
-
-
-def _length(header: bytes) -> int | None:
-    for line in header.split(b"\r\n"):
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length" and value.strip().isdigit():
-            return int(value)
-    return None
 
 
 @dataclass
@@ -197,12 +189,12 @@ class Front:
     # -- the editor's first message ------------------------------------------------------
     def _read_first(self) -> dict[str, Any] | None:
         while (end := self.consumed.find(b"\r\n\r\n")) < 0 or len(self.consumed) < end + 4 + (
-            _length(self.consumed[:end]) or 0
+            header_length(self.consumed[:end]) or 0
         ):
-            if end >= 0 and _length(self.consumed[:end]) is None:
+            if end >= 0 and header_length(self.consumed[:end]) is None:
                 self.declined = "the first frame has no usable Content-Length"
                 return None
-            if end >= 0 and (_length(self.consumed[:end]) or 0) > MAX_MESSAGE_BYTES:
+            if end >= 0 and (header_length(self.consumed[:end]) or 0) > MAX_MESSAGE_BYTES:
                 self.declined = "the first message is too large"
                 return None
             if end < 0 and (len(self.consumed) > _MAX_HEADER or b"\n\n" in self.consumed):
@@ -213,7 +205,7 @@ class Front:
                 self.declined = "the editor closed its stream"
                 return None
             self.consumed += chunk
-        length = _length(self.consumed[:end]) or 0
+        length = header_length(self.consumed[:end]) or 0
         body = self.consumed[end + 4 : end + 4 + length]
         try:
             message = loads(body)

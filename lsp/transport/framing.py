@@ -3,9 +3,10 @@
 :func:`read_body` reads one frame's body; a bad frame raises
 :class:`FrameError` and leaves the stream where the next frame can be read,
 and an oversized body is dropped without being held whole.
-:func:`encode_message` frames a message. JSON goes through orjson, with the
-standard library for what orjson refuses. Used by :mod:`fixlore.lsp.transport.jsonrpc`
-and the server's own reader.
+:func:`header_length` reads a header block already in hand (the early
+front's readers). :func:`encode_message` frames a message. JSON goes through
+orjson, with the standard library for what orjson refuses. Used by
+:mod:`fixlore.lsp.transport.jsonrpc` and the server's own reader.
 """
 
 from __future__ import annotations
@@ -117,17 +118,35 @@ async def read_body(reader: asyncio.StreamReader) -> bytes | None:
     return await reader.readexactly(length)
 
 
+def _length_value(line: bytes) -> bytes | None:
+    """The value of a ``Content-Length`` header line (stripped, unchecked); ``None`` for another header."""
+    name, _, value = line.partition(b":")
+    return value.strip() if name.strip().lower() == b"content-length" else None
+
+
+def header_length(header: bytes) -> int | None:
+    """The length a frame's header block (its lines, without the blank one) gives; ``None`` if none is usable.
+
+    The first ``Content-Length`` line with a number counts. For bytes in hand
+    (the early front's readers); :func:`read_body` reads a stream line by line.
+    """
+    for line in header.split(b"\r\n"):
+        value = _length_value(line)
+        if value is not None and value.isdigit():
+            return int(value)
+    return None
+
+
 def _content_length(line: bytes, length: int | None) -> int | None:
     """The length a header line gives, or ``length`` if it gives none; ``FrameError`` if it is unusable."""
-    name, _, value = line.partition(b":")
-    if name.strip().lower() != b"content-length":
+    value = _length_value(line)
+    if value is None:
         # Another header (Content-Type), or a header glued to the tail of a frame
         # that was shorter than its body: the last header in the line counts.
         starts = [m.end() for m in _HEADER_INSIDE.finditer(line)]
         if not starts:
             return length
-        value = line[starts[-1] :]
-    value = value.strip()
+        value = line[starts[-1] :].strip()
     if not value.isdigit() or len(value) > 19:
         raise FrameError("bad Content-Length header")
     return int(value)

@@ -58,6 +58,30 @@ def publishes(session: EditorSession, uri: str) -> list[tuple[Any, str]]:
     ]
 
 
+async def type_across_the_hand_over(session: EditorSession, uri: str, text: str) -> int:
+    """Type one import every 20 ms at the end of ``text`` until 15 past the hand-over; how many were typed.
+
+    Each edit is an incremental change at the end, from the relay into the full
+    server's time: one lost or applied twice upstream and ruff's diagnostics no
+    longer match the text. Returns once ruff has flagged every import of the final version.
+    """
+    k, handed_over = 0, None
+    while handed_over is None or k < handed_over + 15:
+        assert k < 1000, "the full server never took over"
+        session.edit(uri, [{"range": {"start": end_of(text), "end": end_of(text)}, "newText": f"import m{k}\n"}])
+        text += f"import m{k}\n"
+        k += 1
+        if handed_over is None and relayed(session) is not None:
+            handed_over = k
+        await asyncio.sleep(0.02)
+    final = session.versions[uri]
+    await session.wait_for(
+        lambda: session.diagnostic_versions.get(uri) == final and f401(session.current(uri)) == k + 1,
+        what="the final version's diagnostics",
+    )
+    return k
+
+
 async def test_quick_fix_in_the_first_second_and_edits_across_the_hand_over(tmp_path: Path) -> None:
     session = EditorSession(tmp_path, timeout=30)
     await session.start(serve(), cwd=str(tmp_path))
@@ -73,26 +97,9 @@ async def test_quick_fix_in_the_first_second_and_edits_across_the_hand_over(tmp_
         assert answered < 1.0, f"first code action answered {answered:.2f} s after initialized"
         assert any("Remove unused import" in a["title"] for a in actions), [a["title"] for a in actions]
 
-        # One import typed every 20 ms, from the relay into the full server's time, each
-        # edit an incremental change at the end: one lost or applied twice upstream and
-        # ruff's diagnostics no longer match the lines below.
-        k = 0
-        handed_over = None
-        while handed_over is None or k < handed_over + 15:
-            assert k < 1000, "the full server never took over"
-            session.edit(uri, [{"range": {"start": end_of(text), "end": end_of(text)}, "newText": f"import m{k}\n"}])
-            text += f"import m{k}\n"
-            k += 1
-            if handed_over is None and relayed(session) is not None:
-                handed_over = k
-            await asyncio.sleep(0.02)
+        k = await type_across_the_hand_over(session, uri, text)
         count = relayed(session)
         assert count is not None and count >= 3, count  # initialized, didOpen, didChange... at least
-        final = session.versions[uri]
-        await session.wait_for(
-            lambda: session.diagnostic_versions.get(uri) == final and f401(session.current(uri)) == k + 1,
-            what="the final version's diagnostics",
-        )
         lines = sorted(d["range"]["start"]["line"] for d in session.current(uri) if d.get("code") == "F401")
         assert lines == list(range(k + 1))
 
@@ -125,21 +132,9 @@ async def test_the_upstream_gets_every_message_once_and_in_order(tmp_path: Path)
         await session.initialize()
         text = "import os\n"
         uri = session.open("c.py", text)
-        k, handed_over = 0, None
-        while handed_over is None or k < handed_over + 15:
-            assert k < 1000, "the full server never took over"
-            session.edit(uri, [{"range": {"start": end_of(text), "end": end_of(text)}, "newText": f"import m{k}\n"}])
-            text += f"import m{k}\n"
-            k += 1
-            if handed_over is None and relayed(session) is not None:
-                handed_over = k
-            await asyncio.sleep(0.02)
+        await type_across_the_hand_over(session, uri, text)
         assert (relayed(session) or 0) >= 3
         final = session.versions[uri]
-        await session.wait_for(
-            lambda: session.diagnostic_versions.get(uri) == final and f401(session.current(uri)) == k + 1,
-            what="the final version's diagnostics",
-        )
         sent = record.read_text().splitlines()
         sync = [
             line

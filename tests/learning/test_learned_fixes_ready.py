@@ -10,6 +10,7 @@ import asyncio
 import time
 from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,14 @@ import pytest
 
 from fixlore.abstraction import abstract_rule_action, apply_edits
 from fixlore.knowledge import Event, EventKind, Knowledge
-from fixlore.lsp.learning.fixes import INVOKED_WAIT_S, PREPARE_SLICE, REQUEST_WAIT_S, LearnedFixes, diag_id
+from fixlore.lsp.learning.fixes import (
+    INVOKED_WAIT_S,
+    PREPARE_SLICE,
+    REQUEST_WAIT_S,
+    LearnedFixes,
+    _Pending,
+    diag_id,
+)
 from fixlore.lsp.learning.timeline import diag_info
 from tests.abstraction._helpers import code, diag_at, learn
 from tests.core.fakes import FakeEditor
@@ -76,20 +84,26 @@ def _learn_e711_by_hand(knowledge: Knowledge) -> None:
     knowledge.flush()
 
 
-async def test_fixes_prepared_when_diagnostics_arrive_are_the_ones_the_request_gets(knowledge: Knowledge) -> None:
+@contextmanager
+def _prepared(knowledge: Knowledge, text: str) -> Iterator[tuple[LearnedFixes, dict[str, Any], _Pending]]:
+    """E711 fixed by hand before; ``text``'s E711 (on `None`) published as version 1: the fixes, it, its job."""
     _learn_e711_by_hand(knowledge)
-    text = "def other(item):\n    return item == None\n"
     fixes, _ = _fixes(knowledge, text)
     raw = _raw(text, "None", *E711)
     try:
         fixes.prepare(URI, 1, [raw])  # a publish (or a pull's answer) of version 1
-        prepared = fixes._cache[URI][1][diag_id(raw)]
+        yield fixes, raw, fixes._cache[URI][1][diag_id(raw)]
+    finally:
+        fixes.close()
+
+
+async def test_fixes_prepared_when_diagnostics_arrive_are_the_ones_the_request_gets(knowledge: Knowledge) -> None:
+    text = "def other(item):\n    return item == None\n"
+    with _prepared(knowledge, text) as (fixes, raw, prepared):
         await asyncio.wrap_future(prepared.job.result)  # done before the lightbulb is asked for
         found = await fixes.get(URI, 1, raw)
         assert fixes._cache[URI][1][diag_id(raw)] is prepared  # no second job: the prepared one answered
         assert [apply_edits(text, f.edits) for f in found] == ["def other(item):\n    return item is None\n"]
-    finally:
-        fixes.close()
 
 
 async def test_a_diagnostic_with_nothing_to_try_is_answered_without_the_worker(tmp_path: Path) -> None:
@@ -154,13 +168,8 @@ async def test_a_large_publish_is_prepared_a_slice_at_a_time_and_a_request_does_
 async def test_a_list_the_user_asked_for_waits_longer_for_a_fix_still_being_made(knowledge: Knowledge) -> None:
     # A busy machine: the worker's answer comes 0.3 s after the request. The lightbulb the
     # editor asks for as the cursor moves goes without it; the list the user asked for waits.
-    _learn_e711_by_hand(knowledge)
     text = "def other(item):\n    return item == None\n"
-    fixes, _ = _fixes(knowledge, text)
-    raw = _raw(text, "None", *E711)
-    try:
-        fixes.prepare(URI, 1, [raw])
-        pending = fixes._cache[URI][1][diag_id(raw)]
+    with _prepared(knowledge, text) as (fixes, raw, pending):
         made = await asyncio.wrap_future(pending.job.result)
         assert made  # the pattern applies; only its timing is held back below
         for wait, expected in ((REQUEST_WAIT_S, []), (INVOKED_WAIT_S, ["def other(item):\n    return item is None\n"])):
@@ -170,23 +179,13 @@ async def test_a_list_the_user_asked_for_waits_longer_for_a_fix_still_being_made
             found = await fixes.get(URI, 1, raw, wait=wait)
             assert [apply_edits(text, f.edits) for f in found] == expected
             await asyncio.wrap_future(late)
-    finally:
-        fixes.close()
 
 
 async def test_a_request_does_not_wait_for_patterns_that_cannot_fit_the_code_at_hand(knowledge: Knowledge) -> None:
     # The stored fix rewrites `== None`; this line holds `!= None` (another habit, not learned yet).
-    _learn_e711_by_hand(knowledge)
-    text = "def other(item):\n    return item != None\n"
-    fixes, _ = _fixes(knowledge, text)
-    raw = _raw(text, "None", *E711)
-    try:
-        fixes.prepare(URI, 1, [raw])
-        pending = fixes._cache[URI][1][diag_id(raw)]
+    with _prepared(knowledge, "def other(item):\n    return item != None\n") as (fixes, raw, pending):
         assert len(pending.job.patterns) == 1  # a job was made: the signature has a stored pattern
         never: Future[Any] = Future()  # a worker that would never answer
         pending.job.result = never
         found = await asyncio.wait_for(fixes.get(URI, 1, raw, wait=3600), 10)
         assert found == [] and not never.done()  # answered without the worker's word
-    finally:
-        fixes.close()

@@ -1,0 +1,41 @@
+"""A stdio proxy in asyncio in front of a child server: frames pass as bytes both ways, none is parsed.
+
+Shared by the test upstream that records what it is sent (``recording.py``)
+and the benchmarks' floor of a process hop (``bench/hop_floor.py``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Sequence
+
+from fixlore.lsp.transport.framing import read_body
+
+
+async def pump(
+    reader: asyncio.StreamReader, write: Callable[[bytes], object], record: Callable[[bytes], None] | None = None
+) -> None:
+    """Copy frames from ``reader`` to ``write`` until EOF; ``record`` sees each body first."""
+    while (body := await read_body(reader)) is not None:
+        if record is not None:
+            record(body)
+        write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
+
+
+async def hop(command: Sequence[str], record: Callable[[bytes], None] | None = None) -> None:
+    """Start ``command`` and pump frames both ways until EOF; ``record`` sees each body the editor sends."""
+    loop = asyncio.get_running_loop()
+    child = await asyncio.create_subprocess_exec(
+        *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
+    )
+    assert child.stdin is not None and child.stdout is not None
+    stdin = asyncio.StreamReader(limit=1 << 26)
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(stdin), sys.stdin.buffer)
+    out = sys.stdout.buffer
+
+    def to_editor(frame: bytes) -> None:
+        out.write(frame)
+        out.flush()
+
+    await asyncio.gather(pump(stdin, child.stdin.write, record), pump(child.stdout, to_editor))
