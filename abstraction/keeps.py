@@ -27,6 +27,8 @@ _TOKENS = re.compile(
     r"""|(?P<word>[^\W\d][\w$]*|\$[\w$]*)"""
     r"""|(?P<num>(?<![\w.])\d[\w.]*)"""
 )
+_PREFIX = re.compile(r"[rRbBuUfFtT]{1,3}")
+"""A string's prefix, when a region ends right before the quote (ruff's UP025 edit deletes the ``u`` alone)."""
 _CONVERSION = re.compile(r"![rsa](?=[:}])")
 
 _NOT_NAMES = frozenset([*keyword.kwlist, *keyword.softkwlist]) - {"None", "True", "False"} | {
@@ -50,7 +52,8 @@ def words_and_numbers(text: str) -> Counter[str]:
             continue
         word = m.group("word")
         if word is not None:
-            if word not in _NOT_NAMES and word != "$":
+            prefix = text[m.end() : m.end() + 1] in ("'", '"') and _PREFIX.fullmatch(word) is not None
+            if word not in _NOT_NAMES and word != "$" and not prefix:
                 out["w:" + word] += 1
             continue
         out["n:" + m.group("num")] += 1

@@ -75,7 +75,7 @@ def mark_preferred(
     it; a learned fix is preferred when the ranking says the evidence is
     clear, it was accepted and worked (:func:`may_be_preferred`), the user
     has made no other of the fixes offered (:func:`rivals`) and has never
-    turned it down (:func:`everturned_down`). A suppression
+    turned it down (:func:`ever_turned_down`). A suppression
     never is.
     """
     if not ranked_items:
@@ -85,7 +85,7 @@ def mark_preferred(
         top.learned and bool(ranked) and ranked[0].preferred and not rivals(top, ranked_items, evidence)
     )
     keep = vouched and may_be_preferred(top) and not turned_down(top, evidence)
-    keep = keep and not (top.learned and everturned_down(top, evidence))
+    keep = keep and not (top.learned and ever_turned_down(top, evidence))
     for item in ranked_items:
         item.action.pop("isPreferred", None)
     if keep:
@@ -109,7 +109,7 @@ def rivals(top: Item, items: list[Item], evidence: Mapping[str, Any] | None) -> 
     return False
 
 
-def everturned_down(item: Item, evidence: Mapping[str, Any] | None) -> bool:
+def ever_turned_down(item: Item, evidence: Mapping[str, Any] | None) -> bool:
     """Whether this user has turned this learned fix down (made another fix instead) or undone it.
 
     fixlore vouches for its own fixes, so it holds them to more than a majority: a
@@ -147,9 +147,13 @@ def keep_vouched_marks(
 ) -> None:
     """Take the upstream's ``isPreferred`` off a fix that deletes the user's code, unless this user takes it.
 
-    "Takes it": has accepted it from the list or made it by hand, and does not
-    turn it down as often. An edit fixlore cannot read here (resolved later,
-    another document) keeps the tool's mark.
+    "Takes it": has accepted it from the list or made it by hand, and has never
+    turned it down (fixed that diagnostic another way) or undone it: the bar of
+    fixlore's own learned fixes (:func:`ever_turned_down`), since a user who
+    converts ``.format`` calls with ruff's fix here and rewrites the string by
+    hand there chooses by the code at hand. It still ranks by the habit. An
+    edit fixlore cannot read here (resolved later, another document) keeps the
+    tool's mark.
     """
     for item in members:
         if item.action.get("isPreferred") is not True:
@@ -166,7 +170,7 @@ def _taken(item: Item, evidence: Mapping[str, Any] | None) -> bool:
     if stats is None:
         return False
     own = stats.own_counts()
-    return own.accepted + own.manual > 0 and not turned_down(item, evidence)
+    return own.accepted + own.manual > 0 and not ever_turned_down(item, evidence)
 
 
 def _replaced(action: dict[str, Any], uri: str, lines: tuple[str, ...], num_units: Any) -> list[tuple[str, str]] | None:
@@ -184,13 +188,16 @@ def _replaced(action: dict[str, Any], uri: str, lines: tuple[str, ...], num_unit
     return out
 
 
+_QUOTES = frozenset({"'", '"'})
+
+
 def _text_between(lines: tuple[str, ...], start: dict[str, Any], end: dict[str, Any], num_units: Any) -> str:
     last = len(lines) - 1
     l0, l1 = min(max(int(start["line"]), 0), last), min(max(int(end["line"]), 0), last)
     c0 = to_code_points(lines[l0], int(start["character"]), num_units)
     c1 = to_code_points(lines[l1], int(end["character"]), num_units)
     if l0 == l1:
-        return lines[l0][c0:c1]
+        return lines[l0][c0 : c1 + (lines[l0][c1 : c1 + 1] in _QUOTES)]
     return "\n".join((lines[l0][c0:], *lines[l0 + 1 : l1], lines[l1][:c1]))
 
 

@@ -12,6 +12,7 @@ from fixlore.abstraction.keeps import deletes_code, words_and_numbers
     [
         ("total == None", "total is None"),  # a keyword swapped, the names kept
         ("u'label'", "'label'"),  # a string prefix
+        ("u'", ""),  # ruff's UP025 edit deletes the prefix alone (the region is read with the quote after it)
         ('"%s items" % count', 'f"{count} items"'),  # a name moved into an f-string field
         ("(first, rest) = pair", "first, rest = pair"),
         ("(\n    value\n)", "value"),  # parentheses and layout
