@@ -61,11 +61,25 @@ class DiagnosticsHub:
         """Off when the editor pulls diagnostics instead (the proxy decides)."""
 
     def set(self, uri: str, key: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
-        """Replace ``key``'s diagnostics for ``uri`` and publish the merge."""
+        """Replace ``key``'s diagnostics for ``uri``; publish the merge if the list is for the current version.
+
+        A list for an out-of-date version (the editor typed on while the source
+        worked) is kept, so :meth:`source_versions` knows how far the source has
+        got, but not published: it is not part of the current version's merge,
+        so publishing would only take the source's diagnostics off the editor
+        until it catches up (flicker while typing). What the editor shows stays
+        until the source reports for the current version. A list older than
+        the one kept (answers out of order) is dropped.
+        """
         doc = self._docs.setdefault(uri, _DocDiagnostics())
+        current = self._version(uri)
+        had = doc.by_source.get(key)
+        if version is not None and had is not None and had[0] is not None and version < had[0]:
+            return
         doc.by_source[key] = (version, diagnostics)
-        doc.arrived[key] = self._version(uri)
-        self.publish(uri)
+        doc.arrived[key] = current
+        if version is None or current is None or version == current:
+            self.publish(uri)
 
     def reported(self, uri: str, key: str) -> tuple[int | None, list[dict[str, Any]]] | None:
         """What ``key`` last reported for ``uri``: (version, diagnostics)."""

@@ -103,10 +103,13 @@ class DiagnosticsBridge:
         """Store an upstream's pushed diagnostics for ``uri`` and let the hub merge them.
 
         A list identical to the one the hub has for the same version changes
-        nothing, so it is not published again.
+        nothing, so it is not published again; one for an older version than
+        the list kept came out of order and is dropped (as the hub drops it).
         """
         per = self.stored.setdefault(uri, {})
         old = per.get(upstream_id)
+        if old is not None and old.version is not None and version is not None and version < old.version:
+            return
         per[upstream_id] = Stored(items, version)
         if old is not None and old.heard and old.version == version and old.items == items:
             per[upstream_id].items = old.items
