@@ -4,7 +4,9 @@ Every source of diagnostics for a document (fixlore's syntax check, each
 upstream server) puts its latest list into the :class:`DiagnosticsHub` under
 its own key, tagged with the document version it was computed for. The hub
 publishes the merge of all lists that belong to the document's current
-version, so a stale list never reaches the editor mixed with fresh ones.
+version, so a stale list never reaches the editor mixed with fresh ones; a
+list that arrives for an out-of-date version publishes nothing (the editor
+keeps what it shows until the source reports for the current text).
 Diagnostics are kept as raw JSON dicts: an upstream's fields pass unchanged.
 
 Serves: ``textDocument/publishDiagnostics`` (server → client).
