@@ -70,13 +70,14 @@ class DiagnosticsHub:
         got, but not published: it is not part of the current version's merge,
         so publishing would only take the source's diagnostics off the editor
         until it catches up (flicker while typing). What the editor shows stays
-        until the source reports for the current version. A list older than
-        the one kept (answers out of order) is dropped.
+        until the source reports for the current version. Nor does it replace
+        the source's list for the current version (answers out of order): that
+        one stays, and the out-of-date one is dropped.
         """
         doc = self._docs.setdefault(uri, _DocDiagnostics())
         current = self._version(uri)
         had = doc.by_source.get(key)
-        if version is not None and had is not None and had[0] is not None and version < had[0]:
+        if version is not None and had is not None and had[0] is not None and had[0] == current != version:
             return
         doc.by_source[key] = (version, diagnostics)
         doc.arrived[key] = current

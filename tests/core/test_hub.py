@@ -63,13 +63,22 @@ def test_an_out_of_date_list_never_takes_another_sources_current_one_off_the_edi
     assert published(editor) == [(2, [OWN]), (2, [OWN, F401])]
 
 
-def test_a_list_older_than_the_one_kept_is_dropped() -> None:
+def test_an_out_of_date_list_after_the_current_one_is_dropped() -> None:
     hub, editor, _ = hub_at(1)
     type_on(editor, 2)
     hub.set(URI, "upstream:ty", 3, [F821])
     hub.set(URI, "upstream:ty", 2, [])  # an answer for version 2 that came after the one for 3
     assert hub.current(URI) == [F821] and hub.reported(URI, "upstream:ty") == (3, [F821])
     assert published(editor) == [(3, [F821])]
+
+
+def test_versions_that_start_over_are_published() -> None:
+    hub, editor, _ = hub_at(1)
+    type_on(editor, 2)
+    hub.set(URI, "upstream:ruff", 3, [F821])
+    editor.open(URI, "import os\n", version=1)  # opened again (no close between): its versions start over
+    hub.set(URI, "upstream:ruff", 1, [F401])
+    assert published(editor) == [(3, [F821]), (1, [F401])] and hub.current(URI) == [F401]
 
 
 def test_a_list_without_a_version_is_taken_for_the_current_text_and_published() -> None:
