@@ -18,7 +18,9 @@ interpreter's ``textwrap.py`` with a strict ruff rule set:
   burst a ``didSave``; a pause; every other burst undoes itself (one change);
 * push diagnostics: two more sessions whose client cannot pull (ruff and
   fixlore then publish); the time from a burst's last keystroke to the
-  ``publishDiagnostics`` of its version.
+  ``publishDiagnostics`` of its version, and how many publishes each burst
+  brought the editor up to that one (how many of them empty: an editor shown
+  an empty list mid-burst flickers).
 
 Printed: p50/p99 per method for each path, the added latency (path minus ruff
 alone) of fixlore and of the floor, and the CPU each proxy process used per
@@ -69,6 +71,8 @@ class Editor(Session):
         super().__init__(label, command)
         self.caps = caps
         self.published: dict[int, float] = {}  # version -> when its publishDiagnostics arrived
+        self.publishes = 0
+        self.empty = 0  # publishes of an empty list
         self.keystrokes = 0
 
     async def start(self, root: Path) -> None:
@@ -81,7 +85,11 @@ class Editor(Session):
         self.conn.notify("initialized", {})
 
     def _heard(self, method: str, params: Any) -> None:
-        if method == "textDocument/publishDiagnostics" and isinstance(params.get("version"), int):
+        if method != "textDocument/publishDiagnostics":
+            return
+        self.publishes += 1
+        self.empty += not params.get("diagnostics")
+        if isinstance(params.get("version"), int):
             self.published.setdefault(params["version"], time.perf_counter())
 
     def change(self, uri: str, start: tuple[int, int], end: tuple[int, int], text: str) -> None:
@@ -109,6 +117,11 @@ def fixlore_command() -> list[str]:
     return os.environ.get("BENCH_FIXLORE", str(BIN / "fixlore")).split()
 
 
+def older_command(tree: str) -> list[str]:
+    """``fixlore`` from an older tree, DIR/fixlore/{lsp,abstraction,knowledge}, in the same run."""
+    return ["env", f"PYTHONPATH={tree}", sys.executable, "-m", "fixlore.lsp"]
+
+
 def script(lines: list[str], bursts: int, seed: int = 14) -> Iterator[tuple[int, str, bool]]:
     """(line to type below, statement, undo afterwards) for each burst."""
     rng = random.Random(seed)
@@ -122,6 +135,8 @@ class Recorder:
 
     def __init__(self) -> None:
         self.times: dict[tuple[str, str], list[float]] = {}
+        self.publishes: dict[str, list[tuple[int, int, int]]] = {}
+        """Per push path: (keystrokes, publishes, empty ones) of each burst, to its last version's publish."""
 
     def add(self, label: str, method: str, seconds: float) -> None:
         self.times.setdefault((label, method), []).append(seconds)
@@ -153,6 +168,19 @@ class Recorder:
                 row += f"{p50:>18.3f}{p99:>8.3f}{p50 - pct(ref, 0.5):>11.3f}{p99 - pct(ref, 0.99):>8.3f}"
             print(row)
 
+    def report_publishes(self) -> None:
+        print(
+            "\npublishDiagnostics per typing burst (push editors; from the burst's first change to its last version's):"
+        )
+        for label, bursts in self.publishes.items():
+            keys = sum(k for k, _, _ in bursts)
+            sent, empty = sum(p for _, p, _ in bursts), sum(e for _, _, e in bursts)
+            most, most_empty = max(p for _, p, _ in bursts), max(e for _, _, e in bursts)
+            print(
+                f"  {label:<8} {sent / len(bursts):6.2f} publishes per burst ({sent / keys:.2f} per keystroke), "
+                f"{empty / len(bursts):5.2f} of them empty; in one burst at most {most}, {most_empty} empty"
+            )
+
 
 def action_params(uri: str, line: int, column: int, diagnostics: list[Any], trigger: int) -> dict[str, Any]:
     where = {"line": line, "character": column}
@@ -171,6 +199,7 @@ async def burst(
     indent = " " * (len(lines[below]) - len(lines[below].lstrip()))
     eol = (below, len(lines[below]))
     everyone = editors + pushers
+    heard = {editor.label: (editor.publishes, editor.empty) for editor in pushers}
     for editor in everyone:
         editor.change(uri, eol, eol, "\n" + indent)
     pulls = below % 2 == 0  # half the bursts as an editor that pulls after each change (VS Code), half not
@@ -202,6 +231,8 @@ async def burst(
         arrived = await editor.pushed(editor.version)
         if arrived is not None:
             rec.add(editor.label, "push after a burst", arrived - typed_at)
+        sent, empty = editor.publishes - heard[editor.label][0], editor.empty - heard[editor.label][1]
+        rec.publishes.setdefault(editor.label, []).append((len(statement) + 1, sent, empty))
     if undo:
         end = (below + 1, len(indent) + len(statement))
         for editor in everyone:
@@ -220,6 +251,8 @@ async def replay(args: argparse.Namespace, root: Path) -> None:
     floor_cmd = [sys.executable, str(REPO / "bench" / "hop_floor.py"), *RUFF]
     editors = [Editor("ruff", RUFF), Editor("fixlore", fixlore), Editor("floor", floor_cmd)]
     pushers = [Editor("ruff", RUFF, PUSH_CAPS), Editor("fixlore", fixlore, PUSH_CAPS)]
+    if args.before:  # its push session only: publishes per burst, push latency
+        pushers.append(Editor("before", [*older_command(args.before), "serve", *upstream], PUSH_CAPS))
     for editor in editors + pushers:
         await editor.start(root)
         assert editor.conn is not None
@@ -241,7 +274,8 @@ async def replay(args: argparse.Namespace, root: Path) -> None:
     keys = editors[0].keystrokes
     print(f"{args.bursts} bursts, {keys} keystrokes per path in {time.perf_counter() - began:.0f} s; ", end="")
     print(f"{len(lines)} lines at the end; pause {args.pause} ms\n")
-    rec.report("ruff", ["fixlore", "floor"])
+    rec.report("ruff", ["fixlore", "floor", *(["before"] if args.before else [])])
+    rec.report_publishes()
     print("\nCPU per keystroke of the process in front of ruff (its threads, every request of the session):")
     for editor in editors[1:]:
         assert editor.process is not None
@@ -300,9 +334,10 @@ async def startup_window(args: argparse.Namespace, root: Path) -> None:
             Editor("ruff", RUFF),
             Editor("fixlore", [*fixlore_command(), "serve", "--upstream", "python=" + " ".join(RUFF)]),
         ]
-        if args.before:  # an older tree in the same run: DIR/fixlore/{lsp,abstraction,knowledge}
-            older = ["env", f"PYTHONPATH={args.before}", sys.executable, "-m", "fixlore.lsp"]
-            editors.append(Editor("before", [*older, "serve", "--upstream", "python=" + " ".join(RUFF)]))
+        if args.before:
+            editors.append(
+                Editor("before", [*older_command(args.before), "serve", "--upstream", "python=" + " ".join(RUFF)])
+            )
         labels = [e.label for e in editors]
         # fixlore answers initialize before it has loaded (its early front): started last, just
         # before the clock, so the window counts its loading; the older tree and ruff go first.
@@ -350,7 +385,11 @@ async def main() -> None:
     parser.add_argument("--startup", action="store_true", help="also the first 5 s after initialized")
     parser.add_argument("--startup-only", action="store_true")
     parser.add_argument("--startup-rounds", type=int, default=3)
-    parser.add_argument("--before", metavar="DIR", help="--startup: also an older tree, DIR/fixlore/lsp, ...")
+    parser.add_argument(
+        "--before",
+        metavar="DIR",
+        help="also an older tree, DIR/fixlore/lsp, ... (its push session; --startup: its window)",
+    )
     parser.add_argument("--startup-gap", type=int, default=20, help="ms between keystrokes in that measure")
     args = parser.parse_args()
     if args.quick:

@@ -4,7 +4,9 @@ Every source of diagnostics for a document (fixlore's syntax check, each
 upstream server) puts its latest list into the :class:`DiagnosticsHub` under
 its own key, tagged with the document version it was computed for. The hub
 publishes the merge of all lists that belong to the document's current
-version, so a stale list never reaches the editor mixed with fresh ones.
+version, so a stale list never reaches the editor mixed with fresh ones; a
+list that arrives for an out-of-date version publishes nothing (the editor
+keeps what it shows until the source reports for the current text).
 Diagnostics are kept as raw JSON dicts: an upstream's fields pass unchanged.
 
 Serves: ``textDocument/publishDiagnostics`` (server → client).
@@ -61,11 +63,26 @@ class DiagnosticsHub:
         """Off when the editor pulls diagnostics instead (the proxy decides)."""
 
     def set(self, uri: str, key: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
-        """Replace ``key``'s diagnostics for ``uri`` and publish the merge."""
+        """Replace ``key``'s diagnostics for ``uri``; publish the merge if the list is for the current version.
+
+        A list for an out-of-date version (the editor typed on while the source
+        worked) is kept, so :meth:`source_versions` knows how far the source has
+        got, but not published: it is not part of the current version's merge,
+        so publishing would only take the source's diagnostics off the editor
+        until it catches up (flicker while typing). What the editor shows stays
+        until the source reports for the current version. Nor does it replace
+        the source's list for the current version (answers out of order): that
+        one stays, and the out-of-date one is dropped.
+        """
         doc = self._docs.setdefault(uri, _DocDiagnostics())
+        current = self._version(uri)
+        had = doc.by_source.get(key)
+        if version is not None and had is not None and had[0] is not None and had[0] == current != version:
+            return
         doc.by_source[key] = (version, diagnostics)
-        doc.arrived[key] = self._version(uri)
-        self.publish(uri)
+        doc.arrived[key] = current
+        if version is None or current is None or version == current:
+            self.publish(uri)
 
     def reported(self, uri: str, key: str) -> tuple[int | None, list[dict[str, Any]]] | None:
         """What ``key`` last reported for ``uri``: (version, diagnostics)."""

@@ -103,10 +103,15 @@ class DiagnosticsBridge:
         """Store an upstream's pushed diagnostics for ``uri`` and let the hub merge them.
 
         A list identical to the one the hub has for the same version changes
-        nothing, so it is not published again.
+        nothing, so it is not published again; an out-of-date one after the
+        list for the current version came out of order and is dropped (as the
+        hub drops it).
         """
         per = self.stored.setdefault(uri, {})
         old = per.get(upstream_id)
+        current = self._served.document_version(uri)
+        if old is not None and version is not None and old.version is not None and old.version == current != version:
+            return
         per[upstream_id] = Stored(items, version)
         if old is not None and old.heard and old.version == version and old.items == items:
             per[upstream_id].items = old.items
