@@ -54,6 +54,8 @@ logger = logging.getLogger(__name__)
 
 CHANGE_PULL_DELAY = 0.05
 REFRESH_DELAY = 0.05
+MAX_CLEARS = 1024
+"""Closed documents whose upstreams' clears are still awaited (forgotten all at once past this)."""
 HUB_DELAY = 0.002
 """A pull answer reaches the hub (and the learning loop) this long after the editor has it,
 so that an edit the editor sends right after is passed on first (a burst of edit-pull
@@ -76,6 +78,8 @@ class DiagnosticsBridge:
         self._refresh: asyncio.TimerHandle | None = None
         self._pulls: dict[tuple[str, str], asyncio.Task[None]] = {}
         self._flights: dict[tuple[str, str], Flight] = {}
+        self._clears: dict[str, set[str]] = {}
+        """uri of a closed document -> upstreams whose clear for the close has not come yet."""
 
     def configure(self, editor_capabilities: dict[str, Any], upstreams: list[Upstream]) -> None:
         """Decide push or pull towards the editor: pull only if it and an upstream both can."""
@@ -126,6 +130,8 @@ class DiagnosticsBridge:
         items = params.get("diagnostics")
         version = params.get("version")
         version = version if isinstance(version, int) else None
+        if self._is_clear_for_close(upstream.id, params["uri"], items):
+            return
         notebook = self._served.editor.workspace.get_notebook_document(cell_uri=params["uri"])
         if notebook is not None and version is not None:
             # A cell's diagnostics may carry the notebook's version (ruff's do) or the
@@ -140,6 +146,16 @@ class DiagnosticsBridge:
             version,
             [d for d in items if isinstance(d, dict)] if isinstance(items, list) else [],
         )
+
+    def _is_clear_for_close(self, upstream_id: str, uri: str, items: Any) -> bool:
+        """Whether this push is ``upstream_id``'s clear for the document closed before (its first push since)."""
+        owed = self._clears.get(uri)
+        if owed is None or upstream_id not in owed:
+            return False
+        owed.discard(upstream_id)
+        if not owed:
+            del self._clears[uri]
+        return isinstance(items, list) and not items
 
     def settle(self, uri: str) -> None:
         """Give the hub every pull answer for ``uri`` it has not heard of yet (see HUB_DELAY)."""
@@ -156,8 +172,17 @@ class DiagnosticsBridge:
         return None
 
     def forget(self, uri: str) -> None:
-        """The document closed."""
-        self.stored.pop(uri, None)
+        """The document closed: each upstream that reported on it owes the clear it sends for the close.
+
+        ruff publishes an empty list under the closed document's version; a
+        file opened again at once (an editor starts at version 1 again) would
+        take it for the upstream's report on the new document.
+        """
+        per = self.stored.pop(uri, None)
+        if per:
+            if len(self._clears) >= MAX_CLEARS:
+                self._clears.clear()
+            self._clears[uri] = set(per)
         for key in [k for k in self._pulls if k[1] == uri]:
             self._pulls.pop(key).cancel()
 

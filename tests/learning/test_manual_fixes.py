@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -216,3 +217,43 @@ async def test_typing_exactly_the_fix_an_action_offered_does_not_turn_that_actio
         editor.save(uri)
         stats = await editor.until_stats(lambda s: s["session"]["manualFixes"] >= 1 and s["counts"]["rejected"] >= 1)
         assert stats["counts"]["rejected"] == 1  # "Disable for this line" only
+
+
+SLOW_PIPE = Path(__file__).parents[1] / "proxy" / "servers" / "slow_replies.py"
+
+
+def _reported(notifications: list[tuple[str, Any]], uri: str) -> bool:
+    return any(
+        method == "textDocument/publishDiagnostics" and params["uri"] == uri and params["diagnostics"]
+        for method, params in notifications
+    )
+
+
+async def test_a_file_closed_and_opened_again_at_once_is_learned_from(tmp_path: Path) -> None:
+    """ruff clears a closed file's diagnostics under the version it had; that clear, arriving once the
+    file is open again (at version 1 again), is not a report on the new document: taken as one, it
+    emptied the baseline, and the fix made right after was never learned (seen in the real-fix replay,
+    where consecutive fixes are often in one file). ruff's messages come through a pipe that hands
+    them on 0.2 s late, in order and 0.1 s apart, so the clear always arrives after the new open and
+    on its own, as on a loaded machine.
+    """
+    ruff = f"python={sys.executable} {SLOW_PIPE} {Path(sys.executable).parent / 'ruff'} server"
+    async with Editor(
+        tmp_path, ruff=False, upstreams=(ruff,), env={"SLOW_REPLIES_S": "0.2", "SLOW_REPLIES_GAP_S": "0.1"}
+    ) as editor:
+        for k, fn in enumerate(["getcwd", "sep"]):
+            text = f"def {fn}_{k}():\n    return os.{fn}\n"
+            uri = editor.open("same.py", text)
+            await editor.diagnostic(uri, "F821")
+            editor.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+            mark = len(editor.notifications)
+            uri = editor.open("same.py", text)  # open again at once: version 1, as editors do
+            await editor.wait_for(
+                lambda mark=mark, uri=uri: _reported(editor.notifications[mark:], uri), what="the reopened file's F821"
+            )
+            before = (await editor.stats())["session"]["manualFixes"]
+            editor.insert(uri, 0, "import os\n\n\n")
+            editor.save(uri)
+            await editor.gone(uri, "F821")
+            await editor.until_stats(lambda s, before=before: s["session"]["manualFixes"] > before)
+            editor.notify("textDocument/didClose", {"textDocument": {"uri": uri}})

@@ -23,8 +23,17 @@ async def pump(
         write(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
 
 
-async def hop(command: Sequence[str], record: Callable[[bytes], None] | None = None) -> None:
-    """Start ``command`` and pump frames both ways until EOF; ``record`` sees each body the editor sends."""
+async def hop(
+    command: Sequence[str],
+    record: Callable[[bytes], None] | None = None,
+    reply_delay: float = 0.0,
+    reply_gap: float = 0.0,
+) -> None:
+    """Start ``command`` and pump frames both ways until EOF; ``record`` sees each body the editor sends.
+
+    ``reply_delay``: every frame of the child reaches the editor that much later, in order,
+    and at least ``reply_gap`` after the one before it.
+    """
     loop = asyncio.get_running_loop()
     child = await asyncio.create_subprocess_exec(
         *command, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE
@@ -38,4 +47,19 @@ async def hop(command: Sequence[str], record: Callable[[bytes], None] | None = N
         out.write(frame)
         out.flush()
 
-    await asyncio.gather(pump(stdin, child.stdin.write, record), pump(child.stdout, to_editor))
+    if reply_delay <= 0 and reply_gap <= 0:
+        await asyncio.gather(pump(stdin, child.stdin.write, record), pump(child.stdout, to_editor))
+        return
+    late: asyncio.Queue[tuple[float, bytes] | None] = asyncio.Queue()
+
+    async def hand_on() -> None:
+        while (item := await late.get()) is not None:
+            await asyncio.sleep(max(0.0, item[0] - loop.time()))
+            to_editor(item[1])
+            await asyncio.sleep(reply_gap)
+
+    async def replies() -> None:
+        await pump(child.stdout, lambda frame: late.put_nowait((loop.time() + reply_delay, frame)))
+        late.put_nowait(None)
+
+    await asyncio.gather(pump(stdin, child.stdin.write, record), replies(), hand_on())
