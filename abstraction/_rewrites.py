@@ -29,7 +29,6 @@ from dataclasses import dataclass
 
 from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export_at
 from fixlore.abstraction._formats import percent_to_fstring
-from fixlore.abstraction._layout import same_code
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
 
@@ -478,7 +477,7 @@ def learned_rewrite(language: str, site: Site, after: str, signature: Signature)
         if change is None:
             continue
         start, end, new = change
-        if same_code(before[:start] + new + before[end:], after):
+        if (before[:start] + new + before[end:]).split() == after.split():
             return Pattern(
                 signature=signature,
                 category=_CATEGORIES.get(name, FixCategory.REWRITE),
