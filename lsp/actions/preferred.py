@@ -28,7 +28,7 @@ from fixlore.abstraction.keeps import deletes_code
 from fixlore.lsp.learning.timeline import to_code_points
 
 if TYPE_CHECKING:
-    from fixlore.knowledge import RankedAction
+    from fixlore.knowledge import Counts, RankedAction
 
 
 @dataclass
@@ -117,13 +117,8 @@ def ever_turned_down(item: Item, evidence: Mapping[str, Any] | None) -> bool:
     one file, an import of ``xrange`` in the next) chooses by the code at hand, and
     an editor applying the fix unasked would choose for them. It still ranks first.
     """
-    if not evidence or item.pattern is None:
-        return False
-    stats = evidence.get(item.pattern.fingerprint)
-    if stats is None:
-        return False
-    own = stats.own_counts()
-    return own.rejected + own.undone > 0
+    own = _own(item, evidence)
+    return own is not None and own.rejected + own.undone > 0
 
 
 def turned_down(item: Item, evidence: Mapping[str, Any] | None) -> bool:
@@ -132,12 +127,9 @@ def turned_down(item: Item, evidence: Mapping[str, Any] | None) -> bool:
     A preferred fix is applied unasked: a user who is split on it has not
     asked for that.
     """
-    if not evidence or item.pattern is None:
+    own = _own(item, evidence)  # an import's accepts do not outvote what this user did
+    if own is None:
         return False
-    stats = evidence.get(item.pattern.fingerprint)
-    if stats is None:
-        return False
-    own = stats.own_counts()  # an import's accepts do not outvote what this user did
     against = own.rejected + own.undone
     return against > 0 and against >= own.accepted
 
@@ -164,13 +156,16 @@ def keep_vouched_marks(
 
 
 def _taken(item: Item, evidence: Mapping[str, Any] | None) -> bool:
+    own = _own(item, evidence)
+    return own is not None and own.accepted + own.manual > 0 and not ever_turned_down(item, evidence)
+
+
+def _own(item: Item, evidence: Mapping[str, Any] | None) -> Counts | None:
+    """This user's own counts for the item's pattern (not an import's), or ``None`` without evidence."""
     if not evidence or item.pattern is None:
-        return False
+        return None
     stats = evidence.get(item.pattern.fingerprint)
-    if stats is None:
-        return False
-    own = stats.own_counts()
-    return own.accepted + own.manual > 0 and not ever_turned_down(item, evidence)
+    return None if stats is None else stats.own_counts()
 
 
 def _replaced(action: dict[str, Any], uri: str, lines: tuple[str, ...], num_units: Any) -> list[tuple[str, str]] | None:
