@@ -135,7 +135,9 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
         unsound = roles_unsound(old_part, new_part, _may_go(ctx)) if ctx.unit is not None else None
         unsound = (
             unsound
-            or brings_unbound_name(old_part, new_part, text, lambda: visible_names(src.root, src.data, d0))
+            or brings_unbound_name(
+                old_part, new_part, text, lambda: visible_names(src.root, src.data, d0), _subjects(ctx)
+            )
             or format_left_unapplied(old_part, new_part)
             or renames_a_working_name(pattern, seen, text)
         )
@@ -213,6 +215,11 @@ def _statement_texts(
         head + old.decode("utf-8", "surrogatepass") + tail,
         head + new.decode("utf-8", "surrogatepass") + tail,
     )
+
+
+def _subjects(ctx: _Ctx) -> frozenset[str]:
+    """The user's names the diagnostic's message names (what ``$1`` of "Undefined name `$1`" is bound to)."""
+    return frozenset(name for p in deletable(ctx.pattern) if (name := ctx.binding.get(p)) and name.isidentifier())
 
 
 def _may_go(ctx: _Ctx) -> frozenset[str]:

@@ -405,7 +405,11 @@ def roles_unsound(old: str, new: str, may_go: frozenset[str]) -> str | None:
 
 
 def brings_unbound_name(
-    old: str, new: str, text: str, visible: Callable[[], frozenset[str] | None] | None = None
+    old: str,
+    new: str,
+    text: str,
+    visible: Callable[[], frozenset[str] | None] | None = None,
+    subjects: Set[str] = frozenset(),
 ) -> str | None:
     """Why a Python fix would use a name the file does not have (``six.text_type`` without six), or ``None``.
 
@@ -415,26 +419,30 @@ def brings_unbound_name(
     as with a star import), and without it the name must occur in the file.
     A learned ``unicode`` -> ``six.text_type`` fits only files that have
     ``six``; a learned ``x`` -> ``self.x`` only methods that have ``self``.
+    ``subjects``, the names the diagnostic is about, must not be left unbound
+    either: ``x`` -> ``self.x`` applied to an undefined ``self`` itself
+    (``slf`` the parameter) makes ``self.self``.
     """
     before, after = python_roles(old), python_roles(new)
     if before is None or after is None:
         return None
     added = [key[2:] for key, n in after.items() if key.startswith("N:") and n > before[key]]
-    if not added:
+    kept = [name for name in subjects if after["N:" + name] and name not in added]
+    if not added and not kept:
         return None
     bound = _bound_names(new)
     scope: frozenset[str] | None = None
     asked = visible is None
-    for name in added:
+    for name in [*added, *kept]:
         if name in _BUILTINS or name in _MODULE_DUNDERS or name in bound:
             continue
         if not asked and visible is not None:
             scope, asked = visible(), True
         if scope is not None:
             if name not in scope:
-                return "uses a name not bound where the fix is"
+                return "uses a name not bound where the fix is" if name in added else "leaves its name unbound"
             continue
-        if before["N:" + name]:
+        if name in kept or before["N:" + name]:
             continue
         if re.search(rf"(?<![\w.]){re.escape(name)}\b", text) is None:
             return "uses a name the file does not have"

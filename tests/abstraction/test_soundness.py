@@ -372,3 +372,18 @@ def test_names_in_scope_follow_python_rules() -> None:
     assert at("IN_METHOD") == module | {"slf"}
     star = Source("python", "from pkg import *\n\ndef f():\n    HERE\n")
     assert visible_names(star.root, star.data, star.data.index(b"HERE")) is None
+
+
+def test_a_fix_does_not_leave_the_name_it_is_about_unbound() -> None:
+    """``x`` -> ``self.x`` learned for an attribute the user meant; on an undefined ``self`` it made ``self.self``."""
+    message = "Undefined name `{}`"
+    before = "class Meter:\n    def read(self):\n        return level\n"
+    p = learn(
+        "python",
+        before,
+        before.replace("return level", "return self.level"),
+        diag_at(before, "level", "Ruff", "F821", message.format("level")),
+    )
+    typo = "class Gauge:\n    def show(self):\n        pass\n\n    def write(slf, data):\n        self.send(data)\n"
+    result = instantiate(p, "python", typo, diag_at(typo, "self", "Ruff", "F821", message.format("self"), nth=1))
+    assert isinstance(result, Skipped) and result.detail == "leaves its name unbound", result
