@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import BrokenExecutor, Executor, Future
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -77,7 +77,7 @@ class DiagnosticsHub:
         doc = self._docs.setdefault(uri, _DocDiagnostics())
         current = self._version(uri)
         had = doc.by_source.get(key)
-        if version is not None and had is not None and had[0] is not None and had[0] == current != version:
+        if superseded(had[0] if had is not None else None, current, version):
             return
         doc.by_source[key] = (version, diagnostics)
         doc.arrived[key] = current
@@ -169,6 +169,11 @@ class DiagnosticsHub:
     def _version(self, uri: str) -> int | None:
         doc = self._editor.open_document(uri)
         return None if doc is None else doc.version
+
+
+def superseded(kept: int | None, current: int | None, version: int | None) -> bool:
+    """Whether a source's list for ``version`` came after its list for the ``current`` version (out of order)."""
+    return version is not None and kept is not None and kept == current != version
 
 
 PROCESS_CHARS = 4_000
@@ -321,9 +326,14 @@ def to_lsp_position(doc: TextDocument, line: int, character: int) -> dict[str, i
     return {"line": line, "character": units}
 
 
-def from_lsp_edits(text: str, edits: list[dict[str, Any]], num_units: Callable[[str], int]) -> list[TextEdit]:
-    """Raw LSP TextEdits on ``text`` as code-point :class:`TextEdit` s (``num_units``: the client's encoding)."""
-    lines = text.split("\n")
+def from_lsp_edits(
+    text: str | Sequence[str], edits: list[dict[str, Any]], num_units: Callable[[str], int]
+) -> list[TextEdit]:
+    """Raw LSP TextEdits on ``text`` as code-point :class:`TextEdit` s (``num_units``: the client's encoding).
+
+    ``text`` may be given already split into lines (:func:`~fixlore.lsp.learning.timeline.lines_of`).
+    """
+    lines = text.split("\n") if isinstance(text, str) else text
 
     def position(pos: dict[str, int]) -> Position:
         line = min(max(int(pos["line"]), 0), len(lines) - 1)

@@ -112,7 +112,7 @@ def assemble(
         for it in members:
             it.pattern = action_pattern(language, info, it.action["title"], str(it.action.get("kind") or ""))
         extra = [_learned_item(uri, doc, diag, fix, g) for fix in fixes if doc is not None]
-        made = _made_texts(members, uri, source, num_units) if source is not None and (fixes or invoked) else {}
+        made = _made_texts(members, uri, source, lines, num_units) if source is not None and (fixes or invoked) else {}
         ours = [apply_edits(source, fix.edits) for fix in fixes] if source is not None and (made or invoked) else []
         twins = _twins(ours, extra, members, made) if made and ours else {}
         group = members + extra
@@ -226,7 +226,7 @@ def _group_of(action: dict[str, Any], diagnostics: list[dict[str, Any]]) -> int 
     return None
 
 
-def _made_texts(members: list[Item], uri: str, text: str, num_units: Any) -> dict[int, str]:
+def _made_texts(members: list[Item], uri: str, text: str, lines: tuple[str, ...], num_units: Any) -> dict[int, str]:
     """The document as each upstream action's inline edit leaves it (by the item's id).
 
     Once per request, and only for a list that has learned fixes or was invoked:
@@ -238,7 +238,7 @@ def _made_texts(members: list[Item], uri: str, text: str, num_units: Any) -> dic
         if not edits:
             continue
         try:
-            out[id(item)] = apply_edits(text, from_lsp_edits(text, edits, num_units))
+            out[id(item)] = apply_edits(text, from_lsp_edits(lines, edits, num_units))
         except (KeyError, TypeError, ValueError):  # an edit the upstream got wrong
             continue
     return out

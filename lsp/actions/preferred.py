@@ -23,9 +23,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import FixCategory, Pattern
+from fixlore.abstraction import FixCategory, Pattern, TextRange
 from fixlore.abstraction.keeps import deletes_code
-from fixlore.lsp.learning.timeline import to_code_points
+from fixlore.lsp.hub import from_lsp_edits
 
 if TYPE_CHECKING:
     from fixlore.knowledge import Counts, RankedAction
@@ -173,24 +173,18 @@ def _replaced(action: dict[str, Any], uri: str, lines: tuple[str, ...], num_unit
     edits = own_edits(action, uri)
     if not edits or not lines:
         return None
-    out: list[tuple[str, str]] = []
     try:
-        for edit in edits:
-            start, end = edit["range"]["start"], edit["range"]["end"]
-            out.append((_text_between(lines, start, end, num_units), str(edit["newText"])))
+        return [(_replaced_text(lines, e.range), e.new_text) for e in from_lsp_edits(lines, edits, num_units)]
     except (KeyError, TypeError, ValueError):  # an edit the upstream got wrong
         return None
-    return out
 
 
 _QUOTES = frozenset({"'", '"'})
 
 
-def _text_between(lines: tuple[str, ...], start: dict[str, Any], end: dict[str, Any], num_units: Any) -> str:
-    last = len(lines) - 1
-    l0, l1 = min(max(int(start["line"]), 0), last), min(max(int(end["line"]), 0), last)
-    c0 = to_code_points(lines[l0], int(start["character"]), num_units)
-    c1 = to_code_points(lines[l1], int(end["character"]), num_units)
+def _replaced_text(lines: tuple[str, ...], rng: TextRange) -> str:
+    """The code points of ``rng``; on one line with the quote after it, if any (a string prefix is then one)."""
+    (l0, c0), (l1, c1) = (rng.start.line, rng.start.character), (rng.end.line, rng.end.character)
     if l0 == l1:
         return lines[l0][c0 : c1 + (lines[l0][c1 : c1 + 1] in _QUOTES)]
     return "\n".join((lines[l0][c0:], *lines[l0 + 1 : l1], lines[l1][:c1]))

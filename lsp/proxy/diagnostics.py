@@ -41,6 +41,7 @@ import logging
 from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
+from fixlore.lsp.hub import superseded
 from fixlore.lsp.proxy.pulls import Flight, State, Stored, hub_key, offers_pull, release, report_items
 from fixlore.lsp.proxy.upstream import Unavailable, Upstream
 from fixlore.lsp.transport.jsonrpc import ANSWERED, Answered, ConnectionClosed, RawResult, RpcError
@@ -114,7 +115,7 @@ class DiagnosticsBridge:
         per = self.stored.setdefault(uri, {})
         old = per.get(upstream_id)
         current = self._served.document_version(uri)
-        if old is not None and version is not None and old.version is not None and old.version == current != version:
+        if superseded(old.version if old is not None else None, current, version):
             return
         per[upstream_id] = Stored(items, version)
         if old is not None and old.heard and old.version == version and old.items == items:
