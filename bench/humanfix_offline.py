@@ -13,7 +13,12 @@ guard do:
   own definition, imported from it), or does not parse;
 * then the human's fix is learned (``extract_pattern``), with the reason when it is not.
 
-Usage: ``python bench/humanfix_offline.py [--events PATH] [--repos a,b] [--rules F821,...] [-v]``
+Each repository's user starts with the shipped base knowledge's hand fixes (a
+missing standard-library import, ``except Exception:``, ``raise ... from err``),
+tried after any pattern of their own, as the server ranks them; ``--no-base``
+starts with nothing.
+
+Usage: ``python bench/humanfix_offline.py [--events PATH] [--repos a,b] [--rules F821,...] [--no-base] [-v]``
 (the events default to ``../shared/humanfix/events.jsonl.gz`` beside this checkout).
 """
 
@@ -66,6 +71,15 @@ def diag_of(event: dict[str, Any]) -> DiagnosticInfo:
     return DiagnosticInfo("Ruff", event["rule"], event["message"], rng)
 
 
+def base_hand_fixes() -> list[Pattern]:
+    """The hand fixes the base knowledge ships (patterns with a shape)."""
+    from fixlore.knowledge import base
+
+    data = json.loads((Path(base.__file__).parent / "patterns.json").read_text(encoding="utf-8"))
+    found = (Pattern.from_dict(row["pattern"]) for row in data["patterns"])
+    return [p for p in found if p.shape is not None]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--events", type=Path, default=DEFAULT_EVENTS)
@@ -74,7 +88,9 @@ def main() -> None:
     parser.add_argument("--max-per-repo", type=int, default=0)
     parser.add_argument("-v", "--verbose", action="count", default=0)
     parser.add_argument("--json", type=Path)
+    parser.add_argument("--no-base", action="store_true", help="start without the base knowledge's hand fixes")
     args = parser.parse_args()
+    base = [] if args.no_base else base_hand_fixes()
     fr = _replay_module(args.events)
     events = [json.loads(line) for line in gzip.open(args.events, "rt", encoding="utf-8")]
     repos: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
@@ -94,6 +110,8 @@ def main() -> None:
         if args.max_per_repo:
             evs = evs[: args.max_per_repo]
         learned: dict[tuple[str, str, str], list[list[Any]]] = collections.defaultdict(list)
+        for pattern in base:  # no instance of the user's own: after all of theirs
+            learned[pattern.signature.rule_key].append([pattern, 0, -1])
         seen_shapes: collections.Counter[str] = collections.Counter()
         seen_rules: collections.Counter[str] = collections.Counter()
         for e in evs:

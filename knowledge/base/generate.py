@@ -6,6 +6,16 @@ templating changes or a ruff upgrade: the patterns are built with
 ``ruff server``, so their fingerprints match at run time. Each rule gets its
 fix (mostly accepted, mostly verified) and ruff's "Disable for this line"
 (mostly rejected), with modest counts: anything the user does outranks them.
+
+Then a few fixes people make by hand where ruff has none (``HAND_FIXES``):
+a missing standard-library import, ``except:`` -> ``except Exception:``,
+``raise ... from err`` in an ``except`` clause. Each is learned with
+``extract_pattern`` from a made-up before/after pair, exactly as the server
+learns a user's hand fix, and counts as one such fix in the base scope: it is
+offered from the first time a diagnostic of its kind appears (instantiated
+for the code at hand, under the same soundness guard as any learned fix),
+any fix of the user's own outranks it, and it is never marked preferred
+until this user has taken it (preferred marks need the user's own counts).
 Patterns the privacy verifier refuses are left out.
 
 ``tests/knowledge/test_base_fresh.py`` runs the pinned ruff and fails when a
@@ -17,7 +27,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fixlore.abstraction import DiagnosticInfo, Position, TextRange, abstract_rule_action
+from fixlore.abstraction import DiagnosticInfo, Extracted, Position, TextRange, abstract_rule_action, extract_pattern
 
 from .._exchange import Record, dump_document
 from .._model import Counts
@@ -64,6 +74,62 @@ RUFF = (
 FIX_COUNTS = Counts(offered=5, accepted=4, rejected=1, succeeded=4)
 NOQA_COUNTS = Counts(offered=5, accepted=1, rejected=4, succeeded=1)
 
+# (code, message, diagnostic range (0-based line, column, end line, end column),
+# before, after): made-up code, the diagnostic as the pinned ruff reports it on
+# ``before``, and the fix a person makes by hand. Standard-library imports are
+# learned over a hole (any module, any exported name: see
+# ``abstraction/_imports.py``); the ``raise`` ones bind the caught exception's
+# name, or name it when the clause has none.
+_RAISE_FROM = (
+    "Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None`"
+    " to distinguish them from errors in exception handling"
+)
+HAND_FIXES = (
+    (
+        "E722",
+        "Do not use bare `except`",
+        (6, 4, 6, 10),
+        "import zz_mod\n\n\ndef zz_load(zz_path):\n    try:\n        return zz_mod.zz_read(zz_path)\n"
+        "    except:\n        return None\n",
+        "import zz_mod\n\n\ndef zz_load(zz_path):\n    try:\n        return zz_mod.zz_read(zz_path)\n"
+        "    except Exception:\n        return None\n",
+    ),
+    (
+        "B904",
+        _RAISE_FROM,
+        (4, 8, 4, 32),
+        "def zz_parse(zz_value):\n    try:\n        return int(zz_value)\n    except ValueError as zz_err:\n"
+        "        raise zz_Error(zz_value)\n",
+        "def zz_parse(zz_value):\n    try:\n        return int(zz_value)\n    except ValueError as zz_err:\n"
+        "        raise zz_Error(zz_value) from zz_err\n",
+    ),
+    (
+        "B904",
+        _RAISE_FROM,
+        (4, 8, 4, 32),
+        "def zz_parse(zz_value):\n    try:\n        return int(zz_value)\n    except ValueError:\n"
+        "        raise zz_Error(zz_value)\n",
+        "def zz_parse(zz_value):\n    try:\n        return int(zz_value)\n    except ValueError as err:\n"
+        "        raise zz_Error(zz_value) from err\n",
+    ),
+    (
+        "F821",
+        "Undefined name `time`",
+        (4, 29, 4, 33),
+        "import os\n\n\ndef zz_stamp(zz_path):\n    return os.stat(zz_path), time.time()\n",
+        "import os\nimport time\n\n\ndef zz_stamp(zz_path):\n    return os.stat(zz_path), time.time()\n",
+    ),
+    (
+        "F821",
+        "Undefined name `Path`",
+        (4, 11, 4, 15),
+        "import os\n\n\ndef zz_where(zz_path):\n    return Path(os.getcwd()) / zz_path\n",
+        "import os\nfrom pathlib import Path\n\n\ndef zz_where(zz_path):\n    return Path(os.getcwd()) / zz_path\n",
+    ),
+)
+HAND_COUNTS = Counts(manual=1)
+"""One fix made by hand: the least evidence there is, below any of the user's own."""
+
 
 def lsp_title(code: str, title: str) -> str:
     """A fix's title as ``ruff server`` offers it: ``Ruff (F401): Remove unused import: `x```."""
@@ -85,6 +151,13 @@ def records() -> tuple[list[Record], list[str]]:
             skipped.append(code)
             continue
         out.extend(Record(p, c, SHIPPED_AT, SHIPPED_AT, 1) for p, c in pair)
+    for code, message, (l0, c0, l1, c1), before, after in HAND_FIXES:
+        diag = DiagnosticInfo(SOURCE, code, message, TextRange(Position(l0, c0), Position(l1, c1)))
+        learned = extract_pattern("python", before, after, diag)
+        if not isinstance(learned, Extracted) or not check_privacy(learned.pattern)[0]:
+            skipped.append(f"{code} (hand fix)")
+            continue
+        out.append(Record(learned.pattern, HAND_COUNTS, SHIPPED_AT, SHIPPED_AT, 1))
     return out, skipped
 
 

@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.abstraction import Pattern
+from fixlore.abstraction import Extracted, Pattern, extract_pattern
 from fixlore.knowledge._exchange import dump_document
 from fixlore.knowledge.base import generate
 from fixlore.lsp.actions.assemble import action_pattern
@@ -59,22 +59,34 @@ def _ruff() -> str | None:
     return str(beside) if beside.exists() else shutil.which("ruff")
 
 
-def _base() -> list[Pattern]:
+def _shipped() -> list[Pattern]:
     data = json.loads(SHIPPED.read_text(encoding="utf-8"))
     return [Pattern.from_dict(p["pattern"]) for p in data["patterns"]]
 
 
-async def _live(ruff: str, root: Path, files: list[Path]) -> list[tuple[dict[str, Any], list[dict[str, Any]]]]:
-    """Every diagnostic ruff server publishes for ``files``, with the code actions it offers for it."""
+def _base() -> list[Pattern]:
+    """The base patterns of ruff's own actions (ranking priors)."""
+    return [p for p in _shipped() if p.shape is None]
+
+
+def _hand() -> list[Pattern]:
+    """The base hand fixes (patterns with a shape)."""
+    return [p for p in _shipped() if p.shape is not None]
+
+
+async def _live(
+    ruff: str, root: Path, files: list[Path]
+) -> list[tuple[Path, dict[str, Any], list[dict[str, Any]]]]:
+    """Every diagnostic ruff server publishes for ``files``, with its file and the code actions it offers for it."""
     session = EditorSession(root, timeout=30.0)
     await session.start([ruff, "server"], cwd=str(root))
-    out: list[tuple[dict[str, Any], list[dict[str, Any]]]] = []
+    out: list[tuple[Path, dict[str, Any], list[dict[str, Any]]]] = []
     try:
         await session.initialize()
         for path in files:
             uri = session.open(path, language_id="python")
             for diag in await session.published(uri):
-                out.append((diag, await session.code_actions(uri, diag)))
+                out.append((path, diag, await session.code_actions(uri, diag)))
         await session.close()
     finally:
         await session.kill()
@@ -97,7 +109,7 @@ def live_patterns(tmp_path_factory: pytest.TempPathFactory) -> tuple[set[str], d
     files = sorted((root / "sample").rglob("*.py")) + [extra / "triggers.py"]
     fingerprints: set[str] = set()
     by_code: dict[str, list[Pattern]] = {}
-    for diag, actions in asyncio.run(_live(ruff, root, files)):
+    for _, diag, actions in asyncio.run(_live(ruff, root, files)):
         info = diag_info(diag, (), len)
         for action in actions:
             if action.get("kind") != "quickfix" or not action.get("diagnostics"):
@@ -152,3 +164,43 @@ def test_the_shipped_file_is_what_the_generator_writes_today() -> None:
     assert SHIPPED.read_text(encoding="utf-8") == dump_document(records, exported_at=generate.SHIPPED_AT), (
         "knowledge/base/patterns.json is out of date: run python -m fixlore.knowledge.base.generate"
     )
+
+
+@pytest.fixture(scope="module")
+def live_hand_fixes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[tuple[Any, ...], list[dict[str, Any]]]]:
+    """Each row of ``generate.HAND_FIXES`` with the diagnostics ruff server publishes for its ``before``."""
+    ruff = _ruff()
+    if ruff is None:
+        pytest.fail("ruff is not installed: the base knowledge cannot be checked against it")
+    root = tmp_path_factory.mktemp("hand")
+    codes = sorted({row[0] for row in generate.HAND_FIXES})
+    (root / "pyproject.toml").write_text(f"[tool.ruff.lint]\nselect = {json.dumps(codes)}\n", encoding="utf-8")
+    files = []
+    for i, row in enumerate(generate.HAND_FIXES):
+        files.append(root / f"hand_{i}.py")
+        files[-1].write_text(row[3], encoding="utf-8")
+    published: dict[Path, list[dict[str, Any]]] = {path: [] for path in files}
+    for path, diag, _ in asyncio.run(_live(ruff, root, files)):
+        published[path].append(diag)
+    return [(row, published[path]) for row, path in zip(generate.HAND_FIXES, files, strict=True)]
+
+
+@pytest.mark.e2e
+def test_every_base_hand_fix_is_learned_from_what_ruff_reports_today(
+    live_hand_fixes: list[tuple[tuple[Any, ...], list[dict[str, Any]]]],
+) -> None:
+    """The row's diagnostic is ruff's, and learning from it live gives exactly the shipped pattern."""
+    shipped = {p.fingerprint for p in _hand()}
+    stale = []
+    for (code, message, (l0, c0, l1, c1), before, after), diags in live_hand_fixes:
+        live = [d for d in diags if d.get("code") == code]
+        row = {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
+        same = [d for d in live if d["range"] == row and str(d["message"]).split("\n")[0] == message]
+        if not same:
+            stale.append(f"{code} {message!r} at {row}; ruff now reports {[(d['message'], d['range']) for d in live]}")
+            continue
+        learned = extract_pattern("python", before, after, diag_info(same[0], before, len))
+        if not isinstance(learned, Extracted) or learned.pattern.fingerprint not in shipped:
+            stale.append(f"{code} {message!r}: learned live as {learned}, not a shipped pattern")
+    assert not stale, "stale base hand fixes (update HAND_FIXES in knowledge/base/generate.py):\n" + "\n".join(stale)
+    assert len(shipped) == len(generate.HAND_FIXES)

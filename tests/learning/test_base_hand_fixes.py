@@ -1,0 +1,176 @@
+"""Base knowledge's hand fixes: offered from the first diagnostic, for the code at hand, never preferred unasked.
+
+ruff has no fix for a missing import (F821), a bare ``except`` (E722) or a
+``raise`` without ``from`` in an ``except`` clause (B904). fixlore ships one
+made-up hand fix of each kind (``knowledge/base/generate.py``), learned the way
+the server learns a user's; the code here uses other names, modules and shapes
+than those examples, so what is checked is that they generalise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fixlore.abstraction import Instantiated, Skipped, apply_edits, instantiate
+from fixlore.knowledge.base import generate
+from tests.knowledge.test_base_fresh import SHIPPED, _hand
+from tests.learning._editor import Editor
+
+LEARNED = "Apply learned fix: "
+
+CODE = """\
+import sys
+
+
+def lookup(table, key):
+    try:
+        return table[key]
+    except KeyError as missing:
+        raise LookupError(key, len(table))
+
+
+def first_line(path):
+    try:
+        return open(path).readline()
+    except:
+        return ""
+
+
+def stamp():
+    return sys.argv, re.compile("[a-z]+"), defaultdict(list)
+
+
+def convert(text):
+    try:
+        return float(text)
+    except (TypeError, ValueError):
+        sys.stderr.write("no number")
+        raise RuntimeError(text)
+"""
+
+FIXED = {  # (code, line, column): a line of the fixed text
+    ("B904", 7, 8): "        raise LookupError(key, len(table)) from missing\n",
+    ("E722", 13, 4): "    except Exception:\n",
+    ("F821", 18, 21): "import re\nimport sys\n",
+    ("F821", 18, 43): "import sys\nfrom collections import defaultdict\n",
+    ("B904", 26, 8): "    except (TypeError, ValueError) as err:\n        sys.stderr.write(\"no number\")\n"
+    "        raise RuntimeError(text) from err\n",
+}
+
+
+def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_examples_names() -> None:
+    text = SHIPPED.read_text(encoding="utf-8")
+    assert len(_hand()) == len(generate.HAND_FIXES)
+    assert "zz_" not in text  # the made-up names of the examples (and of the rule table) stay out
+    assert all(p.signature.source == "Ruff" for p in _hand())
+
+
+@pytest.mark.parametrize(
+    ("before", "code", "after"),
+    [
+        ("try:\n    import yaml\nexcept:\n    yaml = None\n", "E722", "try:\n    import yaml\nexcept Exception:\n"),
+        (
+            "def f(key):\n    try:\n        g(key)\n    except (OSError, KeyError) as e:\n        log(e)\n"
+            "        raise Abort(key, 2)\n",
+            "B904",
+            "        raise Abort(key, 2) from e\n",
+        ),
+        ("import os\n\nprint(os.sep, textwrap.dedent('x'))\n", "F821", "import os\nimport textwrap\n"),
+        ("x = OrderedDict()\n", "F821", "from collections import OrderedDict\n"),
+    ],
+)
+def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str) -> None:
+    from tests.knowledge.test_base_fresh import _ruff
+
+    diag = _diagnostic(_ruff(), before, code)
+    results = [instantiate(p, "python", before, diag, seen=1) for p in _hand() if p.signature.code == code]
+    texts = [apply_edits(before, list(r.edits)) for r in results if isinstance(r, Instantiated) and r.edits]
+    assert len(texts) == 1, results
+    assert after in texts[0], texts[0]
+
+
+@pytest.mark.parametrize(
+    ("before", "code"),
+    [
+        ("x = frobnicate()\n", "F821"),  # not a standard-library name: nothing to import
+        ("def f(self):\n    return self.x, items\n", "F821"),
+        # the name the clause would take is the function's parameter: never shadow it
+        ("def f(err):\n    try:\n        g(err)\n    except OSError:\n        raise Abort(err)\n", "B904"),
+    ],
+)
+def test_a_hand_fix_that_does_not_fit_is_not_offered(before: str, code: str) -> None:
+    from tests.knowledge.test_base_fresh import _ruff
+
+    diag = _diagnostic(_ruff(), before, code)
+    results = [instantiate(p, "python", before, diag, seen=1) for p in _hand() if p.signature.code == code]
+    assert results and all(isinstance(r, Skipped) for r in results), results
+
+
+def _diagnostic(ruff: str | None, text: str, code: str) -> Any:
+    """The first diagnostic of ``code`` the pinned ruff reports for ``text``, as abstraction sees it."""
+    import json
+    import subprocess
+
+    from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+
+    assert ruff is not None, "ruff is not installed"
+    args = [ruff, "check", "--isolated", "--select", code, "--output-format", "json", "--stdin-filename", "x.py", "-"]
+    found = json.loads(subprocess.run(args, input=text, capture_output=True, text=True, check=False).stdout)
+    d = found[0]
+    start, end = d["location"], d["end_location"]
+    rng = TextRange(Position(start["row"] - 1, start["column"] - 1), Position(end["row"] - 1, end["column"] - 1))
+    return DiagnosticInfo("Ruff", d["code"], d["message"], rng)
+
+
+@pytest.mark.e2e
+async def test_a_new_user_is_offered_the_hand_fixes_ruff_has_none_for(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F821", "E722", "B904"]\n')
+    async with Editor(tmp_path) as editor:
+        uri = editor.open("handy.py", CODE)
+        await editor.diagnostic(uri, "B904")
+        offered: dict[tuple[str, int, int], dict[str, Any]] = {}
+        for diag in editor.current(uri):
+            actions = await editor.code_actions(uri, diag)
+            quick = [a for a in actions if a.get("kind") == "quickfix"]
+            assert [a for a in actions if a.get("isPreferred")] == [], "a fix this user never took is applied unasked"
+            start = diag["range"]["start"]
+            key = (diag["code"], start["line"], start["character"])
+            assert quick and quick[0]["title"].startswith(LEARNED), (key, [a["title"] for a in quick])
+            offered[key] = quick[0]
+        assert set(offered) == set(FIXED)
+        for key, fixed in FIXED.items():
+            assert fixed in _applied(CODE, offered[key], uri), key
+
+        await editor.apply(offered[("E722", 13, 4)])
+        await editor.gone(uri, "E722")
+        stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 1)
+        assert stats["counts"]["accepted"] >= 1
+
+
+@pytest.mark.e2e
+async def test_without_base_knowledge_nothing_is_offered(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["E722"]\n')
+    async with Editor(tmp_path, settings={"baseKnowledge": False}) as editor:
+        uri = editor.open("handy.py", CODE)
+        diag = await editor.diagnostic(uri, "E722")
+        titles = [a["title"] for a in await editor.code_actions(uri, diag)]
+        assert not [t for t in titles if t.startswith(LEARNED)], titles
+
+
+def _applied(text: str, action: dict[str, Any], uri: str) -> str:
+    from fixlore.abstraction import Position, TextEdit, TextRange
+
+    edits = [
+        TextEdit(
+            TextRange(
+                Position(e["range"]["start"]["line"], e["range"]["start"]["character"]),
+                Position(e["range"]["end"]["line"], e["range"]["end"]["character"]),
+            ),
+            e["newText"],
+        )
+        for e in action["edit"]["changes"][uri]
+    ]
+    return apply_edits(text, edits)
