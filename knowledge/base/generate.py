@@ -9,6 +9,8 @@ fix (mostly accepted, mostly verified) and ruff's "Disable for this line"
 
 Then a few fixes people make by hand where ruff has none (``HAND_FIXES``):
 a missing standard-library import, ``except:`` -> ``except Exception:``,
+``type(x) == T`` -> ``type(x) is T`` (and ``!=`` -> ``is not``: identity, as
+the rule asks, never ``isinstance``, which would also accept subclasses),
 ``raise ... from err`` in an ``except`` clause. Each is learned with
 ``extract_pattern`` from a made-up before/after pair, exactly as the server
 learns a user's hand fix, and counts as one such fix in the base scope: it is
@@ -93,6 +95,13 @@ HAND_FIXES = (
         "    except:\n        return None\n",
         "import zz_mod\n\n\ndef zz_load(zz_path):\n    try:\n        return zz_mod.zz_read(zz_path)\n"
         "    except Exception:\n        return None\n",
+    ),
+    (
+        "E721",
+        "Use `is` and `is not` for type comparisons, or `isinstance()` for isinstance checks",
+        (1, 11, 1, 29),
+        "def zz_same(zz_a, zz_b):\n    return type(zz_a) == zz_b\n",
+        "def zz_same(zz_a, zz_b):\n    return type(zz_a) is zz_b\n",
     ),
     (
         "B904",

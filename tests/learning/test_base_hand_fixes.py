@@ -1,7 +1,8 @@
 """Base knowledge's hand fixes: offered from the first diagnostic, for the code at hand, never preferred unasked.
 
-ruff has no fix for a missing import (F821), a bare ``except`` (E722) or a
-``raise`` without ``from`` in an ``except`` clause (B904). fixlore ships one
+ruff has no fix for a missing import (F821), a bare ``except`` (E722), a type
+compared with ``==`` (E721) or a ``raise`` without ``from`` in an ``except``
+clause (B904). fixlore ships one
 made-up hand fix of each kind (``knowledge/base/generate.py``), learned the way
 the server learns a user's; the code here uses other names, modules and shapes
 than those examples, so what is checked is that they generalise.
@@ -49,6 +50,10 @@ def convert(text):
     except (TypeError, ValueError):
         sys.stderr.write("no number")
         raise RuntimeError(text)
+
+
+def same_kind(a, b):
+    return type(a) != type(b)
 """
 
 FIXED = {  # (code, line, column): a line of the fixed text
@@ -58,6 +63,7 @@ FIXED = {  # (code, line, column): a line of the fixed text
     ("F821", 18, 43): "import sys\nfrom collections import defaultdict\n",
     ("B904", 26, 8): "    except (TypeError, ValueError) as err:\n        sys.stderr.write(\"no number\")\n"
     "        raise RuntimeError(text) from err\n",
+    ("E721", 30, 11): "    return type(a) is not type(b)\n",
 }
 
 
@@ -80,6 +86,7 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
         ),
         ("import os\n\nprint(os.sep, textwrap.dedent('x'))\n", "F821", "import os\nimport textwrap\n"),
         ("x = OrderedDict()\n", "F821", "from collections import OrderedDict\n"),
+        ("if int != node.kind:\n    pass\n", "E721", "if int is not node.kind:\n"),
     ],
 )
 def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str) -> None:
@@ -127,7 +134,7 @@ def _diagnostic(ruff: str | None, text: str, code: str) -> Any:
 
 @pytest.mark.e2e
 async def test_a_new_user_is_offered_the_hand_fixes_ruff_has_none_for(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F821", "E722", "B904"]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F821", "E722", "B904", "E721"]\n')
     async with Editor(tmp_path) as editor:
         uri = editor.open("handy.py", CODE)
         await editor.diagnostic(uri, "B904")
