@@ -52,7 +52,7 @@ from fixlore.abstraction._soundness import (
 )
 from fixlore.abstraction._templates import bind_template, same_wording
 from fixlore.abstraction._text import DiagnosticInfo, TextEdit, TextRange, offset_at, position_at
-from fixlore.abstraction._tree import Source, error_count
+from fixlore.abstraction._tree import Source, error_count, parsed
 from fixlore.abstraction.languages import get_parser
 
 logger = logging.getLogger(__name__)
@@ -95,7 +95,7 @@ def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInf
     if isinstance(ready, _Rewritten):
         return _rewritten(ready.rewrite, language, text, diag)
     pattern, shape, binding = ready
-    src = _source(language, text)
+    src = parsed(language, text)
     code = str(diag.code or "")
     before = shape_lines(shape.before)
     after = shape_lines(shape.after)
@@ -326,22 +326,6 @@ def _line_starts(text: str) -> list[int]:
     return starts
 
 
-@functools.lru_cache(maxsize=4)
-def _source(language: str, text: str) -> Source:
-    """One parse of a text for all the patterns tried on it (a publish tries several per diagnostic).
-
-    Parsed incrementally from the text parsed before it in the same language:
-    the documents being edited are parsed again after each change, and most
-    of a long file is the same as in its previous version.
-    """
-    src = Source(language, text, previous=_last_parsed.get(language))
-    _last_parsed[language] = src
-    return src
-
-
-_last_parsed: dict[str, Source] = {}
-
-
 def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tuple[int, int, str]] | None:
     src = ctx.src
     anchor = ctx.pattern.shape.anchor if ctx.pattern.shape else Anchor.AT_DIAGNOSTIC
@@ -399,7 +383,7 @@ def _rewritten(rewrite: Rewrite, language: str, text: str, diag: DiagnosticInfo)
         return Skipped(SkipReason.NO_MATCH, "the rewrite does not apply at the diagnostic")
     start, end, new = change
     # Exact by construction, and still checked like any fix: the edited code must parse.
-    src = _source(language, text)
+    src = parsed(language, text)
     edits = [(src.byte(start), src.byte(end), new)]
     local = _python_statement(src, edits) or _top_level_insertion(src, edits)
     if (python_roles(local[1]) is None) if local is not None else not _result_parses(src, edits):

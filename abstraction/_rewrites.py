@@ -11,7 +11,8 @@ any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`
 ``warn(…, stacklevel=2)`` in the call's own layout (B028); an unused import dropped
 from its statement or made an explicit re-export (``X as X``, F401), and the
 earlier, unused import a redefinition's message points at (F811), by
-:mod:`~fixlore.abstraction._bindings`. At extraction, when the human's fixed
+:mod:`~fixlore.abstraction._bindings`; an undefined name -> the bound name it is
+one typo of (``isisntance`` -> ``isinstance``, F821), by :mod:`~fixlore.abstraction._typos`. At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
 this module: nothing of the user's code); instantiation computes the rewrite on
@@ -31,6 +32,7 @@ from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export
 from fixlore.abstraction._formats import percent_to_fstring
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
+from fixlore.abstraction._typos import meant_name
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +380,12 @@ def _drop_redefined(site: Site) -> Change | None:
     return drop_named(site.text, int(found.group(2)) - 1, found.group(1))
 
 
+def _meant_name(site: Site) -> Change | None:
+    """An undefined name -> the one bound name it is a typo of (:mod:`~fixlore.abstraction._typos`)."""
+    meant = meant_name(site.text, site.start, site.end, site.message)
+    return None if meant is None else (site.start, site.end, meant)
+
+
 REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "percent_fstring": (
         _in_place(_percent),
@@ -427,6 +435,7 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         _drop_redefined,
         EditShape(Anchor.IMPORT_BLOCK, "ImportAlias", "from $1 import $2", ""),
     ),
+    "meant_name": (_meant_name, EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ $1")),
     "drop_u_prefixes": (
         _literal(drop_u_prefixes),
         EditShape(Anchor.AT_DIAGNOSTIC, "SimpleString", 'u" $S " , u" $S "', '" $S " , " $S "'),
@@ -444,6 +453,7 @@ rewrites with one shape would be one pattern, and the evidence of one would appl
 
 
 _CATEGORIES = {
+    "meant_name": FixCategory.RENAME,
     "drop_unused_import": FixCategory.REMOVE_IMPORT,
     "drop_redefined_import": FixCategory.REMOVE_IMPORT,
     "re_export": FixCategory.RENAME,

@@ -10,6 +10,7 @@ an abstract form, since it is tool syntax, not user text).
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 
@@ -468,3 +469,19 @@ def render(
         out.append(tok)
         prev = tok
     return "".join(out)
+
+
+@functools.lru_cache(maxsize=4)
+def parsed(language: str, text: str) -> Source:
+    """One parse of a text for all the patterns tried on it (a publish tries several per diagnostic).
+
+    Parsed incrementally from the text parsed before it in the same language:
+    the documents being edited are parsed again after each change, and most
+    of a long file is the same as in its previous version.
+    """
+    src = Source(language, text, previous=_last_parsed.get(language))
+    _last_parsed[language] = src
+    return src
+
+
+_last_parsed: dict[str, Source] = {}

@@ -8,7 +8,8 @@ fix (mostly accepted, mostly verified) and ruff's "Disable for this line"
 (mostly rejected), with modest counts: anything the user does outranks them.
 
 Then a few fixes people make by hand where ruff has none (``HAND_FIXES``):
-a missing standard-library import, ``except:`` -> ``except Exception:``,
+a missing standard-library import, an undefined name that is one typo of a
+name bound where it stands (``isisntance`` -> ``isinstance``), ``except:`` -> ``except Exception:``,
 ``type(x) == T`` -> ``type(x) is T`` (and ``!=`` -> ``is not``: identity, as
 the rule asks, never ``isinstance``, which would also accept subclasses),
 ``raise ... from err`` in an ``except`` clause. Each is learned with
@@ -120,6 +121,13 @@ HAND_FIXES = (
         "        raise zz_Error(zz_value)\n",
         "def zz_parse(zz_value):\n    try:\n        return int(zz_value)\n    except ValueError as err:\n"
         "        raise zz_Error(zz_value) from err\n",
+    ),
+    (
+        "F821",
+        "Undefined name `zz_itmes`",
+        (1, 15, 1, 23),
+        "def zz_count(zz_items):\n    return len(zz_itmes)\n",
+        "def zz_count(zz_items):\n    return len(zz_items)\n",
     ),
     (
         "F821",

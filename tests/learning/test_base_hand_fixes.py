@@ -54,6 +54,10 @@ def convert(text):
 
 def same_kind(a, b):
     return type(a) != type(b)
+
+
+def total(numbers):
+    return sum(nubmers)
 """
 
 FIXED = {  # (code, line, column): a line of the fixed text
@@ -64,6 +68,7 @@ FIXED = {  # (code, line, column): a line of the fixed text
     ("B904", 26, 8): "    except (TypeError, ValueError) as err:\n        sys.stderr.write(\"no number\")\n"
     "        raise RuntimeError(text) from err\n",
     ("E721", 30, 11): "    return type(a) is not type(b)\n",
+    ("F821", 34, 15): "    return sum(numbers)\n",
 }
 
 
@@ -87,6 +92,8 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
         ("import os\n\nprint(os.sep, textwrap.dedent('x'))\n", "F821", "import os\nimport textwrap\n"),
         ("x = OrderedDict()\n", "F821", "from collections import OrderedDict\n"),
         ("if int != node.kind:\n    pass\n", "E721", "if int is not node.kind:\n"),
+        ("def f(filename):\n    return open(fileanme)\n", "F821", "    return open(filename)\n"),
+        ("if isisntance(x, int):\n    pass\n", "F821", "if isinstance(x, int):\n"),
     ],
 )
 def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str) -> None:
@@ -104,6 +111,8 @@ def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str)
     [
         ("x = frobnicate()\n", "F821"),  # not a standard-library name: nothing to import
         ("def f(self):\n    return self.x, items\n", "F821"),
+        ("def f(frame):\n    return Frame(frame)\n", "F821"),  # case alone is not a typo: a class is meant
+        ("class A:\n    value = 1\n\n    def f(self):\n        return vlaue\n", "F821"),  # not visible there
         # the name the clause would take is the function's parameter: never shadow it
         ("def f(err):\n    try:\n        g(err)\n    except OSError:\n        raise Abort(err)\n", "B904"),
     ],

@@ -1,0 +1,97 @@
+"""An undefined name one typo from exactly one bound name: learned once, applied to any name."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from fixlore.abstraction import (
+    DiagnosticInfo,
+    Extracted,
+    Instantiated,
+    Skipped,
+    apply_edits,
+    extract_pattern,
+    instantiate,
+)
+from fixlore.abstraction._text import TextRange, position_at
+from fixlore.abstraction._typos import _one_typo, meant_name
+
+
+def _undefined(text: str, name: str) -> DiagnosticInfo:
+    at = text.index(name)
+    rng = TextRange(position_at(text, at), position_at(text, at + len(name)))
+    return DiagnosticInfo("Ruff", "F821", f"Undefined name `{name}`", rng)
+
+
+def _meant(text: str, name: str) -> str | None:
+    at = text.index(name)
+    return meant_name(text, at, at + len(name), f"Undefined name `{name}`")
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "typo"),
+    [
+        ("isisntance", "isinstance", True),  # neighbours swapped
+        ("fileanme", "filename", True),
+        ("RuntimeErrr", "RuntimeError", True),  # a letter left out
+        ("counnter", "counter", True),  # a letter added
+        ("resulr", "result", True),  # a letter replaced
+        ("Frame", "frame", False),  # case alone
+        ("values2", "values1", False),  # digits alone
+        ("abcdef", "abcfed", False),  # two letters apart swapped: two typos
+        ("counter", "counter", False),
+        ("lenght", "height", False),
+    ],
+)
+def test_one_typo_is_one_keystroke(a: str, b: str, typo: bool) -> None:
+    assert _one_typo(a, b) is typo
+    assert _one_typo(b, a) is typo
+
+
+@given(st.from_regex(r"[a-z]{5,12}", fullmatch=True), st.data())
+def test_every_single_keystroke_away_is_one_typo(name: str, data: st.DataObject) -> None:
+    i = data.draw(st.integers(0, len(name) - 1))
+    letter = data.draw(st.sampled_from("abcdefghijklmnopqrstuvwxyz_"))
+    for other in (name[:i] + name[i + 1 :], name[:i] + letter + name[i:], name[:i] + letter + name[i + 1 :]):
+        if other != name:
+            assert _one_typo(name, other)
+
+
+def test_the_meant_name_is_bound_where_the_typo_stands() -> None:
+    assert _meant("def f(filename):\n    return open(fileanme)\n", "fileanme") == "filename"
+    assert _meant("if isisntance(x, int):\n    pass\n", "isisntance") == "isinstance"  # a builtin
+    nested = "def f(value):\n    def g():\n        return vlaue\n    return g\n"
+    assert _meant(nested, "vlaue") == "value"  # an enclosing function's parameter
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("class A:\n    value = 1\n\n    def f(self):\n        return vlaue\n", "vlaue"),  # a class body is not visible
+        ("def f(items, itmss):\n    return itms\n", "itms"),  # short
+        ("def f(counter, countor):\n    return countr\n", "countr"),  # two names one typo away
+        ("def f(filename):\n    return 1\n\n\ndef g():\n    return fileanme\n", "fileanme"),  # bound elsewhere
+        ("def f(frame):\n    return Frame(frame)\n", "Frame"),  # case alone
+        ("def f(socks):\n    return socket\n", "socket"),  # a module of the standard library: import it
+        ("from lib import *\n\ndef f(filename):\n    return fileanme\n", "fileanme"),  # scope unknown
+    ],
+)
+def test_no_meant_name_when_it_is_not_one_certain_typo(text: str, name: str) -> None:
+    assert _meant(text, name) is None
+
+
+def test_learned_from_one_typo_it_fixes_another_and_stores_neither_name() -> None:
+    before = "def count(records):\n    return len(recrods)\n"
+    learned = extract_pattern("python", before, before.replace("recrods", "records"), _undefined(before, "recrods"))
+    assert isinstance(learned, Extracted)
+    stored = learned.pattern.to_json()
+    assert "records" not in stored and "recrods" not in stored and "count" not in stored
+    other = "def area(height, width):\n    return heigth * width\n"
+    applied = instantiate(learned.pattern, "python", other, _undefined(other, "heigth"))
+    assert isinstance(applied, Instantiated)
+    assert apply_edits(other, list(applied.edits)) == other.replace("heigth", "height")
+    ambiguous = "def area(height, weight):\n    return eight * 2\n"  # `height` or `weight`?
+    assert isinstance(instantiate(learned.pattern, "python", ambiguous, _undefined(ambiguous, "eight")), Skipped)
+
