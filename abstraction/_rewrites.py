@@ -12,7 +12,8 @@ any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`
 from its statement or made an explicit re-export (``X as X``, F401), and the
 earlier, unused import a redefinition's message points at (F811), by
 :mod:`~fixlore.abstraction._bindings`; an undefined name -> the bound name it is
-one typo of (``isisntance`` -> ``isinstance``, F821), by :mod:`~fixlore.abstraction._typos`. At extraction, when the human's fixed
+one typo of (``isisntance`` -> ``isinstance``, F821), by
+:mod:`~fixlore.abstraction._typos`. At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
 this module: nothing of the user's code); instantiation computes the rewrite on

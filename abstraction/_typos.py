@@ -14,7 +14,9 @@ neighbours swapped. It is not a typo, and nothing is offered, when
 * the name is short (under five characters: ``data`` and ``date``, ``item`` and
   ``iter`` are different words, and ``self`` is not a typo of a parameter ``slf``);
 * the two differ only in case (an undefined ``Path`` is not the local ``path``:
-  the user wants ``pathlib.Path``), or in their digits (``row2`` is not ``row1``);
+  the user wants ``pathlib.Path``), in their digits (``row2`` is not ``row1``),
+  or by a plural's ``s`` (an undefined ``request`` beside ``import requests``
+  wants flask's ``request``; ``value`` beside ``values`` is another variable);
 * the name is a standard-library module or a name it exports (the fix is an import);
 * more than one bound name is one typo away, or the scope cannot be known
   (a star import, a file with syntax errors).
@@ -59,6 +61,8 @@ def _one_typo(a: str, b: str) -> bool:
     """One letter left out, added, replaced, or two neighbours swapped; not case or digits alone."""
     if a == b or a.lower() == b.lower() or _DIGITS.sub("", a) != _DIGITS.sub("", b):
         return False
+    if a + "s" == b or b + "s" == a:
+        return False  # a plural: another name, not a slip
     if len(a) == len(b):
         diff = [i for i in range(len(a)) if a[i] != b[i]]
         if len(diff) == 1:

@@ -126,6 +126,7 @@ class Dispatch:
         large = self._too_large(uri)
         self._sync.did_change(uri, raw)
         if not large:
+            self._hub_changed(uri, raw)
             self._learning.did_change(uri, raw)
             self._check(uri)
 
@@ -156,6 +157,7 @@ class Dispatch:
                 self._learning.did_open(uri, cell)
             elif kind == "cell_changed":
                 self._sync.cell_changed(uri, cell)
+                self._hub_changed(uri, cell)
                 self._learning.did_change(uri, cell)
             else:
                 self._sync.cell_closed(uri, cell)
@@ -168,6 +170,12 @@ class Dispatch:
         self._learning.published(uri, version, merged)
 
     # -- helpers -------------------------------------------------------------------------
+    def _hub_changed(self, uri: str, raw: Any) -> None:
+        """The edits of a didChange (already applied) for the hub, to carry a lagging source's list over."""
+        doc = self._editor.open_document(uri)
+        if doc is not None and isinstance(doc.version, int):
+            self._hub.changed(uri, doc.version, raw.get("contentChanges") if isinstance(raw, dict) else None)
+
     def _check(self, uri: str, *, immediate: bool = False) -> None:
         """Fixlore checks syntax itself only where no running upstream serves the document.
 

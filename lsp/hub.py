@@ -2,11 +2,15 @@
 
 Every source of diagnostics for a document (fixlore's syntax check, each
 upstream server) puts its latest list into the :class:`DiagnosticsHub` under
-its own key, tagged with the document version it was computed for. The hub
-publishes the merge of all lists that belong to the document's current
-version, so a stale list never reaches the editor mixed with fresh ones; a
-list that arrives for an out-of-date version publishes nothing (the editor
-keeps what it shows until the source reports for the current text).
+its own key, tagged with the document version it was computed for. The
+learning loop hears the merge of the lists that belong to the document's
+current version (:meth:`DiagnosticsHub.current`); a list that arrives for an
+out-of-date version publishes nothing (the editor keeps what it shows until
+the source reports for the current text). The editor is shown that merge plus
+the list of a source that lags behind, carried over the edits typed since
+(:meth:`DiagnosticsHub.shown`), as an editor moves its own markers: with ruff
+and a slower server, the slower one's diagnostics would otherwise leave the
+editor at each keystroke, when ruff reports, until it caught up.
 Diagnostics are kept as raw JSON dicts: an upstream's fields pass unchanged.
 
 Serves: ``textDocument/publishDiagnostics`` (server → client).
@@ -44,11 +48,19 @@ class PublishFollower(Protocol):
         """The merged diagnostics of ``uri`` for ``version``."""
 
 
+MAX_EDITS = 256
+"""Edits remembered per document to carry a lagging list over; a source further behind is held back."""
+
+
 @dataclass
 class _DocDiagnostics:
     by_source: dict[str, tuple[int | None, list[dict[str, Any]]]] = field(default_factory=dict)
     arrived: dict[str, int | None] = field(default_factory=dict)
     """The document's version when each source's latest list arrived."""
+    edits: list[tuple[int | None, int, list[dict[str, Any]] | None]] = field(default_factory=list)
+    """Each didChange as (version before, version after, its changes; ``None``: a whole new text), oldest first."""
+    seen: int | None = None
+    """The document's version when the hub last heard of it (a list arrived, an edit came)."""
 
 
 class DiagnosticsHub:
@@ -80,9 +92,21 @@ class DiagnosticsHub:
         if superseded(had[0] if had is not None else None, current, version):
             return
         doc.by_source[key] = (version, diagnostics)
-        doc.arrived[key] = current
+        doc.arrived[key] = doc.seen = current
         if version is None or current is None or version == current:
             self.publish(uri)
+
+    def changed(self, uri: str, version: int, changes: Any) -> None:
+        """A didChange of ``uri`` to ``version``: its edits, to carry a lagging source's list over them."""
+        doc = self._docs.get(uri)
+        if doc is None:
+            return  # no source has reported: nothing to carry
+        ranged = isinstance(changes, list) and all(isinstance(c, dict) and "range" in c for c in changes)
+        doc.edits.append((doc.seen, version, changes if ranged else None))
+        doc.seen = version
+        oldest = min((v for v, _ in doc.by_source.values() if v is not None), default=version)
+        while doc.edits and (len(doc.edits) > MAX_EDITS or doc.edits[0][1] <= oldest):
+            doc.edits.pop(0)
 
     def reported(self, uri: str, key: str) -> tuple[int | None, list[dict[str, Any]]] | None:
         """What ``key`` last reported for ``uri``: (version, diagnostics)."""
@@ -134,8 +158,31 @@ class DiagnosticsHub:
             merged.extend(diagnostics)
         return merged
 
+    def shown(self, uri: str) -> list[dict[str, Any]]:
+        """What the editor is shown: :meth:`current`, and each lagging source's list carried over the edits since.
+
+        A list that cannot be carried (a whole-text change since, more edits than
+        are remembered, a version the edits do not lead from) is held back, as in
+        :meth:`current`.
+        """
+        doc = self._docs.get(uri)
+        if doc is None:
+            return []
+        version = self._version(uri)
+        editor_doc = self._editor.open_document(uri)
+        merged: list[dict[str, Any]] = []
+        for diag_version, diagnostics in doc.by_source.values():
+            if version is None or diag_version is None or diag_version == version:
+                merged.extend(diagnostics)
+            elif editor_doc is not None and diagnostics:
+                edits = _edits_since(doc.edits, diag_version, version)
+                if edits is not None:
+                    num_units = editor_doc.position_codec.client_num_units
+                    merged.extend(carried(d, edits, num_units) for d in diagnostics)
+        return merged
+
     def publish(self, uri: str) -> None:
-        """Send the merged diagnostics of ``uri`` to the editor."""
+        """Send the merged diagnostics of ``uri`` to the editor (the follower hears only the current ones)."""
         merged = self.current(uri)
         version = self._version(uri)
         if self.follower is not None:
@@ -145,7 +192,7 @@ class DiagnosticsHub:
                 logger.exception("following a diagnostics publish failed")
         if not self.publish_enabled:
             return
-        params: dict[str, Any] = {"uri": uri, "diagnostics": merged}
+        params: dict[str, Any] = {"uri": uri, "diagnostics": self.shown(uri)}
         if version is not None:
             params["version"] = version
         self._editor.send_raw_notification("textDocument/publishDiagnostics", params)
@@ -169,6 +216,73 @@ class DiagnosticsHub:
     def _version(self, uri: str) -> int | None:
         doc = self._editor.open_document(uri)
         return None if doc is None else doc.version
+
+
+def _edits_since(
+    edits: list[tuple[int | None, int, list[dict[str, Any]] | None]], since: int, version: int
+) -> list[dict[str, Any]] | None:
+    """The ranged changes that lead from version ``since`` to ``version``, in order, or ``None``."""
+    for i, (before, _, _) in enumerate(edits):
+        if before == since:
+            chain = edits[i:]
+            if chain[-1][1] != version or any(changes is None for _, _, changes in chain):
+                return None
+            return [change for _, _, changes in chain for change in changes or ()]
+    return None
+
+
+def carried(
+    diagnostic: dict[str, Any], changes: list[dict[str, Any]], num_units: Callable[[str], int]
+) -> dict[str, Any]:
+    """``diagnostic`` with its range moved over ``changes`` (LSP content changes, applied in order).
+
+    Text inserted before it moves it; an edit inside it keeps it over the edited
+    text, as an editor keeps a marker. A copy: the source's own list is left as it came.
+    """
+    rng = diagnostic.get("range")
+    if not isinstance(rng, dict):
+        return diagnostic
+    try:
+        start = (int(rng["start"]["line"]), int(rng["start"]["character"]))
+        end = (int(rng["end"]["line"]), int(rng["end"]["character"]))
+    except (KeyError, TypeError, ValueError):
+        return diagnostic
+    for change in changes:
+        span = change["range"]
+        c0 = (span["start"]["line"], span["start"]["character"])
+        c1 = max(c0, (span["end"]["line"], span["end"]["character"]))
+        text = change["text"]
+        start = _moved(start, c0, c1, text, num_units, at_end=False)
+        end = max(start, _moved(end, c0, c1, text, num_units, at_end=True))
+    out = dict(diagnostic)
+    out["range"] = {"start": {"line": start[0], "character": start[1]}, "end": {"line": end[0], "character": end[1]}}
+    return out
+
+
+def _moved(
+    pos: tuple[int, int],
+    c0: tuple[int, int],
+    c1: tuple[int, int],
+    text: str,
+    num_units: Callable[[str], int],
+    *,
+    at_end: bool,
+) -> tuple[int, int]:
+    """Where ``pos`` is once ``[c0, c1)`` is replaced by ``text``.
+
+    Text typed right where a range starts pushes it on (a line inserted above a
+    diagnostic moves it down); a range over replaced text keeps covering what
+    replaced it.
+    """
+    if pos < c0 or (pos == c0 < c1 and not at_end):
+        return pos
+    lines = text.split("\n")
+    last = (c0[0] + len(lines) - 1, (c0[1] if len(lines) == 1 else 0) + num_units(lines[-1]))
+    if pos <= c1:
+        return last if at_end or c0 == c1 else c0
+    if pos[0] == c1[0]:
+        return (last[0], last[1] + pos[1] - c1[1])
+    return (pos[0] + last[0] - c1[0], pos[1])
 
 
 def superseded(kept: int | None, current: int | None, version: int | None) -> bool:

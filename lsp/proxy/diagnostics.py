@@ -224,7 +224,7 @@ class DiagnosticsBridge:
         elif targets:
             await asyncio.gather(*(self._pull(u, uri) for u in targets))
         self.settle(uri)
-        return {"kind": "full", "items": self._hub.current(uri)}
+        return {"kind": "full", "items": self._hub.shown(uri)}
 
     def _sole_tail(self, upstream: Upstream, uri: str) -> bytes | None:
         """The upstream's answer as it came, if it is current and nobody else reports for ``uri``."""

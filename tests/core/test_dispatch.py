@@ -55,12 +55,13 @@ def build(journal: Journal, editor: FakeEditor, *, upstream_running: bool = Fals
     )
 
 
-def test_a_change_reaches_the_upstreams_then_the_timeline_then_the_syntax_check() -> None:
+def test_a_change_reaches_the_upstreams_the_hub_the_timeline_then_the_syntax_check() -> None:
     journal, editor = Journal(), FakeEditor()
     editor.open(URI, "x = 1\n")
     events = build(journal, editor)
     events.changed(URI, {})
-    assert journal.calls == ["proxy.did_change", "learning.did_change", "checker.schedule"]
+    # The hub hears of the edit before anything can publish for the new version.
+    assert journal.calls == ["proxy.did_change", "hub.changed", "learning.did_change", "checker.schedule"]
 
 
 def test_no_own_syntax_check_where_a_running_upstream_serves_the_document() -> None:

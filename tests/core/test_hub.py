@@ -87,3 +87,82 @@ def test_a_list_without_a_version_is_taken_for_the_current_text_and_published() 
     hub.set(URI, "upstream:pyright", None, [])
     assert published(editor) == [(4, [F821]), (4, [])]
     assert hub.source_versions(URI) == {"upstream:pyright": 4}
+
+
+# -- a slower source's list is carried over the edits typed since ----------------------------
+SLOW = {"range": {"start": {"line": 1, "character": 4}, "end": {"line": 1, "character": 9}}, "code": "reportX"}
+
+
+def at(line: int, character: int) -> dict[str, int]:
+    return {"line": line, "character": character}
+
+
+def type_change(
+    hub: DiagnosticsHub, editor: FakeEditor, start: tuple[int, int], end: tuple[int, int], text: str
+) -> int:
+    """An incremental didChange as the dispatch hands it to the hub (the text applied first)."""
+    from fixlore.lsp.transport.text_sync import apply_change
+
+    doc = editor.documents[URI]
+    change = {"range": {"start": at(*start), "end": at(*end)}, "text": text}
+    editor.edit(URI, apply_change(doc.source, change, doc.position_codec.client_num_units))
+    version = editor.documents[URI].version
+    hub.changed(URI, version, [change])
+    return version
+
+
+def moved(diagnostic: dict[str, Any], start: tuple[int, int], end: tuple[int, int]) -> dict[str, Any]:
+    return {**diagnostic, "range": {"start": at(*start), "end": at(*end)}}
+
+
+def two_sources() -> tuple[DiagnosticsHub, FakeEditor, Follower]:
+    editor = FakeEditor()
+    editor.open(URI, "import os\nx = value\n", version=1)
+    hub = DiagnosticsHub(editor)  # type: ignore[arg-type]
+    follower = hub.follower = Follower()
+    hub.set(URI, "upstream:ruff", 1, [F401])
+    hub.set(URI, "upstream:pyright", 1, [SLOW])
+    return hub, editor, follower
+
+
+def test_a_lagging_sources_diagnostics_stay_on_the_editor_moved_with_the_text() -> None:
+    hub, editor, follower = two_sources()
+    type_change(hub, editor, (0, 0), (0, 0), "import re\n")  # a line above: everything moves down one
+    version = type_change(hub, editor, (2, 0), (2, 0), "yy")  # two letters before the slow one's range
+    hub.set(URI, "upstream:ruff", version, [F401])
+    assert published(editor)[-1] == (version, [F401, moved(SLOW, (2, 6), (2, 11))])
+    # The learning loop hears only lists computed for this text, as before.
+    assert follower.heard[-1] == (version, [F401])
+    assert hub.current(URI) == [F401] and hub.lagging(URI) == {"upstream:pyright"}
+    hub.set(URI, "upstream:pyright", version, [])  # it catches up: its own word replaces the carried one
+    assert published(editor)[-1] == (version, [F401])
+
+
+def test_an_edit_inside_a_carried_range_keeps_it_over_the_new_text() -> None:
+    hub, editor, _ = two_sources()
+    version = type_change(hub, editor, (1, 5), (1, 7), "ALUE\nmore")  # `al` of `value` replaced, a line added
+    hub.set(URI, "upstream:ruff", version, [F401])
+    assert published(editor)[-1] == (version, [F401, moved(SLOW, (1, 4), (2, 6))])
+
+
+def test_a_list_that_cannot_be_carried_is_held_back() -> None:
+    hub, editor, _ = two_sources()
+    type_change(hub, editor, (0, 0), (0, 0), "import re\n")
+    editor.edit(URI, "whole new text\n")  # a whole-text change: where the slow one's range went is unknown
+    hub.changed(URI, editor.documents[URI].version, [{"text": "whole new text\n"}])
+    hub.set(URI, "upstream:ruff", editor.documents[URI].version, [])
+    assert published(editor)[-1] == (3, [])
+
+
+def test_a_carried_range_moves_by_the_editors_units() -> None:
+    hub, editor, _ = two_sources()
+    version = type_change(hub, editor, (1, 0), (1, 0), "😀 ")  # two UTF-16 units and a space
+    hub.set(URI, "upstream:ruff", version, [F401])
+    assert published(editor)[-1] == (version, [F401, moved(SLOW, (1, 7), (1, 12))])
+
+
+def test_a_line_typed_right_where_a_carried_range_starts_pushes_it_down() -> None:
+    hub, editor, _ = two_sources()
+    version = type_change(hub, editor, (1, 4), (1, 4), "\n    ")  # Enter right before `value`
+    hub.set(URI, "upstream:ruff", version, [F401])
+    assert published(editor)[-1] == (version, [F401, moved(SLOW, (2, 4), (2, 9))])

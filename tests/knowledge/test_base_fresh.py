@@ -74,9 +74,7 @@ def _hand() -> list[Pattern]:
     return [p for p in _shipped() if p.shape is not None]
 
 
-async def _live(
-    ruff: str, root: Path, files: list[Path]
-) -> list[tuple[Path, dict[str, Any], list[dict[str, Any]]]]:
+async def _live(ruff: str, root: Path, files: list[Path]) -> list[tuple[Path, dict[str, Any], list[dict[str, Any]]]]:
     """Every diagnostic ruff server publishes for ``files``, with its file and the code actions it offers for it."""
     session = EditorSession(root, timeout=30.0)
     await session.start([ruff, "server"], cwd=str(root))

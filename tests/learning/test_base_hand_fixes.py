@@ -65,7 +65,7 @@ FIXED = {  # (code, line, column): a line of the fixed text
     ("E722", 13, 4): "    except Exception:\n",
     ("F821", 18, 21): "import re\nimport sys\n",
     ("F821", 18, 43): "import sys\nfrom collections import defaultdict\n",
-    ("B904", 26, 8): "    except (TypeError, ValueError) as err:\n        sys.stderr.write(\"no number\")\n"
+    ("B904", 26, 8): '    except (TypeError, ValueError) as err:\n        sys.stderr.write("no number")\n'
     "        raise RuntimeError(text) from err\n",
     ("E721", 30, 11): "    return type(a) is not type(b)\n",
     ("F821", 34, 15): "    return sum(numbers)\n",

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.proxy.editor import RUFF, Editor, edits_for, fixlore_cmd, server_flag
+from tests.proxy.editor import RUFF, SERVERS, Editor, edits_for, fixlore_cmd, server_flag
 
 pytestmark = pytest.mark.e2e
 
@@ -82,5 +85,48 @@ async def test_completion_items_resolve_at_their_maker(tmp_path: Path) -> None:
         assert labels == ["a_item", "b_item"]
         resolved = await ed.request("completionItem/resolve", result["items"][1])
         assert resolved["detail"] == "resolved by b data=7"
+    finally:
+        await ed.close()
+
+
+async def test_a_slower_upstreams_diagnostics_stay_on_the_editor_while_the_faster_one_reports(tmp_path: Path) -> None:
+    """Typing with ruff and a slower server: ruff's report for the new text does not take the other's squiggles off.
+
+    The slower server's list is carried over the edit (a line typed above moves it
+    down) until it reports for the new text itself.
+    """
+    slow = f"python={server_flag('slow_replies.py', sys.executable, str(SERVERS / 'flaky.py'))}"
+    ed = Editor()
+    await ed.start(fixlore_cmd(f"python={RUFF} server", slow), env={**os.environ, "SLOW_REPLIES_S": "1.5"})
+    try:
+        await ed.initialize(tmp_path)
+        path = tmp_path / "m.py"
+        path.write_text(SOURCE)
+        uri = ed.open(path)
+        await ed.wait_for(lambda: {d.get("source") for d in ed.diagnostics.get(uri, [])} >= {"Ruff", "flaky"})
+        seen = len(ed.notifications)
+        version = ed.edit(
+            uri,
+            [
+                {
+                    "range": {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}},
+                    "newText": "import re\n",
+                }
+            ],
+        )
+
+        def ruffs_report() -> list[dict[str, Any]] | None:
+            for method, params in ed.notifications[seen:]:
+                if method == "textDocument/publishDiagnostics" and params.get("version") == version:
+                    if any(d.get("source") == "Ruff" for d in params["diagnostics"]):
+                        return list(params["diagnostics"])
+            return None
+
+        first = await ed.wait_for(ruffs_report, what="ruff's report on the edited text")
+        flaky = [d for d in first if d.get("source") == "flaky"]
+        assert [d["range"] for d in flaky] == [
+            {"start": {"line": 1, "character": 0}, "end": {"line": 1, "character": 1}}
+        ]
+        assert "F401" in {d["code"] for d in first if d.get("source") == "Ruff"}
     finally:
         await ed.close()
