@@ -6,23 +6,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from fixlore.abstraction import (
-    DiagnosticInfo,
-    Extracted,
-    Instantiated,
-    Skipped,
-    apply_edits,
-    extract_pattern,
-    instantiate,
-)
-from fixlore.abstraction._text import TextRange, position_at
+from fixlore.abstraction import DiagnosticInfo, Skipped, instantiate
 from fixlore.abstraction._typos import _one_typo, meant_name
+from tests.abstraction._helpers import apply, diag_at, learn
 
 
 def _undefined(text: str, name: str) -> DiagnosticInfo:
-    at = text.index(name)
-    rng = TextRange(position_at(text, at), position_at(text, at + len(name)))
-    return DiagnosticInfo("Ruff", "F821", f"Undefined name `{name}`", rng)
+    return diag_at(text, name, "Ruff", "F821", f"Undefined name `{name}`")
 
 
 def _meant(text: str, name: str) -> str | None:
@@ -85,13 +75,10 @@ def test_no_meant_name_when_it_is_not_one_certain_typo(text: str, name: str) -> 
 
 def test_learned_from_one_typo_it_fixes_another_and_stores_neither_name() -> None:
     before = "def count(records):\n    return len(recrods)\n"
-    learned = extract_pattern("python", before, before.replace("recrods", "records"), _undefined(before, "recrods"))
-    assert isinstance(learned, Extracted)
-    stored = learned.pattern.to_json()
+    learned = learn("python", before, before.replace("recrods", "records"), _undefined(before, "recrods"))
+    stored = learned.to_json()
     assert "records" not in stored and "recrods" not in stored and "count" not in stored
     other = "def area(height, width):\n    return heigth * width\n"
-    applied = instantiate(learned.pattern, "python", other, _undefined(other, "heigth"))
-    assert isinstance(applied, Instantiated)
-    assert apply_edits(other, list(applied.edits)) == other.replace("heigth", "height")
+    assert apply(learned, "python", other, _undefined(other, "heigth")) == other.replace("heigth", "height")
     ambiguous = "def area(height, weight):\n    return eight * 2\n"  # `height` or `weight`?
-    assert isinstance(instantiate(learned.pattern, "python", ambiguous, _undefined(ambiguous, "eight")), Skipped)
+    assert isinstance(instantiate(learned, "python", ambiguous, _undefined(ambiguous, "eight")), Skipped)

@@ -17,7 +17,7 @@ import pytest
 
 from fixlore.abstraction import Instantiated, Skipped, apply_edits, instantiate
 from fixlore.knowledge.base import generate
-from tests.knowledge.test_base_fresh import SHIPPED, _hand
+from tests.knowledge.test_base_fresh import SHIPPED, _hand, _ruff
 from tests.learning._editor import Editor
 
 LEARNED = "Apply learned fix: "
@@ -97,10 +97,7 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
     ],
 )
 def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str) -> None:
-    from tests.knowledge.test_base_fresh import _ruff
-
-    diag = _diagnostic(_ruff(), before, code)
-    results = [instantiate(p, "python", before, diag, seen=1) for p in _hand() if p.signature.code == code]
+    results = _tried(before, code)
     texts = [apply_edits(before, list(r.edits)) for r in results if isinstance(r, Instantiated) and r.edits]
     assert len(texts) == 1, results
     assert after in texts[0], texts[0]
@@ -118,11 +115,14 @@ def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str)
     ],
 )
 def test_a_hand_fix_that_does_not_fit_is_not_offered(before: str, code: str) -> None:
-    from tests.knowledge.test_base_fresh import _ruff
-
-    diag = _diagnostic(_ruff(), before, code)
-    results = [instantiate(p, "python", before, diag, seen=1) for p in _hand() if p.signature.code == code]
+    results = _tried(before, code)
     assert results and all(isinstance(r, Skipped) for r in results), results
+
+
+def _tried(text: str, code: str) -> list[Any]:
+    """Each base hand fix of rule ``code`` instantiated at the pinned ruff's first such diagnostic of ``text``."""
+    diag = _diagnostic(_ruff(), text, code)
+    return [instantiate(p, "python", text, diag, seen=1) for p in _hand() if p.signature.code == code]
 
 
 def _diagnostic(ruff: str | None, text: str, code: str) -> Any:
