@@ -59,6 +59,7 @@ from ._writer import Writer
 logger = logging.getLogger(__name__)
 
 _KIND_INDEX = {k: i for i, k in enumerate(COUNT_KINDS)}
+_USED = frozenset({EventKind.ACCEPTED, EventKind.MANUAL})
 
 EAGER_MAX = 150_000
 """A user store with at most this many active patterns is read whole at open."""
@@ -98,6 +99,8 @@ class Knowledge:
         self.prune_config = prune_config
         self._learning = learning
         self._verified: dict[str, bool] = {}
+        self._latest: dict[RuleKey, str] = {}
+        """Per rule key, the fix the user made last this session (see :meth:`latest_fix`)."""
         self._workspace_root = workspace_root
         self._workspace = WorkspaceScope(workspace_root, verifier) if workspace_scope and workspace_root else None
         self._shared = SharedStore(self.db_path, writable=learning)
@@ -258,6 +261,10 @@ class Knowledge:
         """Read a rule key (and its learned fixes) into memory: for a worker thread."""
         self._tiers.ensure(rule_key, fixes=True)
 
+    def latest_fix(self, rule_key: RuleKey) -> str | None:
+        """The fingerprint of the fix the user made last for ``rule_key`` this session (accepted or by hand)."""
+        return self._latest.get(rule_key)
+
     def evidence(self, rule_key: RuleKey) -> Mapping[str, PatternStats]:
         """Fingerprint -> stats under ``rule_key``, highest scope per fingerprint.
 
@@ -288,6 +295,8 @@ class Knowledge:
             if not ok:
                 logger.warning("privacy verifier refused pattern %s (field %s)", fp, field)
         kind = _KIND_INDEX[event.kind]
+        if event.kind in _USED and ok:
+            self._latest[p.signature.rule_key] = fp  # memory only, this session's
         workspace = self._workspace is not None and not self._workspace.broken
         with self._lock:
             if ok:

@@ -158,6 +158,11 @@ class RankingConfig:
         (Scope.BASE, 0.5),
     )
     """How much one observation of each scope counts."""
+    weight_latest: float = 0.1
+    """Added to the score of the fix the user made last for the rule (from the list or by
+    hand, this session): people fix in runs (a file's strings made bytes, then the next
+    file's; an import block cleared), so between two habits the one in use now comes
+    first. It orders only: a fix it moves to the top is not preferred for it."""
     preferred_margin: float = 0.1
     """The top score must beat the runner-up by at least this to be preferred."""
     preferred_min_uses: int = 2

@@ -38,11 +38,15 @@ def rank_actions(
     *,
     now: float,
     config: RankingConfig = RankingConfig(),  # noqa: B008 - frozen, immutable default
+    latest: str | None = None,
 ) -> list[RankedAction]:
     """Order ``candidates`` best first, mark at most one preferred, explain each.
 
     ``evidence`` maps candidate keys (pattern fingerprints) to statistics, as
-    returned by :meth:`Knowledge.evidence`. Pure: no I/O, no clock.
+    returned by :meth:`Knowledge.evidence`. ``latest``: the key of the fix the
+    user made last for this rule (:meth:`Knowledge.latest_fix`), which gets
+    ``config.weight_latest`` on top of its score for the order (not toward
+    preferred). Pure: no I/O, no clock.
     """
     scored: list[tuple[float, int, Candidate, tuple[str, ...], float]] = []
     for cand in candidates:
@@ -52,8 +56,16 @@ def rank_actions(
         else:
             score, why, uses = _score(cand, stats, now, config)
         scored.append((score, cand.upstream_index, cand, why, uses))
+    bonus = {latest: config.weight_latest} if latest is not None and latest in evidence else {}
     # Round so that float noise cannot reorder equal evidence; then upstream order.
-    scored.sort(key=lambda s: (-round(s[0], 9), s[1]))
+    scored.sort(key=lambda s: (-round(s[0] + bonus.get(s[2].key, 0.0), 9), s[1]))
+    if bonus:
+        scored = [
+            (score, i, cand, (*why, f"the fix made last for this rule: +{config.weight_latest:g} for the order"), uses)
+            if cand.key in bonus
+            else (score, i, cand, why, uses)
+            for score, i, cand, why, uses in scored
+        ]
     preferred_at = _preferred(scored, config)
     out: list[RankedAction] = []
     for i, (score, _, cand, why, _uses) in enumerate(scored):
@@ -218,8 +230,9 @@ def _preferred(
     if not scored:
         return None
     top_score, _, _, _, top_uses = scored[0]
-    # A lone candidate must still beat "no evidence" clearly.
-    runner_up = scored[1][0] if len(scored) > 1 else prior_score(config)
+    # A lone candidate must still beat "no evidence" clearly; scores here are without
+    # the latest fix's bonus, so it never makes a fix preferred (nor a margin wider).
+    runner_up = max(s[0] for s in scored[1:]) if len(scored) > 1 else prior_score(config)
     if top_uses + 1e-9 < config.preferred_min_uses:
         return None
     if top_score - runner_up < config.preferred_margin:

@@ -120,7 +120,8 @@ def assemble(
         rule_key = abstract_signature(language, info).rule_key
         evidence = _evidence(knowledge, rule_key, executor)
         keep_vouched_marks(members, uri, lines, num_units, evidence)
-        ranked = rank_actions(candidates, evidence, now=now)
+        latest = knowledge.latest_fix(rule_key) if knowledge is not None else None
+        ranked = rank_actions(candidates, evidence, now=now, latest=latest)
         has_evidence = any(c.key in evidence for c in candidates)
         if has_evidence:
             ranked_items = [group[r.candidate.upstream_index] for r in ranked]

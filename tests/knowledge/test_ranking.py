@@ -153,3 +153,34 @@ def test_half_life_halves_the_weight_of_evidence() -> None:
     fresh = rank_actions(cands(1), {"a": st("a", acc=2)}, now=NOW, config=cfg)[0]
     old = rank_actions(cands(1), {"a": st("a", acc=4, age_days=10)}, now=NOW, config=cfg)[0]
     assert old.score == pytest.approx(fresh.score)
+
+
+# -- the fix made last for the rule comes first between two habits ---------------------------
+def test_the_fix_made_last_comes_first_between_two_close_habits() -> None:
+    evidence = {s.fingerprint: s for s in (st("a", man=5, ok=5), st("b", man=4, ok=4))}
+    assert order(rank_actions(cands(2), evidence, now=NOW)) == "ab"
+    assert order(rank_actions(cands(2), evidence, now=NOW, latest="b")) == "ba"
+    explained = rank_actions(cands(2), evidence, now=NOW, latest="b")[0].explanation
+    assert any("made last" in line for line in explained)
+
+
+def test_the_fix_made_last_does_not_outrank_a_settled_habit() -> None:
+    evidence = {s.fingerprint: s for s in (st("a", man=20, ok=20), st("b", man=1, rej=2))}
+    assert order(rank_actions(cands(2), evidence, now=NOW, latest="b")) == "Ab"
+
+
+def test_the_fix_made_last_is_never_preferred_for_it_nor_widens_a_margin() -> None:
+    # b leads a by less than the preferred margin: nobody is preferred, with or without the bonus
+    close = {s.fingerprint: s for s in (st("a", man=6, ok=6), st("b", man=8, ok=8))}
+    assert order(rank_actions(cands(2), close, now=NOW)) == "ba"
+    assert order(rank_actions(cands(2), close, now=NOW, latest="b")) == "ba"
+    assert order(rank_actions(cands(2), close, now=NOW, latest="a")) == "ab"
+    # c's bonus puts it between a and b: a's margin is still measured against b (too close to prefer a)
+    three = {s.fingerprint: s for s in (st("a", man=9, ok=9), st("b", man=6, ok=6), st("c", man=5, rej=1, ok=4))}
+    assert order(rank_actions(cands(3), three, now=NOW)) == "abc"
+    assert order(rank_actions(cands(3), three, now=NOW, latest="c")) == "acb"
+
+
+def test_a_latest_fix_that_is_not_a_candidate_changes_nothing() -> None:
+    evidence = {s.fingerprint: s for s in (st("a", man=5, ok=5), st("b", man=4, ok=4))}
+    assert order(rank_actions(cands(2), evidence, now=NOW, latest="zz")) == "ab"

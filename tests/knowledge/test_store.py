@@ -252,3 +252,18 @@ def test_workspace_id_follows_the_store_salt_when_learning_is_turned_on(tmp_path
         k.close()
     with Knowledge.open(tmp_path / "home", workspace_root=root, base=False, auto_prune=False) as again:
         assert again.workspace_id == k.workspace_id  # same store salt, same id across sessions
+
+
+def test_the_fix_made_last_for_a_rule_is_remembered_for_this_session_only(tmp_path: Path) -> None:
+    key = FIX.signature.rule_key
+    assert NOQA.signature.rule_key == key
+    with open_k(tmp_path) as k:
+        assert k.latest_fix(key) is None
+        k.record(ev(EventKind.ACCEPTED, FIX))
+        k.record(ev(EventKind.OFFERED, NOQA))
+        k.record(ev(EventKind.REJECTED, NOQA))
+        assert k.latest_fix(key) == FIX.fingerprint  # offers and refusals are not fixes made
+        k.record(ev(EventKind.MANUAL, NOQA))
+        assert k.latest_fix(key) == NOQA.fingerprint
+    with open_k(tmp_path) as k:
+        assert k.latest_fix(key) is None  # memory only: nothing of it is written
