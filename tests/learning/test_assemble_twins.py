@@ -52,7 +52,7 @@ def upstream(title: str, edit: dict[str, Any], *, preferred: bool = False) -> di
 
 
 class Evidence:
-    """The two calls :func:`assemble` makes of the knowledge, answered from a dict."""
+    """The calls :func:`assemble` makes of the knowledge, answered from a dict (no fix made this session)."""
 
     def __init__(self, stats: dict[str, PatternStats]) -> None:
         self.stats = stats
@@ -62,6 +62,9 @@ class Evidence:
 
     def evidence(self, rule_key: Any) -> dict[str, PatternStats]:
         return self.stats
+
+    def latest_fix(self, rule_key: Any) -> str | None:
+        return None
 
 
 def answer(actions: list[dict[str, Any]], fix: LearnedFix, knowledge: Any = None) -> list[dict[str, Any]]:
