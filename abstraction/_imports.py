@@ -98,6 +98,33 @@ def derive_holes(binding: dict[str, str], holes: tuple[Hole, ...]) -> bool:
     return True
 
 
+_ATTRIBUTE = re.compile(r"[ \t]*\.[ \t]*([A-Za-z_]\w*)")
+_CALL = re.compile(r"[ \t]*\(")
+
+
+def fits_its_use(binding: dict[str, str], holes: tuple[Hole, ...], text: str, end: int) -> bool:
+    """Whether the import binds something the code can use as it does at offset ``end``.
+
+    An undefined ``time`` used as ``time.sleep(1)`` wants the module: ``from time
+    import time`` would bind a function without ``sleep``; used as ``time()``,
+    it wants the function, and ``import time`` would bind a module, which cannot
+    be called. Either fails at run time. So a module import is refused where the
+    name is called, and a ``from m import n`` where it is followed by ``.attr``
+    that ``m.n`` lacks (read from the export's home module, which the
+    standard-library map has imported already: nothing is imported here).
+    """
+    if any(h.klass == STDLIB_MODULE and h.name in binding for h in holes) and _CALL.match(text, end):
+        return False
+    member = next((binding[h.name] for h in holes if h.klass == STDLIB_EXPORT and h.name in binding), None)
+    home = next((binding[h.name] for h in holes if h.klass == STDLIB_HOME and h.name in binding), None)
+    used = _ATTRIBUTE.match(text, end)
+    module = sys.modules.get(home) if home is not None else None
+    if member is None or used is None or module is None:
+        return True
+    exported = getattr(module, member, None)
+    return exported is None or hasattr(exported, used.group(1))
+
+
 # -- instantiation: where the import goes ---------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class _Imp:

@@ -22,7 +22,7 @@ import tree_sitter
 
 from fixlore.abstraction._ctx import _Ctx, _NoMatch
 from fixlore.abstraction._generalise import lift
-from fixlore.abstraction._imports import derive_holes, place_import
+from fixlore.abstraction._imports import derive_holes, fits_its_use, place_import
 from fixlore.abstraction._match import _edits_at_unit
 from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
@@ -284,6 +284,8 @@ def _prelude(
             return Skipped(SkipReason.UNSOUND, unsound)
     if not derive_holes(binding, pattern.holes):
         return Skipped(SkipReason.NO_MATCH, "no module exports the name")
+    if not fits_its_use(binding, pattern.holes, text, offset_at(text, diag.range.end)):
+        return Skipped(SkipReason.UNSOUND, "the import binds something the code cannot use as it does")
     if shape.before and not _may_fit(shape.before, text, diag.range.start.line, shape.before.count("\n") + 1):
         return Skipped(SkipReason.NO_MATCH, "its tokens are not near the diagnostic")
     return pattern, shape, binding

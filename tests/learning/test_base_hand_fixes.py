@@ -91,6 +91,10 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
         ),
         ("import os\n\nprint(os.sep, textwrap.dedent('x'))\n", "F821", "import os\nimport textwrap\n"),
         ("x = OrderedDict()\n", "F821", "from collections import OrderedDict\n"),
+        # `time` is a module and a function of it: used as a module, only the module import fits,
+        # and called, only the function's (either other one fails at run time)
+        ("import sys\n\ntime.sleep(len(sys.argv))\n", "F821", "import sys\nimport time\n"),
+        ("import sys\n\nstarted = time()\n", "F821", "import sys\nfrom time import time\n"),
         ("if int != node.kind:\n    pass\n", "E721", "if int is not node.kind:\n"),
         ("def f(filename):\n    return open(fileanme)\n", "F821", "    return open(filename)\n"),
         ("if isisntance(x, int):\n    pass\n", "F821", "if isinstance(x, int):\n"),
