@@ -122,7 +122,7 @@ class Dispatch:
             self._check(uri, immediate=True)
 
     def changed(self, uri: str, raw: Any) -> None:
-        """DidChange (the text already applied): upstreams, timeline, debounced syntax check."""
+        """DidChange (the text already applied): upstreams, the hub (its edits), timeline, debounced syntax check."""
         large = self._too_large(uri)
         self._sync.did_change(uri, raw)
         if not large:
