@@ -32,7 +32,7 @@ from fixlore.abstraction._shape import IMPORT_KINDS, ancestors, header_end, is_s
 from fixlore.abstraction._soundness import AT_DIAGNOSTIC, dropped, never_sound, subject_of_diagnostic
 from fixlore.abstraction._templates import Namer, signature_with
 from fixlore.abstraction._text import DiagnosticInfo, offset_at
-from fixlore.abstraction._tree import Source
+from fixlore.abstraction._tree import Source, parsed
 from fixlore.abstraction.languages import get_parser
 from fixlore.abstraction.syntax import python_parses
 
@@ -63,7 +63,7 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
     a_src = Source(language, after)
     if not _parses(a_src):
         return Skipped(SkipReason.DOES_NOT_PARSE, "the fixed file does not parse")
-    b_src = Source(language, before)
+    b_src = parsed(language, before)  # the cached parse: a rewrite reading the scopes (typos) reuses it
     hunks = _hunks(before, after)
     if not hunks:
         return Skipped(SkipReason.NO_CHANGE)

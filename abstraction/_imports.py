@@ -86,9 +86,14 @@ def _replace_word(message: str, name: str, new: str) -> str:
     return _word(name).sub(lambda _m: new, message)
 
 
+def _bound(binding: dict[str, str], holes: tuple[Hole, ...], klass: str) -> str | None:
+    """What the first hole of class ``klass`` is bound to, if any."""
+    return next((binding[h.name] for h in holes if h.klass == klass and h.name in binding), None)
+
+
 def derive_holes(binding: dict[str, str], holes: tuple[Hole, ...]) -> bool:
     """Bind derived holes (a member's home module) in place; ``False`` if one cannot be."""
-    member = next((binding[h.name] for h in holes if h.klass == STDLIB_EXPORT and h.name in binding), None)
+    member = _bound(binding, holes, STDLIB_EXPORT)
     for hole in holes:
         if hole.klass == STDLIB_HOME and hole.name not in binding:
             home = home_of(member) if member is not None else None
@@ -113,10 +118,9 @@ def fits_its_use(binding: dict[str, str], holes: tuple[Hole, ...], text: str, en
     that ``m.n`` lacks (read from the export's home module, which the
     standard-library map has imported already: nothing is imported here).
     """
-    if any(h.klass == STDLIB_MODULE and h.name in binding for h in holes) and _CALL.match(text, end):
+    if _bound(binding, holes, STDLIB_MODULE) is not None and _CALL.match(text, end):
         return False
-    member = next((binding[h.name] for h in holes if h.klass == STDLIB_EXPORT and h.name in binding), None)
-    home = next((binding[h.name] for h in holes if h.klass == STDLIB_HOME and h.name in binding), None)
+    member, home = _bound(binding, holes, STDLIB_EXPORT), _bound(binding, holes, STDLIB_HOME)
     used = _ATTRIBUTE.match(text, end)
     module = sys.modules.get(home) if home is not None else None
     if member is None or used is None or module is None:

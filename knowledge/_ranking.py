@@ -48,6 +48,7 @@ def rank_actions(
     ``config.weight_latest`` on top of its score for the order (not toward
     preferred). Pure: no I/O, no clock.
     """
+    boosted = latest if latest is not None and latest in evidence else None
     scored: list[tuple[float, int, Candidate, tuple[str, ...], float]] = []
     for cand in candidates:
         stats = evidence.get(cand.key)
@@ -55,17 +56,15 @@ def rank_actions(
             score, why, uses = _prior_score(cand, config)
         else:
             score, why, uses = _score(cand, stats, now, config)
+        if cand.key == boosted:
+            why = (*why, f"the fix made last for this rule: +{config.weight_latest:g} for the order")
         scored.append((score, cand.upstream_index, cand, why, uses))
-    bonus = {latest: config.weight_latest} if latest is not None and latest in evidence else {}
-    # Round so that float noise cannot reorder equal evidence; then upstream order.
-    scored.sort(key=lambda s: (-round(s[0] + bonus.get(s[2].key, 0.0), 9), s[1]))
-    if bonus:
-        scored = [
-            (score, i, cand, (*why, f"the fix made last for this rule: +{config.weight_latest:g} for the order"), uses)
-            if cand.key in bonus
-            else (score, i, cand, why, uses)
-            for score, i, cand, why, uses in scored
-        ]
+
+    def order(s: tuple[float, int, Candidate, tuple[str, ...], float]) -> tuple[float, int]:
+        # Round so that float noise cannot reorder equal evidence; then upstream order.
+        return (-round(s[0] + (config.weight_latest if s[2].key == boosted else 0.0), 9), s[1])
+
+    scored.sort(key=order)
     preferred_at = _preferred(scored, config)
     out: list[RankedAction] = []
     for i, (score, _, cand, why, _uses) in enumerate(scored):

@@ -140,7 +140,7 @@ class DiagnosticsHub:
         return {
             key: diagnostics
             for key, (diag_version, diagnostics) in doc.by_source.items()
-            if version is None or diag_version is None or diag_version == version
+            if _for_text(diag_version, version)
         }
 
     def current(self, uri: str, *, exclude: str | None = None) -> list[dict[str, Any]]:
@@ -151,34 +151,30 @@ class DiagnosticsHub:
         version = self._version(uri)
         merged: list[dict[str, Any]] = []
         for key, (diag_version, diagnostics) in doc.by_source.items():
-            if key == exclude:
-                continue
-            if version is not None and diag_version is not None and diag_version != version:
-                continue  # computed for another version of the text: hold it back
-            merged.extend(diagnostics)
+            if key != exclude and _for_text(diag_version, version):  # else: another text's, held back
+                merged.extend(diagnostics)
         return merged
 
-    def shown(self, uri: str) -> list[dict[str, Any]]:
-        """What the editor is shown: :meth:`current`, and each lagging source's list carried over the edits since.
+    def shown(self, uri: str, current: list[dict[str, Any]] | None = None) -> list[dict[str, Any]]:
+        """:meth:`current` (given, or read), and each lagging source's list carried over the edits since.
 
         A list that cannot be carried (a whole-text change since, more edits than
         are remembered, a version the edits do not lead from) is held back, as in
         :meth:`current`.
         """
+        merged = self.current(uri) if current is None else list(current)
         doc = self._docs.get(uri)
-        if doc is None:
-            return []
-        version = self._version(uri)
         editor_doc = self._editor.open_document(uri)
-        merged: list[dict[str, Any]] = []
+        if doc is None or editor_doc is None or editor_doc.version is None:
+            return merged
+        version = editor_doc.version
         for diag_version, diagnostics in doc.by_source.values():
-            if version is None or diag_version is None or diag_version == version:
-                merged.extend(diagnostics)
-            elif editor_doc is not None and diagnostics:
-                edits = _edits_since(doc.edits, diag_version, version)
-                if edits is not None:
-                    num_units = editor_doc.position_codec.client_num_units
-                    merged.extend(carried(d, edits, num_units) for d in diagnostics)
+            if diag_version is None or diag_version == version or not diagnostics:
+                continue  # in the current list already, or nothing to carry
+            edits = _edits_since(doc.edits, diag_version, version)
+            if edits is not None:
+                num_units = editor_doc.position_codec.client_num_units
+                merged.extend(carried(d, edits, num_units) for d in diagnostics)
         return merged
 
     def publish(self, uri: str) -> None:
@@ -192,7 +188,7 @@ class DiagnosticsHub:
                 logger.exception("following a diagnostics publish failed")
         if not self.publish_enabled:
             return
-        params: dict[str, Any] = {"uri": uri, "diagnostics": self.shown(uri)}
+        params: dict[str, Any] = {"uri": uri, "diagnostics": self.shown(uri, merged)}
         if version is not None:
             params["version"] = version
         self._editor.send_raw_notification("textDocument/publishDiagnostics", params)
@@ -216,6 +212,11 @@ class DiagnosticsHub:
     def _version(self, uri: str) -> int | None:
         doc = self._editor.open_document(uri)
         return None if doc is None else doc.version
+
+
+def _for_text(diag_version: int | None, version: int | None) -> bool:
+    """Whether a list for ``diag_version`` was computed for the text at ``version`` (unknown counts as yes)."""
+    return version is None or diag_version is None or diag_version == version
 
 
 def _edits_since(
