@@ -32,8 +32,9 @@ STDLIB_MODULE = "python.stdlib_module"
 
 Edit = tuple[int, int, str]
 
-_PLAIN = re.compile(r"import ([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\Z")
-_FROM = re.compile(r"from ([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*) import ([A-Za-z_]\w*)\Z")
+_DOTTED = r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*"
+_PLAIN = re.compile(rf"import ({_DOTTED})(?: as [A-Za-z_]\w*)?\Z")
+_FROM = re.compile(rf"from (\.+(?:{_DOTTED})?|{_DOTTED}) import ([A-Za-z_]\w*(?: as [A-Za-z_]\w*)?)\Z")
 _KINDS = {"import_statement": "import", "import_from_statement": "from", "future_import_statement": "future"}
 
 
@@ -139,7 +140,11 @@ class _Imp:
 
 
 def place_import(src: Source, statement: str) -> list[Edit] | None:
-    """Edits adding one import statement (concrete text) to a Python file; ``None`` if not one."""
+    """Edits adding one import statement (concrete text) to a Python file; ``None`` if not one.
+
+    One name per statement: ``import m``, ``import m as a``, ``from m import n``,
+    ``from m import n as a``, ``m`` relative or not.
+    """
     plain = _PLAIN.match(statement)
     from_ = _FROM.match(statement)
     if plain is None and from_ is None:
@@ -221,6 +226,12 @@ def _sorted(group: list[_Imp]) -> bool:
 
 def _key(module: str) -> tuple[str, str]:
     return (module.lower(), module)
+
+
+def is_stdlib_import(statement: str) -> bool:
+    """Whether a one-name import statement imports from the standard library."""
+    match = _PLAIN.match(statement) or _FROM.match(statement)
+    return match is not None and _is_stdlib(match.group(1))
 
 
 def _is_stdlib(module: str) -> bool:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import logging
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import tree_sitter
@@ -28,7 +29,7 @@ from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts, replace_title
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
-from fixlore.abstraction._rewrites import Rewrite, Site, changes_behaviour, rewrite_of
+from fixlore.abstraction._rewrites import TITLES, Rewrite, Site, changes_behaviour, rewrite_of
 from fixlore.abstraction._scope import visible_names
 from fixlore.abstraction._shape import (
     enclosing_function,
@@ -59,15 +60,23 @@ logger = logging.getLogger(__name__)
 
 
 def instantiate(
-    pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, *, seen: int = 1
+    pattern: Pattern,
+    language: str,
+    text: str,
+    diag: DiagnosticInfo,
+    *,
+    seen: int = 1,
+    imports: Mapping[str, str] | None = None,
 ) -> Instantiated | Skipped | Failed:
     """Concrete edits applying ``pattern`` to ``text`` at ``diag``; never raises on user code.
 
     ``seen``: how often the user made this fix (the soundness guard asks more of
     a fix seen once; see :func:`~fixlore.abstraction._soundness.pattern_unsound`).
+    ``imports``: how the workspace's other files import names (name -> one-name
+    import statement), for the rewrite that adds such an import.
     """
     try:
-        return _instantiate(pattern, language, text, diag, seen)
+        return _instantiate(pattern, language, text, diag, seen, imports)
     except Exception as exc:  # noqa: BLE001 - the contract: a result, never a raise
         logger.warning("instantiation failed for a %s pattern", language)
         return Failed.from_exception(exc)
@@ -88,12 +97,14 @@ def may_apply(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, 
         return True
 
 
-def _instantiate(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, seen: int) -> Instantiated | Skipped:
+def _instantiate(
+    pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, seen: int, imports: Mapping[str, str] | None
+) -> Instantiated | Skipped:
     ready = _prelude(pattern, language, text, diag, seen)
     if isinstance(ready, Skipped):
         return ready
     if isinstance(ready, _Rewritten):
-        return _rewritten(ready.rewrite, language, text, diag)
+        return _rewritten(ready.rewrite, language, text, diag, imports)
     pattern, shape, binding = ready
     src = parsed(language, text)
     code = str(diag.code or "")
@@ -377,9 +388,11 @@ def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
     return (errors == 0 and src.language != "python") or errors < error_count(src.root)
 
 
-def _rewritten(rewrite: Rewrite, language: str, text: str, diag: DiagnosticInfo) -> Instantiated | Skipped:
+def _rewritten(
+    rewrite: Rewrite, language: str, text: str, diag: DiagnosticInfo, imports: Mapping[str, str] | None
+) -> Instantiated | Skipped:
     """A rewrite (:mod:`~fixlore.abstraction._rewrites`) of the code at ``diag``."""
-    site = Site(text, offset_at(text, diag.range.start), offset_at(text, diag.range.end), diag.message)
+    site = Site(text, offset_at(text, diag.range.start), offset_at(text, diag.range.end), diag.message, imports)
     change = rewrite(site) if language == "python" else None
     if change is None:
         return Skipped(SkipReason.NO_MATCH, "the rewrite does not apply at the diagnostic")
@@ -391,4 +404,6 @@ def _rewritten(rewrite: Rewrite, language: str, text: str, diag: DiagnosticInfo)
     if (python_roles(local[1]) is None) if local is not None else not _result_parses(src, edits):
         return Skipped(SkipReason.DOES_NOT_PARSE, "the rewritten code would not parse")
     edit = TextEdit(TextRange(position_at(text, start), position_at(text, end)), new)
-    return Instantiated((edit,), replace_title(text[start:end], new))
+    titled = TITLES.get(rewrite)
+    title = (titled(site) if titled is not None else None) or replace_title(text[start:end], new)
+    return Instantiated((edit,), title)

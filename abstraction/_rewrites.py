@@ -13,7 +13,9 @@ from its statement or made an explicit re-export (``X as X``, F401), and the
 earlier, unused import a redefinition's message points at (F811), by
 :mod:`~fixlore.abstraction._bindings`; an undefined name -> the bound name it is
 one typo of (``isisntance`` -> ``isinstance``, F821), by
-:mod:`~fixlore.abstraction._typos`. At extraction, when the human's fixed
+:mod:`~fixlore.abstraction._typos`; an undefined name -> the import the
+project's other files bind it with (``from six.moves import xrange``, read by the
+server from the workspace and passed in :attr:`Site.imports`; F821). At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
 this module: nothing of the user's code); instantiation computes the rewrite on
@@ -26,13 +28,16 @@ import ast
 import io
 import re
 import tokenize
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export_at
 from fixlore.abstraction._formats import percent_to_fstring
+from fixlore.abstraction._import_lines import statement_binds, top_level_imports, without_imports
+from fixlore.abstraction._imports import is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
+from fixlore.abstraction._tree import parsed
 from fixlore.abstraction._typos import meant_name
 
 
@@ -44,6 +49,8 @@ class Site:
     start: int
     end: int
     message: str
+    imports: Mapping[str, str] | None = None
+    """How the workspace's other files import names: name -> one-name import statement (memory only)."""
 
 
 Rewrite = Callable[[Site], Change | None]
@@ -382,9 +389,47 @@ def _drop_redefined(site: Site) -> Change | None:
 
 
 def _meant_name(site: Site) -> Change | None:
-    """An undefined name -> the one bound name it is a typo of (:mod:`~fixlore.abstraction._typos`)."""
+    """An undefined name -> the one bound name it is a typo of (:mod:`~fixlore.abstraction._typos`).
+
+    Not a name the project imports elsewhere: ``xrange`` there is meant, not ``range``.
+    """
+    if site.imports and site.text[site.start : site.end] in site.imports:
+        return None
     meant = meant_name(site.text, site.start, site.end, site.message)
     return None if meant is None else (site.start, site.end, meant)
+
+
+def _import_as_elsewhere(site: Site) -> Change | None:
+    """An undefined name -> the import that binds it in the project's other files, placed as a careful human would.
+
+    The name is the diagnostic's range and is quoted in its message ("Undefined
+    name `xrange`", pyright's ``"xrange" is not defined``); the statement comes
+    from :attr:`Site.imports` and must bind exactly that name.
+    """
+    name = site.text[site.start : site.end]
+    if not site.imports or not name.isidentifier() or not any(q + name + q in site.message for q in "`\"'"):
+        return None
+    statement = site.imports.get(name)
+    if statement is None or statement_binds(statement) != name:
+        return None
+    src = parsed("python", site.text)
+    if src.root.has_error:
+        return None
+    edits = place_import(src, statement)
+    if not edits or len(edits) != 1:
+        return None
+    start, end, new = edits[0]
+    return src.char(start), src.char(end), new
+
+
+def _import_title(site: Site) -> str | None:
+    """The title "Add `from six.moves import xrange`", whether the import joins an existing statement or not."""
+    statement = (site.imports or {}).get(site.text[site.start : site.end])
+    return None if statement is None else f"Add `{statement}`"
+
+
+TITLES: dict[Rewrite, Callable[[Site], str | None]] = {_import_as_elsewhere: _import_title}
+"""Rewrites whose title is not "Replace `old` with `new`" (an import joined to a statement is not)."""
 
 
 REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
@@ -437,6 +482,10 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         EditShape(Anchor.IMPORT_BLOCK, "ImportAlias", "from $1 import $2", ""),
     ),
     "meant_name": (_meant_name, EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ $1")),
+    "import_as_elsewhere": (
+        _import_as_elsewhere,
+        EditShape(Anchor.IMPORT_BLOCK, "Import", "", "from $2 import $1 ~ import $1"),
+    ),
     "drop_u_prefixes": (
         _literal(drop_u_prefixes),
         EditShape(Anchor.AT_DIAGNOSTIC, "SimpleString", 'u" $S " , u" $S "', '" $S " , " $S "'),
@@ -455,6 +504,7 @@ rewrites with one shape would be one pattern, and the evidence of one would appl
 
 _CATEGORIES = {
     "meant_name": FixCategory.RENAME,
+    "import_as_elsewhere": FixCategory.ADD_IMPORT,
     "drop_unused_import": FixCategory.REMOVE_IMPORT,
     "drop_redefined_import": FixCategory.REMOVE_IMPORT,
     "re_export": FixCategory.RENAME,
@@ -484,11 +534,15 @@ def learned_rewrite(language: str, site: Site, after: str, signature: Signature)
         return None
     before = site.text
     for name, (rewrite, shape) in REWRITES.items():
-        change = rewrite(site)
+        if name == "import_as_elsewhere":
+            change = rewrite(_with_added_import(site, after))
+        else:
+            change = rewrite(site)
         if change is None:
             continue
         start, end, new = change
-        if (before[:start] + new + before[end:]).split() == after.split():
+        fixed = before[:start] + new + before[end:]
+        if fixed.split() == after.split() or (name == "import_as_elsewhere" and _same_imports(fixed, after)):
             return Pattern(
                 signature=signature,
                 category=_CATEGORIES.get(name, FixCategory.REWRITE),
@@ -496,3 +550,21 @@ def learned_rewrite(language: str, site: Site, after: str, signature: Signature)
                 extra=tuple(sorted(((REWRITE, name), SPANS_DIAGNOSTIC))),
             )
     return None
+
+
+def _with_added_import(site: Site, after: str) -> Site:
+    """``site`` knowing the import the human's fix added for the diagnostic's name (extraction).
+
+    A standard-library import is left to the import patterns over holes
+    (:func:`~fixlore.abstraction._imports.lift_import`), which need no other file.
+    """
+    name = site.text[site.start : site.end]
+    statement = top_level_imports(after).get(name) if name.isidentifier() else None
+    if statement is None or name in top_level_imports(site.text) or is_stdlib_import(statement):
+        return Site(site.text, site.start, site.end, site.message)
+    return Site(site.text, site.start, site.end, site.message, {name: statement})
+
+
+def _same_imports(a: str, b: str) -> bool:
+    """The same code binding the same imports, layout aside (the human put the import elsewhere in the block)."""
+    return top_level_imports(a) == top_level_imports(b) and without_imports(a).split() == without_imports(b).split()

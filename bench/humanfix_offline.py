@@ -15,6 +15,8 @@ guard do:
 
 Each repository's user starts with the shipped base knowledge's hand fixes (a
 missing standard-library import, ``except Exception:``, ``raise ... from err``),
+and the imports of the files opened and saved so far are what the server's
+workspace index would hold (the replay's workspace holds just those files);
 tried after any pattern of their own, as the server ranks them; ``--no-base``
 starts with nothing.
 
@@ -29,6 +31,7 @@ import collections
 import gzip
 import importlib.util
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -47,6 +50,7 @@ from fixlore.abstraction import (
     extract_pattern,
     instantiate,
 )
+from fixlore.lsp.learning.workspace_imports import WorkspaceImports
 
 HERE = Path(__file__).resolve().parent
 DEFAULT_EVENTS = HERE.parent.parent / "shared" / "humanfix" / "events.jsonl.gz"
@@ -114,6 +118,7 @@ def main() -> None:
             learned[pattern.signature.rule_key].append([pattern, 0, -1])
         seen_shapes: collections.Counter[str] = collections.Counter()
         seen_rules: collections.Counter[str] = collections.Counter()
+        workspace = WorkspaceImports()  # what the server reads of the files the user opens and saves
         for e in evs:
             if only_rules and e["rule"] not in only_rules:
                 continue
@@ -134,11 +139,16 @@ def main() -> None:
             seen_shapes[e["shape"]] += 1
             # best evidence first: more instances, then the most recent
             pool = sorted(learned[sig.rule_key], key=lambda p: (-p[1], -p[2]))
+            uri = "file:///ws/" + e["path"]
+            workspace.update(uri, e["before"])
+            quoted = re.search(r"`([^\W\d]\w*)`", e["message"])
+            statement = workspace.statement_for(quoted.group(1), uri) if quoted else None
+            imports = {quoted.group(1): statement} if quoted and statement else None
             event_s = 0.0
             for entry in pool:
                 pattern: Pattern = entry[0]
                 t0 = time.perf_counter()
-                result = instantiate(pattern, "python", e["before"], diag, seen=entry[1])
+                result = instantiate(pattern, "python", e["before"], diag, seen=entry[1], imports=imports)
                 event_s += time.perf_counter() - t0
                 n_inst += 1
                 if not isinstance(result, Instantiated) or not result.edits:
@@ -159,6 +169,7 @@ def main() -> None:
             rec["inst_ms"] = event_s * 1000
             rec["known"] = sum(len(v) for v in learned.values())  # patterns this repository's user has so far
             result = extract_pattern("python", e["before"], e["after"], diag)
+            workspace.update(uri, e["after"])
             if isinstance(result, Extracted):
                 fp = result.pattern.fingerprint
                 for entry in learned[sig.rule_key]:

@@ -8,8 +8,10 @@ fix (mostly accepted, mostly verified) and ruff's "Disable for this line"
 (mostly rejected), with modest counts: anything the user does outranks them.
 
 Then a few fixes people make by hand where ruff has none (``HAND_FIXES``):
-a missing standard-library import, an undefined name that is one typo of a
-name bound where it stands (``isisntance`` -> ``isinstance``), ``except:`` -> ``except Exception:``,
+a missing standard-library import, a missing import of a name the project's
+other files import (``from six.moves import xrange``, as they write it), an
+undefined name that is one typo of a name bound where it stands
+(``isisntance`` -> ``isinstance``), ``except:`` -> ``except Exception:``,
 ``type(x) == T`` -> ``type(x) is T`` (and ``!=`` -> ``is not``: identity, as
 the rule asks, never ``isinstance``, which would also accept subclasses),
 ``raise ... from err`` in an ``except`` clause. Each is learned with
@@ -142,6 +144,14 @@ HAND_FIXES = (
         (4, 11, 4, 15),
         "import os\n\n\ndef zz_where(zz_path):\n    return Path(os.getcwd()) / zz_path\n",
         "import os\nfrom pathlib import Path\n\n\ndef zz_where(zz_path):\n    return Path(os.getcwd()) / zz_path\n",
+    ),
+    (
+        "F821",
+        "Undefined name `zz_helper`",
+        (4, 11, 4, 20),
+        "import os\n\n\ndef zz_join(zz_path):\n    return zz_helper(os.sep, zz_path)\n",
+        "import os\n\nfrom zz_pkg.zz_util import zz_helper\n\n\n"
+        "def zz_join(zz_path):\n    return zz_helper(os.sep, zz_path)\n",
     ),
 )
 HAND_COUNTS = Counts(manual=1)

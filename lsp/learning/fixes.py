@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import re
 import time
 from concurrent.futures import CancelledError
 from dataclasses import dataclass
@@ -35,6 +36,7 @@ from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning.instantiation import Instantiator, Job
 from fixlore.lsp.learning.timeline import diag_info, diag_key, lines_of
+from fixlore.lsp.learning.workspace_imports import WorkspaceImports
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -91,6 +93,9 @@ MAX_NONE = 4096
 
 DiagId = tuple[tuple[str, str, str], Any]
 
+_QUOTED = re.compile(r"[`\"']([^\W\d]\w*)[`\"']")
+"""The first name a message quotes ("Undefined name `xrange`", pyright's ``"xrange" is not defined``)."""
+
 _NOWHERE = TextRange(Position(0, 0), Position(0, 0))
 
 
@@ -127,8 +132,10 @@ def _range_key(value: Any) -> Any:
 class LearnedFixes:
     """The per-version cache of instantiated learned fixes."""
 
-    def __init__(self, store: FixesHost) -> None:
+    def __init__(self, store: FixesHost, imports: WorkspaceImports | None = None) -> None:
         self._store = store
+        self.imports = imports or WorkspaceImports()
+        """How the workspace imports names (for the fix that adds such an import)."""
         self._cache: dict[str, tuple[int | None, dict[DiagId, _Pending]]] = {}
         self._jobs = Instantiator()
         """Instantiation runs in a worker process (the parse holds the GIL); jobs a request asks for go first."""
@@ -209,12 +216,24 @@ class LearnedFixes:
             none.pop(signature, None)
             if lines is None:
                 lines = lines_of(text)
-            entries[key] = self._submit(uri, language, text, diag_info(raw, lines, num_units), found)
+            info = diag_info(raw, lines, num_units)
+            entries[key] = self._submit(uri, language, text, info, found, self._imports_for(uri, language, raw))
 
-    def _submit(self, uri: str, language: str, text: str, info: Any, found: list[PatternStats]) -> _Pending:
+    def _imports_for(self, uri: str, language: str, raw: dict[str, Any]) -> dict[str, str]:
+        """How the workspace imports the name the diagnostic's message quotes, if it does."""
+        message = raw.get("message")
+        if language != "python" or not isinstance(message, str):
+            return {}
+        quoted = _QUOTED.search(message)
+        statement = self.imports.statement_for(quoted.group(1), uri) if quoted else None
+        return {quoted.group(1): statement} if quoted and statement else {}
+
+    def _submit(
+        self, uri: str, language: str, text: str, info: Any, found: list[PatternStats], imports: dict[str, str]
+    ) -> _Pending:
         usable = [(stats, stats.pattern) for stats in found if stats.pattern is not None and stats.pattern.shape]
         seen = [(stats.fingerprint, pattern, stats.counts.manual + stats.counts.accepted) for stats, pattern in usable]
-        job = Job(uri, language, text, info, seen)
+        job = Job(uri, language, text, info, seen, imports)
         if seen:
             self._jobs.submit(job)
         else:  # nothing to try: answered at once, no round trip to the worker
@@ -233,6 +252,10 @@ class LearnedFixes:
             if cached_version != version or key not in entries:
                 return []
         pending = entries[key]
+        if pending.job.imports != self._imports_for(uri, pending.job.language, raw):
+            # The workspace's imports of the name changed since (a file saved, the scan done): again.
+            del entries[key]
+            return await self.get(uri, version, raw, wait=wait)
         future = pending.job.result
         if not future.done():
             job = pending.job

@@ -47,6 +47,8 @@ class Job:
     info: Any
     patterns: list[tuple[str, Pattern, int]]
     """(fingerprint, pattern, times seen), best evidence first."""
+    imports: dict[str, str] = field(default_factory=dict)
+    """How the workspace imports the name the diagnostic is about (:mod:`.workspace_imports`), if it does."""
     result: Future[list[Found]] = field(default_factory=Future)
 
 
@@ -59,9 +61,11 @@ _texts: collections.OrderedDict[str, tuple[int, str]] = collections.OrderedDict(
 _patterns: dict[str, Pattern] = {}
 
 
-def run(job: tuple[str, int, str | None, str, Any, list[tuple[str, Pattern | None, int]]]) -> list[Found] | None:
+def run(
+    job: tuple[str, int, str | None, str, Any, list[tuple[str, Pattern | None, int]], dict[str, str]],
+) -> list[Found] | None:
     """Worker: one job; ``None`` when it came without the text and the worker no longer has it."""
-    uri, token, text, language, info, items = job
+    uri, token, text, language, info, items, imports = job
     if text is not None:
         _texts[uri] = (token, text)
         _texts.move_to_end(uri)
@@ -79,15 +83,17 @@ def run(job: tuple[str, int, str | None, str, Any, list[tuple[str, Pattern | Non
             return None
         _patterns[fingerprint] = pattern
         patterns.append((pattern, times))
-    return instantiate_all(patterns, language, known[1], info)
+    return instantiate_all(patterns, language, known[1], info, imports)
 
 
-def instantiate_all(patterns: list[tuple[Pattern, int]], language: str, text: str, info: Any) -> list[Found]:
+def instantiate_all(
+    patterns: list[tuple[Pattern, int]], language: str, text: str, info: Any, imports: dict[str, str] | None = None
+) -> list[Found]:
     """The first :data:`MAX_LEARNED` patterns that apply to ``text`` at ``info``, no two with the same edits."""
     out: list[Found] = []
     seen: set[tuple[TextEdit, ...]] = set()
     for index, (pattern, times) in enumerate(patterns):
-        result = instantiate(pattern, language, text, info, seen=times)
+        result = instantiate(pattern, language, text, info, seen=times, imports=imports)
         if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
             continue
         seen.add(result.edits)
@@ -174,7 +180,7 @@ class Instantiator:
         ]
         try:
             future = self._worker.submit(
-                run, (job.uri, token, job.text if send_text else None, job.language, job.info, items)
+                run, (job.uri, token, job.text if send_text else None, job.language, job.info, items, job.imports)
             )
         except (BrokenExecutor, OSError, RuntimeError) as exc:  # the worker replaced, and failed again; or closed
             job.result.set_exception(exc)
@@ -215,7 +221,9 @@ def _run_here(job: Job) -> None:
     if not job.result.set_running_or_notify_cancel():
         return
     try:
-        found = instantiate_all([(p, times) for _, p, times in job.patterns], job.language, job.text, job.info)
+        found = instantiate_all(
+            [(p, times) for _, p, times in job.patterns], job.language, job.text, job.info, job.imports
+        )
     except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not stop the others
         job.result.set_exception(exc)
     else:

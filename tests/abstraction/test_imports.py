@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixlore.abstraction import Hole, Pattern, Skipped, extract_pattern, instantiate, verify_privacy
+from fixlore.abstraction import Extracted, Hole, Pattern, Skipped, extract_pattern, instantiate, verify_privacy
 
 from ._helpers import apply, code, diag_at, learn
 
@@ -126,11 +126,14 @@ def test_from_import_from_a_module_that_is_not_the_members_home_stays_literal() 
     assert p.shape is not None and p.shape.after == "from typing import OrderedDict"
 
 
-def test_from_import_of_a_user_module_is_not_learned() -> None:
+def test_from_import_of_a_user_module_is_learned_as_importing_it_as_the_project_does() -> None:
+    """The module and the name are the user's: what is kept is "import it as the other files do" (no names)."""
     before = "def f():\n    return Widget\n"
     after = "from mylib import Widget\n\n\n" + before
     result = extract_pattern("python", before, after, diag_at(before, "Widget", *F821, "Undefined name `Widget`"))
-    assert isinstance(result, Skipped) and result.detail == "imports a name nothing says exists"
+    assert isinstance(result, Extracted)
+    assert dict(result.pattern.extra)["rewrite"] == "import_as_elsewhere"
+    assert "mylib" not in repr(result.pattern) and "Widget" not in repr(result.pattern)
 
 
 def test_in_a_block_kept_in_no_order_an_import_goes_beside_its_package() -> None:

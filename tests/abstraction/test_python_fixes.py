@@ -11,6 +11,7 @@ from fixlore.abstraction import (
     Skipped,
     SkipReason,
     extract_pattern,
+    instantiate,
     syntax_problems,
 )
 from fixlore.abstraction._text import DiagnosticInfo
@@ -38,15 +39,22 @@ def test_import_added_at_top_for_undefined_name_is_an_import_block_pattern() -> 
     assert p.signature.message == "Undefined name `$H1`"
 
 
-def test_an_import_of_a_user_module_for_its_undefined_name_is_not_learned() -> None:
-    """``import $1`` would import every undefined name (``import unicode``): nothing says it is a module."""
+def test_an_import_of_a_user_module_for_its_undefined_name_never_imports_any_undefined_name() -> None:
+    """``import $1`` would import every undefined name (``import unicode``): nothing says it is a module.
+
+    What is learned is "import it as the project's other files do", which
+    imports nothing where no other file imports the name.
+    """
     before = code("""
         def load(path):
             return yamlish.safe_load(path)
         """)
     after = "import yamlish\n\n\n" + before
     result = extract_pattern("python", before, after, diag_at(before, "yamlish", *F821, "Undefined name `yamlish`"))
-    assert isinstance(result, Skipped) and result.detail == "imports a name nothing says exists"
+    assert isinstance(result, Extracted) and dict(result.pattern.extra)["rewrite"] == "import_as_elsewhere"
+    other = "def text(value):\n    return unicode(value)\n"
+    tried = instantiate(result.pattern, "python", other, diag_at(other, "unicode", *F821, "Undefined name `unicode`"))
+    assert isinstance(tried, Skipped)
 
 
 def test_comparison_to_none_becomes_is_none() -> None:

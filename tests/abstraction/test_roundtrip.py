@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from fixlore.abstraction import (
     DiagnosticInfo,
+    Extracted,
     Instantiated,
     Skipped,
     SkipReason,
+    apply_edits,
     extract_pattern,
     instantiate,
     syntax_problems,
@@ -35,14 +37,24 @@ def test_undefined_name_add_import_applies_to_another_module_name() -> None:
     assert fixed.splitlines()[1:5] == ["import json", "import sys", "from pathlib import Path", ""]
 
 
-def test_an_import_of_the_undefined_name_learned_from_a_user_module_is_refused() -> None:
-    """``import yamlish`` for "Undefined name `yamlish`" says nothing of other names (``import unicode``)."""
+def test_an_import_of_the_undefined_name_learned_from_a_user_module_imports_it_as_other_files_do() -> None:
+    """``import yamlish`` for "Undefined name `yamlish`" says nothing of other names (``import unicode``).
+
+    It is learned as "import the name as the project's other files do": the
+    statement comes from the workspace at the time, for the name at hand.
+    """
     before = "def load(path):\n    return yamlish.safe_load(path)\n"
     after = "import yamlish\n\n\n" + before
     result = extract_pattern(
         "python", before, after, diag_at(before, "yamlish", "Ruff", "F821", "Undefined name `yamlish`")
     )
-    assert isinstance(result, Skipped) and result.reason is SkipReason.UNSOUND
+    assert isinstance(result, Extracted)
+    new = "import sys\n\nconfig = tomlish.load(sys.stdin)\n"
+    diag = diag_at(new, "tomlish", "Ruff", "F821", "Undefined name `tomlish`")
+    assert isinstance(instantiate(result.pattern, "python", new, diag), Skipped)
+    placed = instantiate(result.pattern, "python", new, diag, imports={"tomlish": "import tomlish"})
+    assert isinstance(placed, Instantiated)
+    assert apply_edits(new, list(placed.edits)) == "import sys\n\nimport tomlish\n\nconfig = tomlish.load(sys.stdin)\n"
 
 
 def test_add_import_goes_after_docstring_when_the_file_has_no_imports() -> None:

@@ -1,0 +1,154 @@
+"""How the workspace imports each name: the answer to an undefined name, from the project's own files.
+
+"Undefined name `xrange`" in one file of a project that writes ``from six.moves
+import xrange`` in others: the fix is that import, and no linter offers it.
+This index maps each name the workspace's Python files import at column 0 to
+the statements that do (:func:`~fixlore.abstraction._import_lines.top_level_imports`),
+with how many files use each; a learned fix recorded as the
+``import_as_elsewhere`` rewrite asks it at instantiation.
+
+Fed by the files the editor opens and saves (their text as the editor has it)
+and, once per workspace root, by a scan of the files on disk in a worker thread,
+bounded (:data:`MAX_FILES` files of at most :data:`MAX_BYTES`, hidden folders,
+virtual environments and ``node_modules`` skipped), pausing between files so
+the request path keeps the GIL. Memory only: nothing of it is written, logged or
+sent anywhere but to the instantiation worker, and only the statement for the
+name a diagnostic is about.
+
+Which statement, where files differ: the one more files use; between equals,
+the one of the file seen last. A relative import (``from .errors import
+ParseError``) counts only for files in the same folder, where it means the same.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from fixlore.abstraction._import_lines import is_relative, top_level_imports
+
+logger = logging.getLogger(__name__)
+
+MAX_FILES = 5000
+"""At most this many files are read from disk per workspace root."""
+MAX_BYTES = 1_000_000
+"""Files larger than this are not read (generated code, vendored bundles)."""
+SCAN_DELAY_S = 3.0
+"""The server's scan starts this long after the settings are known (start-up has the CPU first)."""
+SCAN_PAUSE_S = 0.0005
+"""The scan's pause after each file (lets the event loop's thread have the GIL)."""
+_SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env", "build", "dist"})
+
+
+def _folder(uri: str) -> str:
+    return uri.rsplit("/", 1)[0]
+
+
+class WorkspaceImports:
+    """Name -> the import statements of the workspace's files that bind it (thread-safe)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._files: dict[str, dict[str, str]] = {}
+        """uri -> its imports (name -> statement)."""
+        self._seen: dict[str, int] = {}
+        """uri -> when it was last read (a counter)."""
+        self._users: dict[str, set[str]] = {}
+        """name -> the uris that import it."""
+        self._clock = 0
+        self._scanned: set[Path] = set()
+
+    def __len__(self) -> int:
+        return len(self._files)
+
+    def update(self, uri: str, text: str) -> None:
+        """The text of one Python file (opened, saved, or read from disk)."""
+        found = top_level_imports(text)
+        with self._lock:
+            old = self._files.get(uri, {})
+            for name in old.keys() - found.keys():
+                users = self._users.get(name)
+                if users is not None:
+                    users.discard(uri)
+                    if not users:
+                        del self._users[name]
+            for name in found:
+                self._users.setdefault(name, set()).add(uri)
+            self._files[uri] = found
+            self._clock += 1
+            self._seen[uri] = self._clock
+
+    def statement_for(self, name: str, uri: str) -> str | None:
+        """The statement the workspace's other files import ``name`` with, for the file ``uri``."""
+        with self._lock:
+            users = [u for u in self._users.get(name, ()) if u != uri]
+            votes: dict[str, tuple[int, int]] = {}
+            here = _folder(uri)
+            for user in users:
+                statement = self._files[user][name]
+                if is_relative(statement) and _folder(user) != here:
+                    continue
+                count, last = votes.get(statement, (0, 0))
+                votes[statement] = (count + 1, max(last, self._seen.get(user, 0)))
+        if not votes:
+            return None
+        return max(votes.items(), key=lambda item: item[1])[0]
+
+    def scan(self, root: Path, *, delay: float = 0.0) -> int:
+        """Read the Python files under ``root`` once (a worker thread), after ``delay`` s; how many were read."""
+        root = root.resolve()
+        with self._lock:
+            if root in self._scanned:
+                return 0
+            self._scanned.add(root)
+        time.sleep(delay)
+        read = 0
+        started = time.monotonic()
+        for path in _python_files(root):
+            if read >= MAX_FILES:
+                break
+            try:
+                if path.stat().st_size > MAX_BYTES:
+                    continue
+                text = path.read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            uri = path.as_uri()
+            with self._lock:
+                known = uri in self._files  # the editor's text is newer than the disk's
+            if not known:
+                self.update(uri, text)
+            read += 1
+            time.sleep(SCAN_PAUSE_S)
+        logger.info("workspace imports: %d files read in %.0f ms", read, (time.monotonic() - started) * 1000)
+        return read
+
+
+def _python_files(root: Path) -> Iterator[Path]:
+    """The ``.py`` files under ``root``, breadth first, skipping what is not the project's own code."""
+    pending = [root]
+    while pending:
+        folder = pending.pop(0)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        if any(e.name == "pyvenv.cfg" for e in entries) and folder != root:
+            continue  # a virtual environment
+        for entry in entries:
+            if entry.name.startswith(".") or entry.name in _SKIP_DIRS:
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    pending.append(Path(entry.path))
+                elif entry.name.endswith(".py") and entry.is_file():
+                    yield Path(entry.path)
+            except OSError:
+                continue
+
+
+__all__ = ["MAX_BYTES", "MAX_FILES", "SCAN_DELAY_S", "WorkspaceImports"]
