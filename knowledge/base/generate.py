@@ -8,6 +8,8 @@ fix (mostly accepted, mostly verified) and ruff's "Disable for this line"
 (mostly rejected), with modest counts: anything the user does outranks them.
 
 Then a few fixes people make by hand where ruff has none (``HAND_FIXES``):
+``"%s" % x`` -> ``f"{x}"`` (ruff's own fix stops at ``.format``, which UP032
+flags next; only the user's own evidence for ruff's fix outranks this one),
 a missing standard-library import, a missing import of a name the project's
 other files import (``from six.moves import xrange``, as they write it), an
 undefined name that is one typo of a name bound where it stands
@@ -90,6 +92,13 @@ _RAISE_FROM = (
     " to distinguish them from errors in exception handling"
 )
 HAND_FIXES = (
+    (
+        "UP031",
+        "Use format specifiers instead of percent format",
+        (1, 11, 1, 47),
+        'def zz_label(zz_name, zz_count):\n    return "%s: %s items" % (zz_name, zz_count)\n',
+        'def zz_label(zz_name, zz_count):\n    return f"{zz_name}: {zz_count} items"\n',
+    ),
     (
         "E722",
         "Do not use bare `except`",

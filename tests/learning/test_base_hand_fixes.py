@@ -2,7 +2,8 @@
 
 ruff has no fix for a missing import (F821), a bare ``except`` (E722), a type
 compared with ``==`` (E721) or a ``raise`` without ``from`` in an ``except``
-clause (B904). fixlore ships one
+clause (B904), and for ``%`` formatting (UP031) only one that leaves a
+``.format`` call (UP032's next). fixlore ships one
 made-up hand fix of each kind (``knowledge/base/generate.py``), learned the way
 the server learns a user's; the code here uses other names, modules and shapes
 than those examples, so what is checked is that they generalise.
@@ -98,6 +99,12 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
         ("if int != node.kind:\n    pass\n", "E721", "if int is not node.kind:\n"),
         ("def f(filename):\n    return open(fileanme)\n", "F821", "    return open(filename)\n"),
         ("if isisntance(x, int):\n    pass\n", "F821", "if isinstance(x, int):\n"),
+        # every operand carried over, in order, with its conversion
+        (
+            'log.info("user %r logged in at %s" % (user.name, when))\n',
+            "UP031",
+            'log.info(f"user {user.name!r} logged in at {when}")\n',
+        ),
     ],
 )
 def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str) -> None:
@@ -116,6 +123,9 @@ def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str)
         ("class A:\n    value = 1\n\n    def f(self):\n        return vlaue\n", "F821"),  # not visible there
         # the name the clause would take is the function's parameter: never shadow it
         ("def f(err):\n    try:\n        g(err)\n    except OSError:\n        raise Abort(err)\n", "B904"),
+        # a name holding the tuple (two directives, one operand), and a mapping: left alone
+        ('def f(pair):\n    return "%s-%s" % pair\n', "UP031"),
+        ('def f(data):\n    return "%(name)s is %(age)s" % data\n', "UP031"),
     ],
 )
 def test_a_hand_fix_that_does_not_fit_is_not_offered(before: str, code: str) -> None:
@@ -194,3 +204,27 @@ def _applied(text: str, action: dict[str, Any], uri: str) -> str:
         for e in action["edit"]["changes"][uri]
     ]
     return apply_edits(text, edits)
+
+
+PERCENT = 'def greet(name, when):\n    return "hello %s, it is %s" % (name, when)\n'
+
+
+@pytest.mark.e2e
+async def test_percent_format_becomes_an_f_string_first_until_the_user_shows_they_want_format(tmp_path: Path) -> None:
+    """ruff's own fix leaves ``"…".format(…)``, which UP032 flags next; the f-string ends it in one step."""
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["UP031"]\n')
+    async with Editor(tmp_path) as editor:
+        uri = editor.open("greet.py", PERCENT)
+        diag = await editor.diagnostic(uri, "UP031")
+        quick = [a for a in await editor.code_actions(uri, diag) if a.get("kind") == "quickfix"]
+        assert quick[0]["title"].startswith(LEARNED), [a["title"] for a in quick]
+        assert 'return f"hello {name}, it is {when}"\n' in _applied(PERCENT, quick[0], uri)
+        assert not quick[0].get("isPreferred")
+        ruffs = next(a for a in quick if "format specifiers" in a["title"])
+        await editor.apply(ruffs)  # this user wants `.format`
+        await editor.gone(uri, "UP031")
+        await editor.until_stats(lambda s: s["counts"]["accepted"] >= 1)
+        other = editor.open("other.py", PERCENT.replace("greet", "welcome"))
+        diag = await editor.diagnostic(other, "UP031")
+        quick = [a for a in await editor.code_actions(other, diag) if a.get("kind") == "quickfix"]
+        assert "format specifiers" in quick[0]["title"], [a["title"] for a in quick]
