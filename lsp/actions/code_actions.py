@@ -141,6 +141,7 @@ class CodeActions:
         doc = self._editor.open_document(uri)
         version = None if doc is None else doc.version
         # The upstreams are asked first and answer while the learned fixes are looked up.
+        started = time.perf_counter()
         pending = self._start_upstream(raw)
         try:
             # A list the user asked for (or an editor that does not say) waits longer for learned fixes.
@@ -149,8 +150,10 @@ class CodeActions:
             if pending is not None:
                 pending.drop()
             raise
+        waited = time.perf_counter()
         upstream = await upstream_actions(pending)
-        return assemble(
+        answered = time.perf_counter()
+        assembly = assemble(
             uri=uri,
             doc=doc,
             language=None if doc is None else document_language(doc),
@@ -163,6 +166,16 @@ class CodeActions:
             invoked=invoked and count,
             now=time.time(),
         )
+        if logger.isEnabledFor(logging.DEBUG):
+            logger.debug(
+                "code action: %d diagnostics, learned fixes %.1f ms (%d), upstreams %.1f ms more, assembly %.1f ms",
+                len(diagnostics),
+                (waited - started) * 1000,
+                sum(map(len, learned)),
+                (answered - waited) * 1000,
+                (time.perf_counter() - answered) * 1000,
+            )
+        return assembly
 
     def record_offers(self, assembly: Assembly) -> None:
         """An invoked list was seen: each candidate of each diagnostic was offered (once per version)."""

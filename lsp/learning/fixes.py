@@ -157,6 +157,13 @@ class LearnedFixes:
         """Drop the cache of a closed document."""
         self._cache.pop(uri, None)
 
+    def opened(self, uri: str) -> None:
+        """A document was opened: the worker parses it ahead of its diagnostics, if any fix could be learned for it."""
+        doc = self._store.server.open_document(uri)
+        language = document_language(doc) if doc is not None else None
+        if self._store.knowledge is not None and language is not None and doc is not None:
+            self._jobs.warm(uri, language, doc.source)
+
     def prepare(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Start instantiating learned fixes for ``diagnostics`` (the work goes to the worker).
 
@@ -262,11 +269,19 @@ class LearnedFixes:
             if not any(may_apply(p, job.language, job.text, job.info, seen=times) for _, p, times in job.patterns):
                 return []  # certain without the worker: none of them fits the code here
             self._jobs.hurry(job)  # still queued behind the publish's other diagnostics
+            asked = time.perf_counter()
             try:
                 await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), wait)
             except TimeoutError:
                 logger.debug("learned fixes not ready in time; answering without them")
                 return []
+            if logger.isEnabledFor(logging.DEBUG):
+                logger.debug(
+                    "learned fixes: %d patterns, waited %.1f ms for a job started %.1f ms before the request",
+                    len(job.patterns),
+                    (time.perf_counter() - asked) * 1000,
+                    (asked - job.created) * 1000,
+                )
         try:
             found = future.result()
         except CancelledError:

@@ -218,6 +218,7 @@ class LearningLoop:
         doc = self._editor.open_document(uri)
         self.timelines[uri] = DocTimeline(uri, changed_at=self._clock.now(), text=doc.source if doc else None)
         self._schedule.want(uri, delay=self.pause_s())
+        self.fixes.opened(uri)
         self._read_imports(uri)
 
     def _read_imports(self, uri: str) -> None:

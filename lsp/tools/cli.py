@@ -51,11 +51,15 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "fixlore serve                                   # LSP over stdin/stdout, standalone",
             "fixlore serve --upstream python='ruff server'   # front ruff: rank its fixes, learn",
             "fixlore serve --tcp 127.0.0.1:2087              # one editor over TCP",
+            "fixlore serve --log-level debug --log-file /tmp/fixlore.log  # timings of each code action",
         ),
     )
     transport = serve.add_mutually_exclusive_group()
     transport.add_argument("--stdio", action="store_true", help="talk LSP over stdin/stdout (default)")
     transport.add_argument("--tcp", metavar="HOST:PORT", help="listen for one editor on a TCP socket")
+    serve.add_argument(
+        "--log-file", metavar="PATH", help="also write the log to PATH (appended; the log never carries code)"
+    )
     serve.add_argument(
         "--late-initialize",
         action="store_true",
@@ -227,14 +231,20 @@ def _serve(args: argparse.Namespace) -> int:
     # editor; at CPython's default 5 ms a request waits up to that long for the GIL at each
     # turn (a code action takes several). 0.5 ms keeps the loop's share of it small.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    if args.log_file:
+        try:
+            open(args.log_file, "a", encoding="utf-8").close()  # noqa: SIM115 - only: can it be written?
+        except OSError as exc:
+            print(f"fixlore: cannot write the log file {args.log_file}: {exc.strerror or exc}", file=sys.stderr)
+            return 2
     if address is None and not args.late_initialize:
         from fixlore.lsp.transport.handover import serve_stdio
 
-        serve_stdio(lambda: _server(settings), _load_server, settings)  # initialize answered before pygls loads
+        serve_stdio(lambda: _server(settings, args.log_file), _load_server, settings)  # answered before pygls loads
         return 0
     from fixlore.lsp.server import CannotListen
 
-    server = _server(settings)
+    server = _server(settings, args.log_file)
     if address is None:
         server.start_io()
         return 0
@@ -246,11 +256,13 @@ def _serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _server(settings: dict[str, Any]) -> Any:
+def _server(settings: dict[str, Any], log_file: str | None = None) -> Any:
     from fixlore.lsp.server import ServerOptions, create_server
     from fixlore.lsp.transport import logs
 
     logs.configure(settings.get("logLevel", "info"))
+    if log_file:
+        logs.to_file(log_file)
     return create_server(ServerOptions(cli_settings=settings))
 
 

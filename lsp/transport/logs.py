@@ -191,6 +191,19 @@ def to_stderr() -> None:
     editor.flush_to_fallback(logging.NOTSET)
 
 
+def to_file(path: str) -> None:
+    """Also log to the file ``path`` (appended), at the configured level (``serve --log-file``).
+
+    The same filter as the editor's log: what pygls would print of message
+    bodies is withheld, and fixlore's own records carry no code.
+    """
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    handler.addFilter(_PyglsBodyFilter())
+    handler._fixlore = True  # type: ignore[attr-defined]
+    logging.getLogger().addHandler(handler)
+
+
 def _flush_unsent() -> None:
     if _editor_handler is not None:
         _editor_handler.flush_to_fallback()

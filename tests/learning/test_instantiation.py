@@ -56,6 +56,23 @@ def test_a_job_is_instantiated_in_a_worker_process(instantiator: Instantiator) -
     assert instantiator.submit(again).result(TIMEOUT_S) == found
 
 
+def test_a_document_warmed_when_opened_is_not_sent_again_with_its_first_job(instantiator: Instantiator) -> None:
+    """didOpen sends the text and the worker parses it; the job for its diagnostics sends only the token."""
+    sent: list[str | None] = []
+    submit = instantiator._worker.submit
+
+    def spy(fn, job):  # type: ignore[no-untyped-def]
+        sent.append(job[2])  # the text, or None when the worker holds it
+        return submit(fn, job)
+
+    instantiator._worker.submit = spy  # type: ignore[method-assign]
+    job = _job(_pattern())
+    instantiator.warm(job.uri, "python", job.text)
+    found = instantiator.submit(job).result(TIMEOUT_S)
+    assert _applied(job, found) == ["def other(item):\n    return item is None\n"]
+    assert sent == [job.text, None]
+
+
 def test_a_new_version_of_the_document_is_instantiated_on_its_own_text(instantiator: Instantiator) -> None:
     pattern = _pattern()
     instantiator.submit(_job(pattern, name="first")).result(TIMEOUT_S)
