@@ -209,3 +209,14 @@ def test_demo_shows_a_fix_learned_from_hand_edits(flags: list[str]) -> None:
     # and learning from that accepted quick fix, standalone too: it worked, so it is preferred next time
     assert "Learned from that choice: accepted +1, worked +1" in section
     assert "with `def discount(order, percent):`  <- preferred" in section
+
+
+def test_a_log_file_that_cannot_be_written_is_one_line_and_a_usage_error(tmp_path: Path) -> None:
+    where = tmp_path / "missing-folder" / "fixlore.log"
+    proc = subprocess.run(
+        fixlore_command("serve", "--log-file", str(where)), capture_output=True, text=True, timeout=60, check=False
+    )
+    assert proc.returncode == 2
+    assert proc.stderr.strip().splitlines() == [
+        f"fixlore: cannot write the log file {where}: No such file or directory"
+    ]
