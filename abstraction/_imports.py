@@ -286,7 +286,7 @@ def _groups(src: Source, block: list[_Imp]) -> list[list[_Imp]]:
 
 
 def _join_from(src: Source, imports: list[_Imp], module: str, name: str) -> Edit | None:
-    """Add ``name`` to an existing single-line ``from module import a, b`` (sorted if it is)."""
+    """Add ``name`` to an existing single-line ``from module import a, b`` (in order if it is sorted)."""
     for imp in imports:
         if imp.kind != "from" or imp.module != module:
             continue
@@ -297,7 +297,8 @@ def _join_from(src: Source, imports: list[_Imp], module: str, name: str) -> Edit
         if src.data.count(b"\n", node.start_byte, node.end_byte):
             continue
         texts = [src.slice(n.start_byte, n.end_byte) for n in names]
-        if sorted(texts, key=_name_key) == texts:
+        # One name says nothing of an order: the new one goes after it, as people add names.
+        if len(texts) > 1 and sorted(texts, key=_name_key) == texts:
             for n, text in zip(names, texts, strict=True):
                 if _name_key(text) > _name_key(name):
                     return (n.start_byte, n.start_byte, name + ", ")

@@ -108,6 +108,13 @@ def test_from_import_joins_an_existing_import_from_the_same_module() -> None:
     assert fixed.splitlines()[0] == "from collections import OrderedDict, defaultdict, deque"
 
 
+def test_a_name_joining_a_single_imported_name_goes_after_it() -> None:
+    """``from six.moves import zip`` + ``xrange``: one name is no sorted list; people append."""
+    p = _learn_import("from pathlib import Path", "Path")
+    new = "from collections import deque\n\nd = OrderedDict(deque)\n"
+    assert _fix(p, new, "OrderedDict").splitlines()[0] == "from collections import deque, OrderedDict"
+
+
 def test_from_import_goes_in_sorted_position_among_from_imports() -> None:
     p = _learn_import("from pathlib import Path", "Path")
     new = "import os\nfrom abc import ABC\nfrom typing import Any\n\nx = dataclass(ABC, Any, os)\n"
