@@ -32,6 +32,9 @@ from fixlore.lsp.workers import REQUEST_IDLE_S, WorkerProcess
 
 logger = logging.getLogger(__name__)
 
+HURRY_HERE_S = 0.015
+"""A job a request waits for, behind a worker job this long, runs on a thread of the server instead."""
+
 MAX_LEARNED = 3
 """At most this many learned fixes per diagnostic."""
 
@@ -158,13 +161,27 @@ class Instantiator:
                 self._queue.remove(job)
             except ValueError:
                 return  # already handed over, or done
+            self._urgent.appendleft(job)
             if not self._busy:
-                self._urgent.append(job)
                 self._feed_locked()
                 return
-        # The worker is busy with another diagnostic (up to a few hundred ms for a
-        # large file): the one the user waits for runs here, on a thread of its own.
-        self._here.submit(_run_here, job)
+        # The worker is busy with another diagnostic: usually a millisecond or two (it
+        # has the text parsed), so the job goes next. If that job runs long (a large file
+        # it had not parsed), the one the user waits for runs here, on a thread of its own.
+        timer = threading.Timer(HURRY_HERE_S, self._run_here_if_waiting, args=(job,))
+        timer.daemon = True
+        timer.start()
+
+    def _run_here_if_waiting(self, job: Job) -> None:
+        with self._lock:
+            try:
+                self._urgent.remove(job)
+            except ValueError:
+                return  # handed over meanwhile, or dropped by close()
+            try:
+                self._here.submit(_run_here, job)
+            except RuntimeError:  # closed meanwhile
+                job.result.cancel()
 
     def close(self) -> None:
         """Stop (the session ends): waiting jobs are dropped, the worker ended."""

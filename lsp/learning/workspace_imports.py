@@ -65,10 +65,12 @@ class WorkspaceImports:
     def __len__(self) -> int:
         return len(self._files)
 
-    def update(self, uri: str, text: str) -> None:
-        """The text of one Python file (opened, saved, or read from disk)."""
+    def update(self, uri: str, text: str, *, from_disk: bool = False) -> None:
+        """The text of one Python file (opened, saved, or ``from_disk``: never over what the editor gave)."""
         found = top_level_imports(text)
         with self._lock:
+            if from_disk and uri in self._files:
+                return  # the editor's text is newer than the disk's
             old = self._files.get(uri, {})
             for name in old.keys() - found.keys():
                 users = self._users.get(name)
@@ -117,11 +119,7 @@ class WorkspaceImports:
                 text = path.read_text(encoding="utf-8", errors="replace")
             except OSError:
                 continue
-            uri = path.as_uri()
-            with self._lock:
-                known = uri in self._files  # the editor's text is newer than the disk's
-            if not known:
-                self.update(uri, text)
+            self.update(path.as_uri(), text, from_disk=True)
             read += 1
             time.sleep(SCAN_PAUSE_S)
         logger.info("workspace imports: %d files read in %.0f ms", read, (time.monotonic() - started) * 1000)

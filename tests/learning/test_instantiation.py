@@ -115,6 +115,20 @@ def test_a_job_asked_for_goes_before_the_ones_still_waiting(instantiator: Instan
     assert all(order.index(jobs[-1].uri) < order.index(uri) for uri in still), order
 
 
+def test_a_job_asked_for_behind_a_long_worker_job_runs_on_a_thread_of_the_server(instantiator: Instantiator) -> None:
+    pattern = _pattern()
+    instantiator.submit(_job(pattern)).result(TIMEOUT_S)  # the worker is up
+    with instantiator._lock:
+        instantiator._busy = True  # as if a large file's job held the worker
+    job = _job(pattern, uri="file:///w/wanted.py", name="wanted")
+    instantiator.submit(job)
+    instantiator.hurry(job)
+    assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(wanted):\n    return wanted is None\n"]
+    with instantiator._lock:
+        assert not instantiator._urgent and not instantiator._queue
+        instantiator._busy = False
+
+
 def test_a_killed_worker_is_replaced_and_the_job_still_answered(instantiator: Instantiator) -> None:
     pattern = _pattern()
     instantiator.submit(_job(pattern)).result(TIMEOUT_S)
