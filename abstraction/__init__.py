@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from fixlore.abstraction._fields import code_problem, kind_problem, language_problem, shared_problem, source_problem
 from fixlore.abstraction._generalise import generalise
+from fixlore.abstraction._import_lines import is_relative, top_level_imports
 from fixlore.abstraction._instantiate import instantiate, may_apply
 from fixlore.abstraction._pattern import (
     PATTERN_FORMAT_VERSION,
@@ -39,6 +40,7 @@ from fixlore.abstraction._results import (
 )
 from fixlore.abstraction._templates import abstract_action, abstract_rule_action, abstract_signature, first_line
 from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, apply_edits, position_at
+from fixlore.abstraction._tree import parsed
 from fixlore.abstraction.languages import get_parser, language_for, supported_languages
 from fixlore.abstraction.syntax import SyntaxCode, SyntaxProblem, syntax_problems
 
@@ -57,6 +59,9 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "is_relative",
+    "parsed",
+    "top_level_imports",
     "code_problem",
     "kind_problem",
     "language_problem",

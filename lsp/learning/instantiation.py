@@ -26,8 +26,7 @@ from concurrent.futures import BrokenExecutor, CancelledError, Future, ThreadPoo
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate
-from fixlore.abstraction._tree import parsed
+from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate, parsed
 from fixlore.lsp.workers import REQUEST_IDLE_S, WorkerProcess
 
 logger = logging.getLogger(__name__)

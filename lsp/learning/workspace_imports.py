@@ -29,7 +29,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from fixlore.abstraction._import_lines import is_relative, top_level_imports
+from fixlore.abstraction import is_relative, top_level_imports
 
 logger = logging.getLogger(__name__)
 

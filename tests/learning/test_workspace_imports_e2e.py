@@ -41,7 +41,7 @@ async def test_a_name_the_project_imports_elsewhere_is_imported_the_same_way(
         assert not learned[0].get("isPreferred"), "a fix this user never took is applied unasked"
         await editor.apply(learned[0])
         await editor.gone(uri, "F821")
-        assert "from quuxlib.compat import uchr_of, zip_longest_q\n" in editor.texts[uri]
+        assert "from quuxlib.compat import zip_longest_q, uchr_of\n" in editor.texts[uri]
 
         # what only the disk has: read a few seconds after start (the editor polls as a user would look again)
         third = editor.open("app/third.py", "def count(n):\n    return list(zrange(n))\n")
