@@ -92,7 +92,7 @@ class WorkspaceImports:
             here = _folder(uri)
             for user in users:
                 statement = self._files[user][name]
-                if is_relative(statement) and _folder(user) != here:
+                if (is_relative(statement) and _folder(user) != here) or _imports_itself(statement, uri):
                     continue
                 count, last = votes.get(statement, (0, 0))
                 votes[statement] = (count + 1, max(last, self._seen.get(user, 0)))
@@ -124,6 +124,22 @@ class WorkspaceImports:
             time.sleep(SCAN_PAUSE_S)
         logger.info("workspace imports: %d files read in %.0f ms", read, (time.monotonic() - started) * 1000)
         return read
+
+
+def _imports_itself(statement: str, uri: str) -> bool:
+    """Whether ``statement`` would import the module that the file ``uri`` is (``werkzeug/_compat.py``)."""
+    words = statement.split()
+    module = words[1]
+    if is_relative(statement):
+        rest = module.lstrip(".")
+        module = rest or (words[3] if module == "." else "")
+        if not module or "." in module:
+            return False
+        return uri.endswith((f"/{module}.py", f"/{module}/__init__.py"))
+    paths = [module.replace(".", "/")]
+    if words[0] == "from":  # `from pkg import urls` in pkg/urls.py imports the file itself too
+        paths.append(f"{paths[0]}/{words[3]}")
+    return any(uri.endswith((f"/{path}.py", f"/{path}/__init__.py")) for path in paths)
 
 
 def _python_files(root: Path) -> Iterator[Path]:

@@ -179,6 +179,19 @@ def test_a_relative_import_answers_only_in_its_own_folder() -> None:
     assert index.statement_for("errors", "file:///p/other/b.py") is None
 
 
+def test_a_module_is_never_offered_an_import_of_itself() -> None:
+    index = WorkspaceImports()
+    index.update("file:///p/pkg/utils.py", "from pkg._compat import unichr\nfrom . import errors\n")
+    index.update("file:///p/pkg/views.py", "from .errors import Bad\n")
+    assert index.statement_for("unichr", "file:///p/pkg/_compat.py") is None
+    assert index.statement_for("unichr", "file:///p/pkg/other.py") == "from pkg._compat import unichr"
+    assert index.statement_for("errors", "file:///p/pkg/errors.py") is None
+    assert index.statement_for("Bad", "file:///p/pkg/errors.py") is None
+    assert index.statement_for("Bad", "file:///p/pkg/forms.py") == "from .errors import Bad"
+    index.update("file:///p/pkg/app.py", "from pkg import urls\n")
+    assert index.statement_for("urls", "file:///p/pkg/urls.py") is None
+
+
 def test_the_scan_reads_the_project_and_skips_environments_and_hidden_folders(tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "a.py").write_text("from pkg.util import helper\n")
