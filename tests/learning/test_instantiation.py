@@ -126,7 +126,7 @@ def test_a_job_asked_for_behind_a_long_worker_job_runs_on_a_thread_of_the_server
     assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(wanted):\n    return wanted is None\n"]
     with instantiator._lock:
         assert not instantiator._urgent and not instantiator._queue
-        instantiator._busy = False
+        instantiator._busy = False  # the job never reached the worker: it ran on the server's thread
 
 
 def test_a_killed_worker_is_replaced_and_the_job_still_answered(instantiator: Instantiator) -> None:
