@@ -144,6 +144,7 @@ class LearningLoop:
         self._schedule.close()
         self.extractor.close()
         self.fixes.close()
+        self.fixes.imports.close()
         self.store.close_store()
 
     # -- events --------------------------------------------------------------------------

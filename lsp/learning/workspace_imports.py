@@ -61,6 +61,12 @@ class WorkspaceImports:
         """name -> the uris that import it."""
         self._clock = 0
         self._scanned: set[Path] = set()
+        self._closed = threading.Event()
+        """Set at shutdown: a scan under way stops at its next file."""
+
+    def close(self) -> None:
+        """Stop a scan under way (the session ends): no file is read past this."""
+        self._closed.set()
 
     def __len__(self) -> int:
         return len(self._files)
@@ -107,11 +113,12 @@ class WorkspaceImports:
             if root in self._scanned:
                 return 0
             self._scanned.add(root)
-        time.sleep(delay)
+        if self._closed.wait(delay):
+            return 0
         read = 0
         started = time.monotonic()
         for path in _python_files(root):
-            if read >= MAX_FILES:
+            if read >= MAX_FILES or self._closed.is_set():
                 break
             try:
                 if path.stat().st_size > MAX_BYTES:

@@ -211,6 +211,14 @@ def test_the_scan_reads_the_project_and_skips_environments_and_hidden_folders(tm
         assert index.statement_for(name, "file:///elsewhere.py") is None, name
 
 
+def test_a_closed_index_reads_nothing_more(tmp_path: Path) -> None:
+    (tmp_path / "a.py").write_text("from lib import thing\n")
+    index = WorkspaceImports()
+    index.close()  # the session ended while the scan waited to start
+    assert index.scan(tmp_path, delay=30.0) == 0  # at once, not after the delay
+    assert index.statement_for("thing", "file:///other.py") is None
+
+
 def test_the_editors_text_wins_over_the_disk(tmp_path: Path) -> None:
     path = tmp_path / "a.py"
     path.write_text("from old import thing\n")
