@@ -108,10 +108,22 @@ class CodeActions:
         """What each ``fixlore.accept`` token offered (memory only)."""
 
     async def code_action(self, raw: dict[str, Any]) -> list[dict[str, Any]] | None:
-        """``textDocument/codeAction``: the ranked actions; an invoked list counts as offered."""
+        """``textDocument/codeAction``: the ranked actions; an invoked list counts as offered.
+
+        The offers are recorded right after the answer is sent (the loop's next
+        turn), not before it: ~0.5 ms of every invoked list the editor does not
+        wait for. An acceptance comes a round trip later, after them.
+        """
         assembly = await self.build(raw, self.tokens)
-        self.record_offers(assembly)
+        if assembly.offered:
+            asyncio.get_running_loop().call_soon(self._record_offers_later, assembly)
         return assembly.actions or None
+
+    def _record_offers_later(self, assembly: Assembly) -> None:
+        try:
+            self.record_offers(assembly)
+        except Exception:  # a bug here must not stop the loop's other work; the answer is out
+            logger.exception("recording offers failed")
 
     def _start_upstream(self, raw: dict[str, Any]) -> PendingActions | None:
         """Ask the upstreams for their code actions for ``raw`` params now."""

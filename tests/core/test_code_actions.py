@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from fixlore.abstraction import Pattern
@@ -113,6 +114,8 @@ async def test_an_invoked_list_carries_fixlores_command_and_counts_as_offered() 
     command = answer[0]["command"]
     assert command["command"] == ACCEPT and len(command["arguments"]) == 1
     assert answer[0]["edit"] == REMOVE["edit"]  # the upstream's edit passes unchanged
+    assert learning.events == [] and learning.offers == []  # recorded after the answer is sent,
+    await asyncio.sleep(0)  # on the loop's next turn
     assert [kind for kind, _ in learning.events] == [EventKind.OFFERED]
     assert len(learning.offers) == 1
 
