@@ -38,7 +38,13 @@ from fixlore.abstraction._results import (
     Skipped,
     SkipReason,
 )
-from fixlore.abstraction._templates import abstract_action, abstract_rule_action, abstract_signature, first_line
+from fixlore.abstraction._templates import (
+    abstract_action,
+    abstract_rule_action,
+    abstract_signature,
+    first_line,
+    quoted_names,
+)
 from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, apply_edits, position_at
 from fixlore.abstraction._tree import parsed
 from fixlore.abstraction.languages import get_parser, language_for, supported_languages
@@ -61,6 +67,7 @@ def __getattr__(name: str) -> Any:
 __all__ = [
     "is_relative",
     "parsed",
+    "quoted_names",
     "top_level_imports",
     "code_problem",
     "kind_problem",

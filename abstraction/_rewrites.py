@@ -37,6 +37,8 @@ from fixlore.abstraction._import_lines import statement_binds, top_level_imports
 from fixlore.abstraction._imports import is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
+from fixlore.abstraction._raises import CAUGHT_NAMES, from_caught, from_new, from_none
+from fixlore.abstraction._templates import quotes
 from fixlore.abstraction._tree import parsed
 from fixlore.abstraction._typos import meant_name
 
@@ -78,130 +80,6 @@ REWRITE = "rewrite"
 
 def _percent(text: str, start: int, end: int) -> str | None:
     return percent_to_fstring(text[start:end])
-
-
-_RAISE = re.compile(r"raise\b")
-
-
-def _raise_statement(text: str, start: int, end: int) -> ast.Raise | None:
-    """The ``raise`` statement that ``text[start:end]`` is, with an exception and no cause yet."""
-    snippet = text[start:end]
-    if not _RAISE.match(snippet):
-        return None
-    try:
-        tree = ast.parse(snippet)
-    except (SyntaxError, ValueError):
-        return None
-    if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Raise):
-        return None
-    node = tree.body[0]
-    return node if node.exc is not None and node.cause is None else None
-
-
-def _from_none(text: str, start: int, end: int) -> str | None:
-    if _raise_statement(text, start, end) is None:
-        return None
-    return text[start:end] + " from None"
-
-
-_EXCEPT_AS = re.compile(r"\s*except\b[^#]*\bas\s+([^\W\d]\w*)\s*:")
-_SCOPE = re.compile(r"\s*(?:async\s+)?(?:def|class)\b")
-
-
-def _outer_lines(lines: list[str], first: str) -> Iterator[tuple[int, str]]:
-    """Going up from a line indented like ``first`` (after ``lines``): each ever less indented line."""
-    limit = len(first) - len(first.lstrip())
-    for index in range(len(lines) - 1, -1, -1):
-        line = lines[index]
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        indent = len(line) - len(line.lstrip())
-        if indent < limit:
-            yield index, line
-            limit = indent
-
-
-def _handler_line(lines: list[str], first: str) -> int | None:
-    """The index in ``lines`` of the ``except`` line whose block holds a line indented like ``first``."""
-    for index, line in _outer_lines(lines, first):
-        if line.strip().startswith("except"):
-            return index
-        if _SCOPE.match(line) or not line[:1].isspace():
-            return None
-    return None
-
-
-def caught_name(text: str, start: int) -> str | None:
-    """The name the ``except … as name`` around offset ``start`` binds, or ``None``.
-
-    Walks up from the line of ``start`` through ever less indented lines: the first
-    one that is an ``except`` decides; a ``def`` or ``class`` on the way, or the
-    top of the file, means no handler encloses it.
-    """
-    lines = text[:start].split("\n")
-    index = _handler_line(lines[:-1], lines[-1])
-    match = None if index is None else _EXCEPT_AS.match(lines[index])
-    return match.group(1) if match else None
-
-
-def _from_caught(text: str, start: int, end: int) -> str | None:
-    if _raise_statement(text, start, end) is None:
-        return None
-    name = caught_name(text, start)
-    return None if name is None else text[start:end] + " from " + name
-
-
-_EXCEPT_BARE_AS = re.compile(r"([ \t]*except\b[ \t]*[^\s:#][^:#]*?)[ \t]*:[ \t]*(?:#.*)?$")
-
-CAUGHT_NAMES = ("e", "exc", "err", "error", "ex")
-"""The names people give a caught exception; a rewrite that adds ``as <name>`` uses one of these words
-(fixlore's, like ``None``): the name the user picked is kept as the choice of one of them, nothing else."""
-
-
-def _scope_text(text: str, at: int) -> str:
-    """The text of the function or class around offset ``at`` (the whole file at module level)."""
-    lines = text.split("\n")
-    here = text.count("\n", 0, at)
-    for index, line in _outer_lines(lines[:here], lines[here]):
-        if _SCOPE.match(line):
-            indent = len(line) - len(line.lstrip())
-            end = next(
-                (
-                    k
-                    for k in range(index + 1, len(lines))
-                    if lines[k].strip() and len(lines[k]) - len(lines[k].lstrip()) <= indent
-                ),
-                len(lines),
-            )
-            return "\n".join(lines[index:end])
-    return text
-
-
-def _from_new(name: str) -> Rewrite:
-    """``except E:`` … ``raise X(…)`` -> ``except E as name:`` … ``raise X(…) from name``.
-
-    Only where ``name`` is nowhere in the enclosing function: ``except … as name``
-    unbinds ``name`` when the handler ends, which would break a use elsewhere.
-    """
-
-    def rewrite(site: Site) -> Change | None:
-        if _raise_statement(site.text, site.start, site.end) is None:
-            return None
-        before = site.text[: site.start].split("\n")
-        index = _handler_line(before[:-1], before[-1])
-        if index is None:
-            return None
-        header = _EXCEPT_BARE_AS.match(before[index])
-        if header is None or re.search(r"\bas\b", header.group(1)):
-            return None
-        if re.search(rf"(?<![\w.]){re.escape(name)}\b", _scope_text(site.text, site.start)):
-            return None
-        line_start = sum(len(line) + 1 for line in before[:index])
-        colon = line_start + header.end(1)
-        return colon, site.end, f" as {name}" + site.text[colon : site.end] + f" from {name}"
-
-    return rewrite
 
 
 def _comparison(text: str, start: int, end: int) -> tuple[str, ast.Compare] | None:
@@ -407,7 +285,7 @@ def _import_as_elsewhere(site: Site) -> Change | None:
     from :attr:`Site.imports` and must bind exactly that name.
     """
     name = site.text[site.start : site.end]
-    if not site.imports or not name.isidentifier() or not any(q + name + q in site.message for q in "`\"'"):
+    if not site.imports or not quotes(site.message, name):
         return None
     statement = site.imports.get(name)
     if statement is None or statement_binds(statement) != name:
@@ -438,17 +316,17 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %s $S " % $1', 'f" $S { $1 } $S "'),
     ),
     "raise_from_none": (
-        _in_place(_from_none),
+        _in_place(from_none),
         EditShape(Anchor.AT_DIAGNOSTIC, "Raise", "raise $1 ( )", "raise $1 ( ) from None"),
     ),
     "raise_from_caught": (
-        _in_place(_from_caught),
+        _in_place(from_caught),
         EditShape(Anchor.AT_DIAGNOSTIC, "Raise", "raise $1 ( )", "raise $1 ( ) from $2"),
     ),
     **{
         # One shape per word (numbered apart): a pattern's fingerprint is its shape's, not its rewrite's.
         f"raise_from_new_{name}": (
-            _from_new(name),
+            lambda site, name=name: from_new(name, site.text, site.start, site.end),
             EditShape(
                 Anchor.AT_DIAGNOSTIC,
                 "ExceptHandler",

@@ -41,6 +41,16 @@ _BACKTICKS = re.compile(r"`[^`\n]+`")
 _MATCH_TOKEN = tokenizer(r"[^\W\d]\w*|\d[\w.]*|\s+|.", re.S)
 
 
+def quoted_names(message: str) -> list[str]:
+    """The names a message quotes as code, in order ("Undefined name `xrange`", pyright's ``"xrange"``)."""
+    return [inner for span in _SPAN.findall(message) if (inner := span[1:-1]).isidentifier()]
+
+
+def quotes(message: str, name: str) -> bool:
+    """Whether ``message`` is about ``name``: it quotes it as code."""
+    return name in quoted_names(message)
+
+
 class Namer:
     """Numbers user names in order of first appearance: ``$1``, ``$2``, ..."""
 

@@ -31,6 +31,7 @@ import re
 from fixlore.abstraction._imports import STDLIB_MODULE
 from fixlore.abstraction._scope import visible_names
 from fixlore.abstraction._stdlib import stdlib_exports
+from fixlore.abstraction._templates import quotes
 from fixlore.abstraction._tree import parsed
 from fixlore.abstraction._vocab import class_members
 
@@ -45,7 +46,7 @@ def meant_name(text: str, start: int, end: int, message: str) -> str | None:
     name = text[start:end]
     if len(name) < MIN_LENGTH or not _NAME.match(name) or keyword.iskeyword(name):
         return None
-    if not any(f"{q}{name}{p}" in message for q, p in (("`", "`"), ('"', '"'), ("'", "'"))):
+    if not quotes(message, name):
         return None  # the message is not about this name
     if name in _BUILTINS or name in class_members("python", STDLIB_MODULE) or name in stdlib_exports():
         return None

@@ -31,7 +31,6 @@ import collections
 import gzip
 import importlib.util
 import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -49,6 +48,7 @@ from fixlore.abstraction import (
     apply_edits,
     extract_pattern,
     instantiate,
+    quoted_names,
 )
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
 
@@ -141,9 +141,9 @@ def main() -> None:
             pool = sorted(learned[sig.rule_key], key=lambda p: (-p[1], -p[2]))
             uri = "file:///ws/" + e["path"]
             workspace.update(uri, e["before"])
-            quoted = re.search(r"`([^\W\d]\w*)`", e["message"])
-            statement = workspace.statement_for(quoted.group(1), uri) if quoted else None
-            imports = {quoted.group(1): statement} if quoted and statement else None
+            name = next(iter(quoted_names(e["message"])), None)
+            statement = workspace.statement_for(name, uri) if name else None
+            imports = {name: statement} if name and statement else None
             event_s = 0.0
             for entry in pool:
                 pattern: Pattern = entry[0]

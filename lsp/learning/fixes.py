@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-import re
 import time
 from concurrent.futures import CancelledError
 from dataclasses import dataclass
@@ -31,6 +30,7 @@ from fixlore.abstraction import (
     TextRange,
     abstract_signature,
     may_apply,
+    quoted_names,
 )
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
@@ -93,9 +93,6 @@ MAX_NONE = 4096
 
 DiagId = tuple[tuple[str, str, str], Any]
 
-_QUOTED = re.compile(r"[`\"']([^\W\d]\w*)[`\"']")
-"""The first name a message quotes ("Undefined name `xrange`", pyright's ``"xrange" is not defined``)."""
-
 _NOWHERE = TextRange(Position(0, 0), Position(0, 0))
 
 
@@ -132,9 +129,9 @@ def _range_key(value: Any) -> Any:
 class LearnedFixes:
     """The per-version cache of instantiated learned fixes."""
 
-    def __init__(self, store: FixesHost, imports: WorkspaceImports | None = None) -> None:
+    def __init__(self, store: FixesHost) -> None:
         self._store = store
-        self.imports = imports or WorkspaceImports()
+        self.imports = WorkspaceImports()
         """How the workspace imports names (for the fix that adds such an import)."""
         self._cache: dict[str, tuple[int | None, dict[DiagId, _Pending]]] = {}
         self._jobs = Instantiator()
@@ -150,19 +147,30 @@ class LearnedFixes:
             self._none.pop(signature, None)
 
     def close(self) -> None:
-        """Stop preparing fixes (the session ends)."""
+        """Stop preparing fixes and reading the workspace (the session ends)."""
         self._jobs.close()
+        self.imports.close()
 
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document."""
         self._cache.pop(uri, None)
 
     def opened(self, uri: str) -> None:
-        """A document was opened: the worker parses it ahead of its diagnostics, if any fix could be learned for it."""
+        """A document was opened: the worker parses it ahead of its diagnostics; its imports are read."""
         doc = self._store.server.open_document(uri)
         language = document_language(doc) if doc is not None else None
-        if self._store.knowledge is not None and language is not None and doc is not None:
+        if language is None or doc is None:
+            return
+        if self._store.knowledge is not None:
             self._jobs.warm(uri, language, doc.source)
+        if language == "python":
+            self.imports.read_later(uri, doc.source)
+
+    def saved(self, uri: str) -> None:
+        """A document was saved: its imports are read again."""
+        doc = self._store.server.open_document(uri)
+        if doc is not None and document_language(doc) == "python":
+            self.imports.read_later(uri, doc.source)
 
     def prepare(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Start instantiating learned fixes for ``diagnostics`` (the work goes to the worker).
@@ -231,9 +239,9 @@ class LearnedFixes:
         message = raw.get("message")
         if language != "python" or not isinstance(message, str):
             return {}
-        quoted = _QUOTED.search(message)
-        statement = self.imports.statement_for(quoted.group(1), uri) if quoted else None
-        return {quoted.group(1): statement} if quoted and statement else {}
+        name = next(iter(quoted_names(message)), None)
+        statement = self.imports.statement_for(name, uri) if name else None
+        return {name: statement} if name and statement else {}
 
     def _submit(
         self, uri: str, language: str, text: str, info: Any, found: list[PatternStats], imports: dict[str, str]

@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import threading
 from collections.abc import Awaitable, Callable, Collection
 from concurrent.futures import BrokenExecutor
 from typing import TYPE_CHECKING, Any
@@ -49,7 +48,6 @@ from fixlore.lsp.learning.timeline import (
     text_digest,
 )
 from fixlore.lsp.learning.watch import Offers, Settled, Verdict, Watch, expired, judge, near, undone
-from fixlore.lsp.learning.workspace_imports import SCAN_DELAY_S
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -114,13 +112,7 @@ class LearningLoop:
         """The settings changed: the store opens, or reopens when its scopes changed; the workspace is read once."""
         self.store.config_changed(old, new, root)
         if root is not None and new.learning:
-            threading.Thread(
-                target=self.fixes.imports.scan,
-                args=(root,),
-                kwargs={"delay": SCAN_DELAY_S},
-                name="fixlore-workspace-imports",
-                daemon=True,
-            ).start()
+            self.fixes.imports.start_scan(root)
 
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix may be new: the learned-fix cache stops believing there is none."""
@@ -144,7 +136,6 @@ class LearningLoop:
         self._schedule.close()
         self.extractor.close()
         self.fixes.close()
-        self.fixes.imports.close()
         self.store.close_store()
 
     # -- events --------------------------------------------------------------------------
@@ -220,13 +211,6 @@ class LearningLoop:
         self.timelines[uri] = DocTimeline(uri, changed_at=self._clock.now(), text=doc.source if doc else None)
         self._schedule.want(uri, delay=self.pause_s())
         self.fixes.opened(uri)
-        self._read_imports(uri)
-
-    def _read_imports(self, uri: str) -> None:
-        """Note how a Python file the editor has imports names (:mod:`.workspace_imports`)."""
-        doc = self._editor.open_document(uri)
-        if doc is not None and document_language(doc) == "python":
-            self.fixes.imports.update(uri, doc.source)
 
     def did_change(self, uri: str, raw: Any) -> None:
         """Shift what is followed; restart the pause; notice an undo."""
@@ -253,7 +237,7 @@ class LearningLoop:
     def did_save(self, uri: str, raw: Any) -> None:
         """A save settles the document at once (if its diagnostics are current)."""
         self._schedule.want(uri, delay=0.0)
-        self._read_imports(uri)
+        self.fixes.saved(uri)
 
     def did_close(self, uri: str, raw: Any) -> None:
         """Forget the document (memory only); a settle under way finishes first.

@@ -27,6 +27,7 @@ import os
 import threading
 import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from fixlore.abstraction import is_relative, top_level_imports
@@ -63,10 +64,26 @@ class WorkspaceImports:
         self._scanned: set[Path] = set()
         self._closed = threading.Event()
         """Set at shutdown: a scan under way stops at its next file."""
+        self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-workspace-imports")
+        """Reads the editor's texts, in the order they came (never on the event loop)."""
 
     def close(self) -> None:
         """Stop a scan under way (the session ends): no file is read past this."""
         self._closed.set()
+        self._reader.shutdown(wait=False, cancel_futures=True)
+
+    def read_later(self, uri: str, text: str) -> None:
+        """:meth:`update` on a thread of its own: a text the editor opened or saved (~1 ms for 150 KB)."""
+        try:
+            self._reader.submit(self.update, uri, text)
+        except RuntimeError:  # closed: the session is ending
+            return
+
+    def start_scan(self, root: Path) -> None:
+        """Read the workspace's files on a thread, :data:`SCAN_DELAY_S` from now, once per root."""
+        threading.Thread(
+            target=self.scan, args=(root,), kwargs={"delay": SCAN_DELAY_S}, name="fixlore-workspace-scan", daemon=True
+        ).start()
 
     def __len__(self) -> int:
         return len(self._files)
@@ -172,4 +189,4 @@ def _python_files(root: Path) -> Iterator[Path]:
                 continue
 
 
-__all__ = ["MAX_BYTES", "MAX_FILES", "SCAN_DELAY_S", "WorkspaceImports"]
+__all__ = ["MAX_BYTES", "MAX_FILES", "WorkspaceImports"]

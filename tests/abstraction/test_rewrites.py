@@ -11,7 +11,7 @@ from fixlore.abstraction import (
     instantiate,
     verify_privacy,
 )
-from fixlore.abstraction._rewrites import caught_name
+from fixlore.abstraction._raises import caught_name
 from tests.abstraction._helpers import code, diag_at
 
 B904 = (
