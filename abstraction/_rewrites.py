@@ -310,6 +310,11 @@ TITLES: dict[Rewrite, Callable[[Site], str | None]] = {_import_as_elsewhere: _im
 """Rewrites whose title is not "Replace `old` with `new`" (an import joined to a statement is not)."""
 
 
+def _from_new(name: str) -> Rewrite:
+    """The rewrite naming the caught exception ``name`` (:func:`~fixlore.abstraction._raises.from_new`)."""
+    return lambda site: from_new(name, site.text, site.start, site.end)
+
+
 REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "percent_fstring": (
         _in_place(_percent),
@@ -326,7 +331,7 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     **{
         # One shape per word (numbered apart): a pattern's fingerprint is its shape's, not its rewrite's.
         f"raise_from_new_{name}": (
-            lambda site, name=name: from_new(name, site.text, site.start, site.end),
+            _from_new(name),
             EditShape(
                 Anchor.AT_DIAGNOSTIC,
                 "ExceptHandler",

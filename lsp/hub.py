@@ -169,7 +169,7 @@ class DiagnosticsHub:
             return merged
         version = editor_doc.version
         for diag_version, diagnostics in doc.by_source.values():
-            if _for_text(diag_version, version) or not diagnostics:
+            if diag_version is None or diag_version == version or not diagnostics:
                 continue  # in the current list already, or nothing to carry
             edits = _edits_since(doc.edits, diag_version, version)
             if edits is not None:
