@@ -29,6 +29,7 @@ from fixlore.abstraction._pattern import (
     fingerprint_of,
 )
 from fixlore.abstraction._placeholders import is_placeholder
+from fixlore.abstraction._py2 import PY3_NAMES
 from fixlore.abstraction._privacy import verify_privacy, verify_shared
 from fixlore.abstraction._results import (
     Extracted,
@@ -65,6 +66,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "PY3_NAMES",
     "is_relative",
     "parsed",
     "quoted_names",

@@ -13,7 +13,8 @@ from its statement or made an explicit re-export (``X as X``, F401), and the
 earlier, unused import a redefinition's message points at (F811), by
 :mod:`~fixlore.abstraction._bindings`; an undefined name -> the bound name it is
 one typo of (``isisntance`` -> ``isinstance``, F821), by
-:mod:`~fixlore.abstraction._typos`; an undefined name -> the import the
+:mod:`~fixlore.abstraction._typos`; an undefined Python 2 builtin -> its Python 3
+name (``unicode`` -> ``str``, F821), by :mod:`~fixlore.abstraction._py2`; an undefined name -> the import the
 project's other files bind it with (``from six.moves import xrange``, read by the
 server from the workspace and passed in :attr:`Site.imports`; F821). At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
@@ -36,6 +37,7 @@ from fixlore.abstraction._formats import percent_to_fstring
 from fixlore.abstraction._import_lines import statement_binds, top_level_imports, without_imports
 from fixlore.abstraction._imports import is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
+from fixlore.abstraction._py2 import PY3_NAMES, py3_name
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
 from fixlore.abstraction._raises import CAUGHT_NAMES, from_caught, from_new, from_none
 from fixlore.abstraction._templates import quotes
@@ -277,6 +279,20 @@ def _meant_name(site: Site) -> Change | None:
     return None if meant is None else (site.start, site.end, meant)
 
 
+def _py3_name(old: str) -> Rewrite:
+    """The undefined Python 2 builtin ``old`` -> its Python 3 name (:mod:`~fixlore.abstraction._py2`).
+
+    Not where the project imports it: ``from six.moves import xrange`` is meant there.
+    """
+
+    def at(site: Site) -> Change | None:
+        if site.imports and site.text[site.start : site.end] in site.imports:
+            return None
+        return py3_name(old, site.text, site.start, site.end, site.message)
+
+    return at
+
+
 def _import_as_elsewhere(site: Site) -> Change | None:
     """An undefined name -> the import that binds it in the project's other files, placed as a careful human would.
 
@@ -364,6 +380,10 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         _drop_redefined,
         EditShape(Anchor.IMPORT_BLOCK, "ImportAlias", "from $1 import $2", ""),
     ),
+    **{
+        f"py3_{old}": (_py3_name(old), EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", f"{new} ~ ${index + 2}"))
+        for index, (old, new) in enumerate(PY3_NAMES.items())
+    },
     "meant_name": (_meant_name, EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ $1")),
     "import_as_elsewhere": (
         _import_as_elsewhere,
@@ -387,6 +407,7 @@ rewrites with one shape would be one pattern, and the evidence of one would appl
 
 _CATEGORIES = {
     "meant_name": FixCategory.RENAME,
+    **{f"py3_{old}": FixCategory.RENAME for old in PY3_NAMES},
     "import_as_elsewhere": FixCategory.ADD_IMPORT,
     "drop_unused_import": FixCategory.REMOVE_IMPORT,
     "drop_redefined_import": FixCategory.REMOVE_IMPORT,

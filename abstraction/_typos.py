@@ -17,7 +17,8 @@ neighbours swapped. It is not a typo, and nothing is offered, when
   the user wants ``pathlib.Path``), in their digits (``row2`` is not ``row1``),
   or by a plural's ``s`` (an undefined ``request`` beside ``import requests``
   wants flask's ``request``; ``value`` beside ``values`` is another variable);
-* the name is a standard-library module or a name it exports (the fix is an import);
+* the name is a standard-library module or a name it exports (the fix is an import),
+  or a builtin of Python 2 (``xrange`` is not a slip for ``range``: :mod:`~fixlore.abstraction._py2`);
 * more than one bound name is one typo away, or the scope cannot be known
   (a star import, a file with syntax errors).
 """
@@ -29,6 +30,7 @@ import keyword
 import re
 
 from fixlore.abstraction._imports import STDLIB_MODULE
+from fixlore.abstraction._py2 import PY3_NAMES
 from fixlore.abstraction._scope import visible_names
 from fixlore.abstraction._stdlib import stdlib_exports
 from fixlore.abstraction._templates import quotes
@@ -48,7 +50,7 @@ def meant_name(text: str, start: int, end: int, message: str) -> str | None:
         return None
     if not quotes(message, name):
         return None  # the message is not about this name
-    if name in _BUILTINS or name in class_members("python", STDLIB_MODULE) or name in stdlib_exports():
+    if name in _BUILTINS or name in PY3_NAMES or name in class_members("python", STDLIB_MODULE) or name in stdlib_exports():
         return None
     src = parsed("python", text)
     visible = visible_names(src.root, src.data, src.byte(start))

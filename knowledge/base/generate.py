@@ -13,7 +13,8 @@ flags next; only the user's own evidence for ruff's fix outranks this one),
 a missing standard-library import, a missing import of a name the project's
 other files import (``from six.moves import xrange``, as they write it), an
 undefined name that is one typo of a name bound where it stands
-(``isisntance`` -> ``isinstance``), ``except:`` -> ``except Exception:``,
+(``isisntance`` -> ``isinstance``), a Python 2 builtin Python 3 renamed
+(``unicode`` -> ``str``), ``except:`` -> ``except Exception:``,
 ``type(x) == T`` -> ``type(x) is T`` (and ``!=`` -> ``is not``: identity, as
 the rule asks, never ``isinstance``, which would also accept subclasses),
 ``raise ... from err`` in an ``except`` clause. Each is learned with
@@ -34,7 +35,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fixlore.abstraction import DiagnosticInfo, Extracted, Position, TextRange, abstract_rule_action, extract_pattern
+from fixlore.abstraction import PY3_NAMES, DiagnosticInfo, Extracted, Position, TextRange, abstract_rule_action, extract_pattern
 
 from .._exchange import Record, dump_document
 from .._model import Counts
@@ -139,6 +140,16 @@ HAND_FIXES = (
         (1, 15, 1, 23),
         "def zz_count(zz_items):\n    return len(zz_itmes)\n",
         "def zz_count(zz_items):\n    return len(zz_items)\n",
+    ),
+    *(
+        (
+            "F821",
+            f"Undefined name `{old}`",
+            (1, 11, 1, 11 + len(old)),
+            f"def zz_text(zz_value):\n    return {old}(zz_value)\n",
+            f"def zz_text(zz_value):\n    return {new}(zz_value)\n",
+        )
+        for old, new in PY3_NAMES.items()
     ),
     (
         "F821",

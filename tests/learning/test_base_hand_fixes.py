@@ -2,7 +2,7 @@
 
 ruff has no fix for a missing import (F821), a bare ``except`` (E722), a type
 compared with ``==`` (E721) or a ``raise`` without ``from`` in an ``except``
-clause (B904), and for ``%`` formatting (UP031) only one that leaves a
+clause (B904) or a Python 2 builtin Python 3 renamed (F821), and for ``%`` formatting (UP031) only one that leaves a
 ``.format`` call (UP032's next). fixlore ships one
 made-up hand fix of each kind (``knowledge/base/generate.py``), learned the way
 the server learns a user's; the code here uses other names, modules and shapes
@@ -99,6 +99,10 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
         ("if int != node.kind:\n    pass\n", "E721", "if int is not node.kind:\n"),
         ("def f(filename):\n    return open(fileanme)\n", "F821", "    return open(filename)\n"),
         ("if isisntance(x, int):\n    pass\n", "F821", "if isinstance(x, int):\n"),
+        # a Python 2 builtin: its Python 3 name, merged into a tuple that has it already
+        ("def f(v):\n    return unicode(v).strip()\n", "F821", "    return str(v).strip()\n"),
+        ("def f(n):\n    return isinstance(n, (int, long))\n", "F821", "    return isinstance(n, int)\n"),
+        ("def f(path):\n    with file(path) as fh:\n        fh.read()\n", "F821", "    with open(path) as fh:\n"),
         # every operand carried over, in order, with its conversion
         (
             'log.info("user %r logged in at %s" % (user.name, when))\n',
@@ -120,6 +124,8 @@ def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str)
         ("x = frobnicate()\n", "F821"),  # not a standard-library name: nothing to import
         ("def f(self):\n    return self.x, items\n", "F821"),
         ("def f(frame):\n    return Frame(frame)\n", "F821"),  # case alone is not a typo: a class is meant
+        ("str = 'x'\nprint(unicode(str))\n", "F821"),  # `str` is not the builtin here
+        ("def f(fh):\n    return isinstance(fh, file)\n", "F821"),  # only a call of `file` is `open`
         ("class A:\n    value = 1\n\n    def f(self):\n        return vlaue\n", "F821"),  # not visible there
         # the name the clause would take is the function's parameter: never shadow it
         ("def f(err):\n    try:\n        g(err)\n    except OSError:\n        raise Abort(err)\n", "B904"),

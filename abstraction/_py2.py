@@ -1,0 +1,109 @@
+"""An undefined name Python 2 had and Python 3 renamed -> its Python 3 name (F821).
+
+``unicode(x)`` -> ``str(x)``, ``xrange(n)`` -> ``range(n)``, ``long`` ->
+``int``, ``file(path)`` -> ``open(path)``: the fix people make, file after file,
+when old code meets Python 3 and the linter says "Undefined name `unicode`".
+It is the same fix whatever the code around it, so it is a rewrite
+(:mod:`~fixlore.abstraction._rewrites`), in the base knowledge and learned as
+such from the user's own hand fixes; the table is 2to3's (its ``unicode``,
+``long``, ``xrange``, ``raw_input`` fixers), the names it renames outright.
+There is one rewrite per name, so evidence stays with its name: a user who
+writes ``range`` for ``xrange`` may well write ``six.text_type`` for
+``unicode``, and the fix learned for one must not outrank that habit for the other.
+
+Nothing is offered when the new name would not mean the builtin (the file binds
+``str`` where the name stands), when the name is bound after all, or when the
+project imports it (``from six.moves import xrange``: the import is meant, see
+``import_as_elsewhere``). ``file`` is renamed only where it is called:
+``open(path)`` is ``file(path)``, but ``isinstance(f, file)`` asks something
+``open`` cannot answer. A name in a tuple that already holds its Python 3
+name leaves the tuple rather than repeat it: ``isinstance(x, (int, long))`` ->
+``isinstance(x, int)``, ``(str, unicode, bytes)`` -> ``(str, bytes)``.
+"""
+
+from __future__ import annotations
+
+import tree_sitter
+
+from fixlore.abstraction._scope import visible_names
+from fixlore.abstraction._templates import quotes
+from fixlore.abstraction._tree import Source, parsed
+
+PY3_NAMES = {
+    "unicode": "str",
+    "basestring": "str",
+    "long": "int",
+    "xrange": "range",
+    "unichr": "chr",
+    "raw_input": "input",
+    "file": "open",
+}
+"""Python 2's builtin -> the Python 3 builtin that does the same (for ``file``: where it is called)."""
+
+_CALLED_ONLY = frozenset({"file"})
+_TYPE_TUPLES = frozenset({"isinstance", "issubclass"})
+
+
+def py3_name(old: str, text: str, start: int, end: int, message: str) -> tuple[int, int, str] | None:
+    """The edit that gives the undefined ``old`` at ``text[start:end]`` its Python 3 name, or ``None``."""
+    name = text[start:end]
+    new = PY3_NAMES.get(name)
+    if name != old or new is None or not quotes(message, name):
+        return None
+    src = parsed("python", text)
+    at, to = src.byte(start), src.byte(end)
+    node = src.root.descendant_for_byte_range(at, to)
+    if node is None or node.type != "identifier" or (node.start_byte, node.end_byte) != (at, to):
+        return None
+    visible = visible_names(src.root, src.data, at)
+    if visible is None or name in visible or new in visible:
+        return None  # bound after all, or the new name is not the builtin here
+    parent = node.parent
+    if name in _CALLED_ONLY and not (
+        parent is not None and parent.type == "call" and _same(parent.child_by_field_name("function"), node)
+    ):
+        return None
+    if parent is not None and parent.type == "tuple":
+        shrunk = _without(src, parent, node, new)
+        if shrunk is not None:
+            return src.char(parent.start_byte), src.char(parent.end_byte), shrunk
+    return start, end, new
+
+
+def _same(a: tree_sitter.Node | None, b: tree_sitter.Node) -> bool:
+    return a is not None and (a.start_byte, a.end_byte) == (b.start_byte, b.end_byte)
+
+
+def _without(src: Source, tuple_node: tree_sitter.Node, node: tree_sitter.Node, new: str) -> str | None:
+    """The one-line ``tuple_node`` without ``node``, if another of its elements already is ``new``."""
+    text = src.slice(tuple_node.start_byte, tuple_node.end_byte)
+    if "\n" in text or "#" in text:
+        return None  # keep the user's layout and comments: the plain rename is still offered
+    elements = tuple_node.named_children
+    kept = [src.slice(e.start_byte, e.end_byte) for e in elements if not _same(e, node)]
+    if new not in kept or any(e.type in ("comment", "list_splat") for e in elements):
+        return None
+    if len(kept) == 1 and _a_type_operand(src, tuple_node):
+        return kept[0]
+    return "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
+
+
+def _a_type_operand(src: Source, tuple_node: tree_sitter.Node) -> bool:
+    """``tuple_node`` is what ``isinstance``/``issubclass`` or an ``except`` clause take a class or a tuple of as."""
+    parent = tuple_node.parent
+    if parent is not None and parent.type == "as_pattern":
+        parent = parent.parent
+    if parent is not None and parent.type == "except_clause":
+        return True
+    if parent is None or parent.type != "argument_list":
+        return False
+    args = parent.named_children
+    call = parent.parent
+    function = call.child_by_field_name("function") if call is not None and call.type == "call" else None
+    return (
+        function is not None
+        and function.type == "identifier"
+        and src.slice(function.start_byte, function.end_byte) in _TYPE_TUPLES
+        and len(args) == 2
+        and _same(args[1], tuple_node)
+    )

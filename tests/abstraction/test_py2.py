@@ -1,0 +1,90 @@
+"""An undefined Python 2 builtin -> its Python 3 name: learned once per name, applied wherever that name stands."""
+
+from __future__ import annotations
+
+import pytest
+
+from fixlore.abstraction import DiagnosticInfo, Skipped, instantiate
+from fixlore.abstraction._py2 import py3_name
+from tests.abstraction._helpers import apply, diag_at, learn
+
+
+def _undefined(text: str, name: str, nth: int = 0) -> DiagnosticInfo:
+    return diag_at(text, name, "Ruff", "F821", f"Undefined name `{name}`", nth)
+
+
+def _fixed(text: str, name: str, nth: int = 0) -> str | None:
+    at = -1
+    for _ in range(nth + 1):
+        at = text.index(name, at + 1)
+    change = py3_name(name, text, at, at + len(name), f"Undefined name `{name}`")
+    return None if change is None else text[: change[0]] + change[2] + text[change[1] :]
+
+
+@pytest.mark.parametrize(
+    ("before", "name", "after"),
+    [
+        ("def f(v):\n    return unicode(v).strip()\n", "unicode", "def f(v):\n    return str(v).strip()\n"),
+        ("for k in xrange(len(rows)):\n    pass\n", "xrange", "for k in range(len(rows)):\n    pass\n"),
+        ("total = long(count) * 2\n", "long", "total = int(count) * 2\n"),
+        ("answer = raw_input('? ')\n", "raw_input", "answer = input('? ')\n"),
+        ("with file(path, 'rb') as fh:\n    pass\n", "file", "with open(path, 'rb') as fh:\n    pass\n"),
+        ("ok = isinstance(s, basestring)\n", "basestring", "ok = isinstance(s, str)\n"),
+        # the tuple already holds the new name: the old one leaves it, and a lone class stays a class
+        ("ok = isinstance(n, (int, long))\n", "long", "ok = isinstance(n, int)\n"),
+        ("ok = issubclass(k, (unicode, str, bytes))\n", "unicode", "ok = issubclass(k, (str, bytes))\n"),
+        (
+            "try:\n    go()\nexcept (int, long) as e:\n    pass\n",
+            "long",
+            "try:\n    go()\nexcept int as e:\n    pass\n",
+        ),
+        ("kinds = (str, unicode)\n", "unicode", "kinds = (str,)\n"),  # not a class operand: still a tuple
+        ("kinds = (bytes, unicode)\n", "unicode", "kinds = (bytes, str)\n"),  # nothing to merge with
+        # over lines, the user's layout and comments are kept: the plain rename
+        ("kinds = (\n    str,  # text\n    unicode,\n)\n", "unicode", "kinds = (\n    str,  # text\n    str,\n)\n"),
+    ],
+)
+def test_the_python_3_name_takes_its_place(before: str, name: str, after: str) -> None:
+    assert _fixed(before, name) == after
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [
+        ("str = 'x'\n\ndef f(v):\n    return unicode(v)\n", "unicode"),  # `str` is not the builtin here
+        ("def f(range):\n    return xrange(range)\n", "xrange"),
+        ("def f(unicode):\n    return unicode\n", "unicode"),  # bound after all
+        ("ok = isinstance(f, file)\n", "file"),  # `open` is no class: only a call of `file` is `open`
+        ("from lib import *\n\nx = unicode(y)\n", "unicode"),  # what the star import binds is unknown
+        ("y = my_unicode(x)\n", "unicode"),  # not the name itself
+    ],
+)
+def test_nothing_is_offered_where_the_new_name_would_not_mean_the_same(text: str, name: str) -> None:
+    assert _fixed(text, name) is None
+
+
+def test_the_message_must_be_about_the_name() -> None:
+    text = "x = unicode(y)\n"
+    assert py3_name("unicode", text, 4, 11, "Undefined name `y`") is None
+    assert py3_name("long", text, 4, 11, "Undefined name `unicode`") is None  # another name's rewrite
+
+
+def test_learned_per_name_from_a_hand_fix_and_storing_none_of_the_users_names() -> None:
+    before = "def squares(limit):\n    return [n * n for n in xrange(limit)]\n"
+    learned = learn("python", before, before.replace("xrange", "range"), _undefined(before, "xrange"))
+    stored = learned.to_json()
+    assert "squares" not in stored and "limit" not in stored  # (`xrange` is Python's word, not the user's)
+    other = "for row in xrange(height):\n    draw(row)\n"
+    assert apply(learned, "python", other, _undefined(other, "xrange")) == other.replace("xrange", "range")
+    # evidence stays with its name: a user who writes `range` for `xrange` has said nothing about `unicode`
+    text = "label = unicode(value)\n"
+    assert isinstance(instantiate(learned, "python", text, _undefined(text, "unicode")), Skipped)
+
+
+def test_not_offered_where_the_project_imports_the_name() -> None:
+    before = "x = unicode(y)\n"
+    learned = learn("python", before, "x = str(y)\n", _undefined(before, "unicode"))
+    text = "def f(v):\n    return unicode(v)\n"
+    result = instantiate(learned, "python", text, _undefined(text, "unicode"), imports={"unicode": "from compat import unicode"})
+    assert isinstance(result, Skipped)
+    assert apply(learned, "python", text, _undefined(text, "unicode")) == text.replace("unicode", "str")
