@@ -4,23 +4,37 @@ A shape learned token by token fixes one arity and one operand structure: the
 fix of ``"<%s %r>" % (a, b.c)`` says nothing to ``"%s: %d" % (key, n)``. Yet
 the user's fix is the same mechanical rewrite every time, learned and applied
 as such (:mod:`~fixlore.abstraction._rewrites`). Every operand's
-source is carried into the f-string, in order, so none is ever dropped; what
-the rewrite cannot express exactly (``%(name)s``, widths, operands with quotes,
-backslashes or line breaks, a single operand that may be a tuple) is left alone.
+source is carried into the f-string, in order, so none is ever dropped, each
+directive's flags, width and precision with it (``%08x`` -> ``{x:08x}``,
+``%-5s`` -> ``{x!s:<5}``); what the rewrite cannot express exactly
+(``%(name)s``, ``%*d``, ``%c``, operands with quotes, backslashes or line
+breaks, a single operand that may be a tuple) is left alone.
 """
 
 from __future__ import annotations
 
 import ast
+import io
 import re
+import tokenize
 
-_DIRECTIVE = re.compile(r"%(.)")
-_CONVERSIONS = {"s": "", "r": "!r", "a": "!a", "d": "", "i": ""}
+_DIRECTIVE = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d+))?(.)")
+"""One ``%`` directive: flags, width, precision, conversion (``%(name)s`` and ``*`` widths match nothing useful)."""
 _PREFIX = re.compile(r"([uUrR]?)(['\"]{3}|['\"])")
+_PIECE = re.compile(r"""[uUrRbBfF]{0,2}(?:'{3}|"{3}|'|")""")
+_INTEGER = frozenset("dixXo")
+_FLOAT = frozenset("eEfFgG")
 
 
-def percent_to_fstring(expression: str) -> str | None:
-    """The f-string equal to ``expression`` (a ``%`` of a string literal), or ``None`` if unsure."""
+def percent_to_fstring(expression: str, *, plain_d: bool = False) -> str | None:
+    """The f-string equal to ``expression`` (a ``%`` of a string literal), or ``None`` if unsure.
+
+    ``%d`` becomes ``{x:d}``: the same text for an ``int`` or a ``bool``, and an
+    error, never another text, for a ``float`` (``%d`` truncates it). With
+    ``plain_d``, the user's habit once they showed it, ``{x}``.
+    An implicit concatenation keeps its pieces, and only those with a directive
+    become f-strings.
+    """
     try:
         tree = ast.parse("(" + expression + "\n)", mode="eval")
     except (SyntaxError, ValueError):
@@ -33,12 +47,8 @@ def percent_to_fstring(expression: str) -> str | None:
         return None
     source = "(" + expression + "\n)"
     literal = ast.get_source_segment(source, left)
-    prefix = _PREFIX.match(literal or "")
-    if literal is None or prefix is None or not literal.endswith(prefix.group(2)):
-        return None  # implicit concatenation, or a prefix the rewrite does not keep
-    quote = prefix.group(2)
-    body = literal[prefix.end() : len(literal) - len(quote)]
-    if quote in body:
+    pieces = _pieces(literal) if literal is not None else None
+    if not pieces:
         return None
     right = node.right
     operands = right.elts if isinstance(right, ast.Tuple) else [right]
@@ -46,33 +56,118 @@ def percent_to_fstring(expression: str) -> str | None:
         return None
     if not isinstance(right, ast.Tuple) and _may_be_tuple(right):
         return None
-    texts = [_operand(source, o, quote) for o in operands]
+    quotes = {quote[0] for _, _, _, quote in pieces}
+    texts = [_operand(source, o, quotes) for o in operands]
     if any(t is None for t in texts):
         return None
+    assert literal is not None
+    out: list[str] = []
+    pos = 0
+    used = 0
+    for start, end, prefix, quote in pieces:
+        out.append(literal[pos:start])  # what stands between two pieces: space, a line break, a comment
+        body = literal[start + len(prefix) + len(quote) : end - len(quote)]
+        converted = _converted(body, [str(t) for t in texts[used:]], plain_d)
+        if converted is None:
+            return None
+        text, taken = converted
+        used += taken
+        if taken:
+            raw = "r" if "r" in prefix.lower() else ""
+            out.append("f" + raw + quote + text + quote)
+        else:
+            out.append(prefix + quote + body.replace("%%", "%") + quote)
+        pos = end
+    if used != len(texts) or used == 0:
+        return None
+    return "".join(out)
+
+
+def _pieces(literal: str) -> list[tuple[int, int, str, str]] | None:
+    """The string literals an (implicitly concatenated) literal is made of: ``(start, end, prefix, quote)``.
+
+    ``None`` for what the rewrite leaves alone: bytes, f-strings, a body holding its own quote.
+    """
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(literal).readline))
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    lines = literal.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    out: list[tuple[int, int, str, str]] = []
+    for tok in tokens:
+        if tok.type in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT):
+            continue
+        if tok.type != tokenize.STRING:
+            return None  # an f-string's pieces (3.12), or anything else
+        start = offsets[tok.start[0] - 1] + tok.start[1]
+        end = offsets[tok.end[0] - 1] + tok.end[1]
+        prefix = _PREFIX.match(tok.string)
+        if prefix is None:
+            return None  # bytes, f-strings
+        quote = prefix.group(2)
+        body = tok.string[prefix.end() : len(tok.string) - len(quote)]
+        if not tok.string.endswith(quote) or quote in body:
+            return None
+        out.append((start, end, prefix.group(1), quote))
+    return out
+
+
+def _converted(body: str, operands: list[str], plain_d: bool) -> tuple[str, int] | None:
+    """``body`` with its directives replaced by the next of ``operands``, and how many it took."""
     out: list[str] = []
     pos = 0
     used = 0
     for m in _DIRECTIVE.finditer(body):
         out.append(_braces(body[pos : m.start()]))
         pos = m.end()
-        kind = m.group(1)
+        flags, width, precision, kind = m.groups()
         if kind == "%":
+            if flags or width or precision is not None:
+                return None
             out.append("%")
             continue
-        if kind not in _CONVERSIONS or used == len(texts):
+        field = _field(flags, width, precision, kind, plain_d)
+        if field is None or used == len(operands):
             return None
-        out.append("{" + str(texts[used]) + _CONVERSIONS[kind] + "}")
+        out.append("{" + operands[used] + field + "}")
         used += 1
-    if used != len(texts) or used == 0:
-        return None
+    if "%" in body[pos:]:
+        return None  # a lone `%` at the end: `%` itself would refuse it
     out.append(_braces(body[pos:]))
-    raw = "r" if prefix.group(1) in ("r", "R") else ""
-    return "f" + raw + quote + "".join(out) + quote
+    return "".join(out), used
 
 
-def _operand(source: str, node: ast.expr, quote: str) -> str | None:
+def _field(flags: str, width: str, precision: str | None, kind: str, plain_d: bool) -> str | None:
+    """What follows the operand in the f-string's field (``!r``, ``:>5``, ``:.2f``), or ``None``."""
+    if kind in "sra":
+        if set(flags) - {"-"}:
+            return None
+        spec = ("<" if flags else ">") + width if width else ""
+        spec += "" if precision is None else "." + precision
+        if kind == "s" and not spec:
+            return ""
+        return "!" + kind + (":" + spec if spec else "")
+    if kind not in _INTEGER and kind not in _FLOAT:
+        return None  # %c, %(name)s, %*d ...
+    if (precision is not None and kind in _INTEGER) or ("#" in flags and kind in "di"):
+        return None  # %.3d pads with zeros, which no format spec says
+    align = "<" if "-" in flags else ""
+    sign = "+" if "+" in flags else " " if " " in flags else ""
+    zero = "0" if "0" in flags and not align else ""
+    alternate = "#" if "#" in flags else ""
+    kind = "d" if kind in "di" else kind
+    spec = align + sign + alternate + zero + width + ("" if precision is None else "." + precision) + kind
+    if plain_d and spec == "d":
+        return ""
+    return ":" + spec
+
+
+def _operand(source: str, node: ast.expr, quotes: set[str]) -> str | None:
     text = ast.get_source_segment(source, node)
-    if text is None or "\\" in text or "\n" in text or "#" in text or quote[0] in text:
+    if text is None or "\\" in text or "\n" in text or "#" in text or any(q in text for q in quotes):
         return None
     if isinstance(node, (ast.Lambda, ast.NamedExpr)):
         return "(" + text + ")"

@@ -80,8 +80,41 @@ REWRITE = "rewrite"
 """``Pattern.extra`` key; its value names one of :data:`REWRITES`."""
 
 
-def _percent(text: str, start: int, end: int) -> str | None:
-    return percent_to_fstring(text[start:end])
+def _percent(*, plain_d: bool) -> Rewrite:
+    """UP031: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`).
+
+    Where ruff has no fix of its own (``%d``, a width), its diagnostic covers the
+    literal alone: the rewrite takes the whole ``literal % operands`` it is the left of.
+    """
+
+    def at(site: Site) -> Change | None:
+        start, end = _percent_expression(site.text, site.start, site.end)
+        new = percent_to_fstring(site.text[start:end], plain_d=plain_d)
+        return None if new is None else (start, end, new)
+
+    return at
+
+
+def _percent_expression(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)``, or the ``%`` expression whose left operand is the string literal there."""
+    snippet = text[start:end].lstrip()
+    if not snippet[:4].lstrip("uUrRbB").startswith(("'", '"')) or "%" not in text[end : end + 200]:
+        return start, end  # not a literal, or no `%` after it (most diagnostics: the whole expression)
+    src = parsed("python", text)
+    node = src.root.descendant_for_byte_range(src.byte(start), src.byte(end))
+    parent = node.parent if node is not None else None
+    if (
+        node is None
+        or parent is None
+        or node.type not in ("string", "concatenated_string")
+        or parent.type != "binary_operator"
+        or (node.start_byte, node.end_byte) != (src.byte(start), src.byte(end))
+    ):
+        return start, end
+    left, operator = parent.child_by_field_name("left"), parent.child_by_field_name("operator")
+    if left is None or operator is None or left.start_byte != node.start_byte or operator.type != "%":
+        return start, end
+    return src.char(parent.start_byte), src.char(parent.end_byte)
 
 
 def _comparison(text: str, start: int, end: int) -> tuple[str, ast.Compare] | None:
@@ -333,8 +366,12 @@ def _from_new(name: str) -> Rewrite:
 
 REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "percent_fstring": (
-        _in_place(_percent),
+        _percent(plain_d=False),
         EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %s $S " % $1', 'f" $S { $1 } $S "'),
+    ),
+    "percent_fstring_plain": (
+        _percent(plain_d=True),
+        EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %d $S " % $1', 'f" $S { $1 } $S "'),
     ),
     "raise_from_none": (
         _in_place(from_none),
@@ -415,9 +452,10 @@ _CATEGORIES = {
 }
 """A rewrite's kind of change, where it is not just :attr:`FixCategory.REWRITE`."""
 
-CHANGES_BEHAVIOUR = frozenset({"type_eq_isinstance"})
+CHANGES_BEHAVIOUR = frozenset({"type_eq_isinstance", "percent_fstring_plain"})
 """Rewrites whose result may behave differently (``isinstance`` accepts subclasses, ``type(a) ==``
-does not): offered once the user made them twice, like any fix that replaces a name that works."""
+does not; ``f"{x}"`` keeps a float's decimals, ``"%d" % x`` drops them): offered once the user
+made them twice, like any fix that replaces a name that works."""
 
 
 def changes_behaviour(pattern: Pattern) -> bool:

@@ -26,10 +26,19 @@ def test_the_rewrite_keeps_every_operand_its_conversion_and_the_literal() -> Non
     assert percent_to_fstring('"<%s %r>" % (self.__class__.__name__, self.url)') == (
         'f"<{self.__class__.__name__} {self.url!r}>"'
     )
-    assert percent_to_fstring("'%s: %d' % (key, n)") == "f'{key}: {n}'"
+    assert percent_to_fstring("'%s: %d' % (key, n)") == "f'{key}: {n:d}'"
     assert percent_to_fstring('"%s%%" % (x,)') == 'f"{x}%"'
     assert percent_to_fstring('"{%s}" % x') == 'f"{{{x}}}"'
     assert percent_to_fstring('r"\\d%s" % y') == 'fr"\\d{y}"'
+    # flags, widths and precisions: the format spec that prints the same
+    assert percent_to_fstring('"%08x|%-4s|%5s|%+.2f|%#o" % (a, b, c, d, e)') == (
+        'f"{a:08x}|{b!s:<4}|{c!s:>5}|{d:+.2f}|{e:#o}"'
+    )
+    # %d: the same text for an int or a bool, an error rather than another text for a float
+    assert percent_to_fstring("'%d items' % n") == "f'{n:d} items'"
+    assert percent_to_fstring("'%d items' % n", plain_d=True) == "f'{n} items'"
+    # an implicit concatenation keeps its pieces; only those with a directive become f-strings
+    assert percent_to_fstring('("no %% here "\n "but %r" % (x,))'[1:-1]) == '"no % here "\n f"but {x!r}"'
 
 
 def test_what_the_rewrite_cannot_express_exactly_is_left_alone() -> None:
@@ -37,8 +46,12 @@ def test_what_the_rewrite_cannot_express_exactly_is_left_alone() -> None:
         '"%s" % (a, b)',  # more operands than fields
         '"%s %s" % (a,)',  # fewer
         '"%(a)s" % d',  # a mapping
-        '"%5s" % x',  # a width
-        '"a" "b %s" % x',  # implicit concatenation
+        '"%.3d" % x',  # a precision for an integer pads with zeros: no format spec says that
+        '"%c" % x',
+        '"%*d" % (w, x)',  # a width from the operands
+        '"100% sure %s" % x',  # `% s` is a directive with a flag `%s` does not keep
+        '"%s %" % x',  # a lone `%`: `%` itself refuses it
+        '"a" b"%s" % x',
         'b"%s" % x',  # bytes
         '"%s" % "quoted"',  # the operand holds the string's quote
         '"%s" % [x]',  # a lone operand that is not plainly one value
@@ -77,21 +90,55 @@ def test_learned_on_one_operand_it_rewrites_two_with_their_conversions() -> None
 
 def test_a_percent_format_it_cannot_express_gets_no_fix() -> None:
     pattern = _learn_once()
-    text = 'def pad(a):\n    return "%5s" % a\n'
-    assert isinstance(instantiate(pattern, "python", text, diag_at(text, '"%5s" % a', *UP031)), Skipped)
+    text = 'def pad(a):\n    return "%*s" % (5, a)\n'
+    assert isinstance(instantiate(pattern, "python", text, diag_at(text, '"%*s" % (5, a)', *UP031)), Skipped)
+
+
+def test_where_ruff_marks_the_literal_alone_the_whole_expression_is_rewritten() -> None:
+    # ruff has no fix for `%d`, and its diagnostic then covers the literal, not the `%` expression
+    pattern = _learn_once()
+    text = 'def count(rows):\n    return "%d rows" % len(rows)\n'
+    result = instantiate(pattern, "python", text, diag_at(text, '"%d rows"', *UP031))
+    assert isinstance(result, Instantiated), result
+    assert apply_edits(text, result.edits) == 'def count(rows):\n    return f"{len(rows):d} rows"\n'
+
+
+def test_the_users_plain_d_is_learned_and_offered_once_they_made_it_twice() -> None:
+    before = 'def show(n):\n    return "%d left" % n\n'
+    after = 'def show(n):\n    return f"{n} left"\n'
+    result = extract_pattern("python", before, after, diag_at(before, '"%d left"', *UP031))
+    assert isinstance(result, Extracted), result
+    assert ("rewrite", "percent_fstring_plain") in result.pattern.extra
+    text = 'def size(k):\n    return "%d bytes" % k.size\n'
+    diag = diag_at(text, '"%d bytes"', *UP031)
+    assert isinstance(instantiate(result.pattern, "python", text, diag, seen=1), Skipped)  # a float's decimals
+    done = instantiate(result.pattern, "python", text, diag, seen=2)
+    assert isinstance(done, Instantiated), done
+    assert apply_edits(text, done.edits) == 'def size(k):\n    return f"{k.size} bytes"\n'
 
 
 _NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True).filter(lambda n: not __import__("keyword").iskeyword(n))
 
 
-@settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(_NAMES, st.sampled_from("srd")), min_size=1, max_size=4), st.text("ab :-", max_size=3))
+_DIRECTIVES = ("s", "r", "d", "i", "x", "X", "o", "f", "e", "g", "5s", "-4s", ".2s", "08x", "#x", "+d", " d", "-6d", "5.1f", "+.3e", "#g")
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(_NAMES, st.sampled_from(_DIRECTIVES)), min_size=1, max_size=4, unique_by=lambda f: f[0]),
+    st.text("ab :-", max_size=3),
+)
 def test_every_operand_of_the_expression_is_in_the_rewrite(fields: list[tuple[str, str]], glue: str) -> None:
     fmt = glue.join("%" + kind for _, kind in fields)
     expression = '"' + fmt + '" % (' + ", ".join(name for name, _ in fields) + ",)"
     rewritten = percent_to_fstring(expression)
     assert rewritten is not None
-    # Same value for the same operands: evaluate both with the names bound to distinct numbers.
-    env = {name: i + 10 for i, (name, _) in enumerate(fields)}
-    assert eval(rewritten, {}, env) == eval(expression, {}, env)  # noqa: S307 - generated test input
+    # Same value for the same operands: evaluate both with the names bound to distinct numbers,
+    # negative ones and bools too (`%d` of True is "1"); floats where the directive takes them.
+    for values in ((10, 11, 12, 13), (-7, 0, 255, 3), (True, False, True, False)):
+        env = {name: values[i] for i, (name, _) in enumerate(fields)}
+        for i, (name, kind) in enumerate(fields):
+            if kind[-1] in "efg":
+                env[name] = values[i] / 3
+        assert eval(rewritten, {}, env) == eval(expression, {}, env), env  # noqa: S307 - generated test input
     assert [n.id for n in ast.walk(ast.parse(rewritten)) if isinstance(n, ast.Name)] == [n for n, _ in fields]
