@@ -17,7 +17,8 @@ undefined name that is one typo of a name bound where it stands
 (``unicode`` -> ``str``), ``except:`` -> ``except Exception:``,
 ``type(x) == T`` -> ``type(x) is T`` (and ``!=`` -> ``is not``: identity, as
 the rule asks, never ``isinstance``, which would also accept subclasses),
-``raise ... from err`` in an ``except`` clause. Each is learned with
+``raise ... from err`` in an ``except`` clause, and the earlier, unused import
+a redefinition points at dropped (ruff's own F811 fix is missing in some layouts). Each is learned with
 ``extract_pattern`` from a made-up before/after pair, exactly as the server
 learns a user's hand fix, and counts as one such fix in the base scope: it is
 offered from the first time a diagnostic of its kind appears (instantiated
@@ -150,6 +151,13 @@ HAND_FIXES = (
             f"def zz_text(zz_value):\n    return {new}(zz_value)\n",
         )
         for old, new in PY3_NAMES.items()
+    ),
+    (
+        "F811",
+        "Redefinition of unused `zz_thing` from line 1: `zz_thing` redefined here",
+        (3, 19, 3, 27),
+        "from zz_pkg import zz_thing\nimport os\n\nfrom zz_pkg import zz_thing\n\nprint(os.sep, zz_thing)\n",
+        "import os\n\nfrom zz_pkg import zz_thing\n\nprint(os.sep, zz_thing)\n",
     ),
     (
         "F821",

@@ -99,6 +99,12 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
         ("if int != node.kind:\n    pass\n", "E721", "if int is not node.kind:\n"),
         ("def f(filename):\n    return open(fileanme)\n", "F821", "    return open(filename)\n"),
         ("if isisntance(x, int):\n    pass\n", "F821", "if isinstance(x, int):\n"),
+        # a redefinition: the earlier, unused import goes, the one in use stays
+        (
+            "from pkg.mod import thing\nimport sys\n\nfrom pkg.mod import thing\n\nprint(sys.argv, thing)\n",
+            "F811",
+            "import sys\n\nfrom pkg.mod import thing\n\nprint(sys.argv, thing)\n",
+        ),
         # a Python 2 builtin: its Python 3 name, merged into a tuple that has it already
         ("def f(v):\n    return unicode(v).strip()\n", "F821", "    return str(v).strip()\n"),
         ("def f(n):\n    return isinstance(n, (int, long))\n", "F821", "    return isinstance(n, int)\n"),
