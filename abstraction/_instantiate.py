@@ -29,6 +29,7 @@ from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts, replace_title
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
+from fixlore.abstraction._catches import catches_what_is_not_raised
 from fixlore.abstraction._rewrites import TITLES, Rewrite, Site, changes_behaviour, rewrite_of
 from fixlore.abstraction._scope import visible_names
 from fixlore.abstraction._shape import (
@@ -151,6 +152,7 @@ def _instantiate(
             )
             or format_left_unapplied(old_part, new_part)
             or renames_a_working_name(pattern, seen, text)
+            or catches_what_is_not_raised(src, d0, old_part, new_part)
         )
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
