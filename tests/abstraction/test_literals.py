@@ -50,6 +50,17 @@ def test_a_block_of_u_strings_is_cleared_at_once_learned_and_applied_elsewhere()
     assert _values(fixed) == _values(other)  # every literal keeps its value
 
 
+def test_u_prefixes_after_other_characters_on_their_line_are_found_where_they_are() -> None:
+    # columns are counted in characters, not in the UTF-8 bytes of "é" and "→"
+    text = 'PAIRS = [("é→", u"a"), (u"b", "ü")]\nLAST = u"c"\n'
+    change = drop_u_prefixes(text, text.index('u"a"'), UP025[2])
+    assert change is not None
+    start, end, new = change
+    fixed = text[:start] + new + text[end:]
+    assert fixed == 'PAIRS = [("é→", "a"), ("b", "ü")]\nLAST = "c"\n'
+    assert _values(fixed) == _values(text)
+
+
 def test_u_prefix_run_refuses_where_the_diagnostic_is_not_a_prefixed_string() -> None:
     text = 'x = "plain"\ny = u"two"\n'
     assert drop_u_prefixes(text, text.index('"plain"'), UP025[2]) is None
