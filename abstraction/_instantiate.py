@@ -53,7 +53,7 @@ from fixlore.abstraction._soundness import (
     subject_of_diagnostic,
 )
 from fixlore.abstraction._templates import bind_template, same_wording
-from fixlore.abstraction._text import DiagnosticInfo, TextEdit, TextRange, offset_at, position_at
+from fixlore.abstraction._text import DiagnosticInfo, TextEdit, TextRange, line_starts, offset_at, position_at
 from fixlore.abstraction._tree import Source, error_count, parsed
 from fixlore.abstraction.languages import get_parser
 
@@ -323,22 +323,11 @@ def _may_fit(before: str, text: str, line: int, height: int) -> bool:
 @functools.lru_cache(maxsize=64)
 def lines_around(text: str, line: int, reach: int) -> str:
     """Lines ``line - reach .. line + reach`` of ``text``, joined."""
-    starts = _line_starts(text)
+    starts = line_starts(text)
     lo = starts[max(0, min(line - reach, len(starts) - 1))]
     hi_line = line + reach + 1
     hi = starts[hi_line] if hi_line < len(starts) else len(text)
     return text[lo:hi]
-
-
-@functools.lru_cache(maxsize=4)
-def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    find = text.find
-    at = find("\n")
-    while at >= 0:
-        starts.append(at + 1)
-        at = find("\n", at + 1)
-    return starts
 
 
 def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tuple[int, int, str]] | None:
