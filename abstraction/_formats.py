@@ -26,12 +26,14 @@ _INTEGER = frozenset("dixXo")
 _FLOAT = frozenset("eEfFgG")
 
 
-def percent_to_fstring(expression: str, *, plain_d: bool = False) -> str | None:
+def percent_to_fstring(expression: str, *, plain_d: bool = False, integers: bool | None = None) -> str | None:
     """The f-string equal to ``expression`` (a ``%`` of a string literal), or ``None`` if unsure.
 
     ``%d`` becomes ``{x:d}``: the same text for an ``int`` or a ``bool``, and an
     error, never another text, for a ``float`` (``%d`` truncates it). With
-    ``plain_d``, the user's habit once they showed it, ``{x}``.
+    ``plain_d``, the user's habit once they showed it, ``{x}``. ``integers``:
+    ``True`` converts only an expression with a ``%d`` (or ``%i``), ``False``
+    only one without, ``None`` either.
     An implicit concatenation keeps its pieces, and only those with a directive
     become f-strings.
     """
@@ -64,14 +66,16 @@ def percent_to_fstring(expression: str, *, plain_d: bool = False) -> str | None:
     out: list[str] = []
     pos = 0
     used = 0
+    integer_fields = 0
     for start, end, prefix, quote in pieces:
         out.append(literal[pos:start])  # what stands between two pieces: space, a line break, a comment
         body = literal[start + len(prefix) + len(quote) : end - len(quote)]
         converted = _converted(body, [str(t) for t in texts[used:]], plain_d)
         if converted is None:
             return None
-        text, taken = converted
+        text, taken, taken_integers = converted
         used += taken
+        integer_fields += taken_integers
         if taken:
             raw = "r" if "r" in prefix.lower() else ""
             out.append("f" + raw + quote + text + quote)
@@ -79,6 +83,8 @@ def percent_to_fstring(expression: str, *, plain_d: bool = False) -> str | None:
             out.append(prefix + quote + body.replace("%%", "%") + quote)
         pos = end
     if used != len(texts) or used == 0:
+        return None
+    if integers is not None and integers != (integer_fields > 0):
         return None
     return "".join(out)
 
@@ -115,11 +121,12 @@ def _pieces(literal: str) -> list[tuple[int, int, str, str]] | None:
     return out
 
 
-def _converted(body: str, operands: list[str], plain_d: bool) -> tuple[str, int] | None:
-    """``body`` with its directives replaced by the next of ``operands``, and how many it took."""
+def _converted(body: str, operands: list[str], plain_d: bool) -> tuple[str, int, int] | None:
+    """``body`` with its directives replaced by the next of ``operands``, how many it took, how many ``%d``."""
     out: list[str] = []
     pos = 0
     used = 0
+    integer_fields = 0
     for m in _DIRECTIVE.finditer(body):
         out.append(_braces(body[pos : m.start()]))
         pos = m.end()
@@ -134,10 +141,11 @@ def _converted(body: str, operands: list[str], plain_d: bool) -> tuple[str, int]
             return None
         out.append("{" + operands[used] + field + "}")
         used += 1
+        integer_fields += kind in "diu"
     if "%" in body[pos:]:
         return None  # a lone `%` at the end: `%` itself would refuse it
     out.append(_braces(body[pos:]))
-    return "".join(out), used
+    return "".join(out), used, integer_fields
 
 
 def _field(flags: str, width: str, precision: str | None, kind: str, plain_d: bool) -> str | None:

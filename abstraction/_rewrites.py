@@ -80,16 +80,20 @@ REWRITE = "rewrite"
 """``Pattern.extra`` key; its value names one of :data:`REWRITES`."""
 
 
-def _percent(*, plain_d: bool) -> Rewrite:
+def _percent(*, integers: bool, plain_d: bool = False) -> Rewrite:
     """UP031: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`).
 
-    Where ruff has no fix of its own (``%d``, a width), its diagnostic covers the
-    literal alone: the rewrite takes the whole ``literal % operands`` it is the left of.
+    Three rewrites, so evidence stays with what the user showed: without ``%d``
+    (exact whatever the operands), with ``%d`` as ``{x:d}`` (an error, never
+    another text, for a float), and with ``%d`` as ``{x}`` (the habit of a user
+    who knows their operands are integers). Where ruff has no fix of its own
+    (``%d``, a width), its diagnostic covers the literal alone: the rewrite
+    takes the whole ``literal % operands`` it is the left of.
     """
 
     def at(site: Site) -> Change | None:
         start, end = _percent_expression(site.text, site.start, site.end)
-        new = percent_to_fstring(site.text[start:end], plain_d=plain_d)
+        new = percent_to_fstring(site.text[start:end], plain_d=plain_d, integers=integers)
         return None if new is None else (start, end, new)
 
     return at
@@ -366,11 +370,15 @@ def _from_new(name: str) -> Rewrite:
 
 REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "percent_fstring": (
-        _percent(plain_d=False),
+        _percent(integers=False),
         EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %s $S " % $1', 'f" $S { $1 } $S "'),
     ),
+    "percent_fstring_d": (
+        _percent(integers=True),
+        EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %d $S " % $1', 'f" $S { $1 : $2 } $S "'),
+    ),
     "percent_fstring_plain": (
-        _percent(plain_d=True),
+        _percent(integers=True, plain_d=True),
         EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %d $S " % $1', 'f" $S { $1 } $S "'),
     ),
     "raise_from_none": (

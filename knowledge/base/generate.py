@@ -102,6 +102,13 @@ HAND_FIXES = (
         'def zz_label(zz_name, zz_count):\n    return f"{zz_name}: {zz_count} items"\n',
     ),
     (
+        "UP031",
+        "Use format specifiers instead of percent format",
+        (1, 11, 1, 21),  # ruff has no fix for %d: its diagnostic covers the literal alone
+        'def zz_label(zz_count):\n    return "%d items" % zz_count\n',
+        'def zz_label(zz_count):\n    return f"{zz_count:d} items"\n',
+    ),
+    (
         "E722",
         "Do not use bare `except`",
         (6, 4, 6, 10),

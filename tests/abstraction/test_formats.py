@@ -95,12 +95,26 @@ def test_a_percent_format_it_cannot_express_gets_no_fix() -> None:
 
 
 def test_where_ruff_marks_the_literal_alone_the_whole_expression_is_rewritten() -> None:
-    # ruff has no fix for `%d`, and its diagnostic then covers the literal, not the `%` expression
+    # ruff has no fix for a width or `%d`, and its diagnostic then covers the literal, not the `%` expression
     pattern = _learn_once()
-    text = 'def count(rows):\n    return "%d rows" % len(rows)\n'
-    result = instantiate(pattern, "python", text, diag_at(text, '"%d rows"', *UP031))
+    text = 'def pad(rows):\n    return "%5s rows" % len(rows)\n'
+    result = instantiate(pattern, "python", text, diag_at(text, '"%5s rows"', *UP031))
     assert isinstance(result, Instantiated), result
-    assert apply_edits(text, result.edits) == 'def count(rows):\n    return f"{len(rows):d} rows"\n'
+    assert apply_edits(text, result.edits) == 'def pad(rows):\n    return f"{len(rows)!s:>5} rows"\n'
+
+
+def test_percent_d_is_a_fix_of_its_own_with_its_own_evidence() -> None:
+    # learned on `%s`, it says nothing about `%d`; learned on `%d` -> `{x:d}`, it applies to another `%d`
+    text = 'def count(rows):\n    return "%d rows of %s" % (len(rows), kind)\n'
+    diag = diag_at(text, '"%d rows of %s"', *UP031)
+    assert isinstance(instantiate(_learn_once(), "python", text, diag), Skipped)
+    before = 'def show(n):\n    return "%d left" % n\n'
+    after = 'def show(n):\n    return f"{n:d} left"\n'
+    learned = extract_pattern("python", before, after, diag_at(before, '"%d left"', *UP031))
+    assert isinstance(learned, Extracted) and ("rewrite", "percent_fstring_d") in learned.pattern.extra, learned
+    result = instantiate(learned.pattern, "python", text, diag)
+    assert isinstance(result, Instantiated), result
+    assert apply_edits(text, result.edits) == 'def count(rows):\n    return f"{len(rows):d} rows of {kind}"\n'
 
 
 def test_the_users_plain_d_is_learned_and_offered_once_they_made_it_twice() -> None:

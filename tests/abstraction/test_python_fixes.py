@@ -258,9 +258,9 @@ def test_percent_format_with_other_operands_gets_every_one_of_them() -> None:
     before = 'def show(record):\n    return "record %s" % record\n'
     after = 'def show(record):\n    return f"record {record}"\n'
     p = learn("python", before, after, diag_at(before, '"record %s" % record', "Ruff", "UP031", UP031))
-    other = 'def pair(a, b):\n    return "%s, %d" % (a, b)\n'
-    fixed = apply(p, "python", other, diag_at(other, '"%s, %d" % (a, b)', "Ruff", "UP031", UP031))
-    assert fixed == 'def pair(a, b):\n    return f"{a}, {b:d}"\n'  # `%d` of a float would not be `{b}`
+    other = 'def pair(a, b):\n    return "%s, %.1f" % (a, b)\n'
+    fixed = apply(p, "python", other, diag_at(other, '"%s, %.1f" % (a, b)', "Ruff", "UP031", UP031))
+    assert fixed == 'def pair(a, b):\n    return f"{a}, {b:.1f}"\n'
 
 
 def test_format_call_to_f_string_moves_the_argument_into_its_field() -> None:
