@@ -29,8 +29,8 @@ from fixlore.abstraction._pattern import (
     fingerprint_of,
 )
 from fixlore.abstraction._placeholders import is_placeholder
-from fixlore.abstraction._py2 import PY3_NAMES
 from fixlore.abstraction._privacy import verify_privacy, verify_shared
+from fixlore.abstraction._py2 import PY3_NAMES
 from fixlore.abstraction._results import (
     Extracted,
     Failed,

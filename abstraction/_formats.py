@@ -22,6 +22,10 @@ _DIRECTIVE = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d+))?(.)")
 """One ``%`` directive: flags, width, precision, conversion (``%(name)s`` and ``*`` widths match nothing useful)."""
 _PREFIX = re.compile(r"([uUrR]?)(['\"]{3}|['\"])")
 _PIECE = re.compile(r"""[uUrRbBfF]{0,2}(?:'{3}|"{3}|'|")""")
+_BETWEEN = frozenset(
+    {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
+)
+"""Tokens that may stand between the pieces of an implicitly concatenated literal."""
 _INTEGER = frozenset("dixXo")
 _FLOAT = frozenset("eEfFgG")
 
@@ -104,7 +108,7 @@ def _pieces(literal: str) -> list[tuple[int, int, str, str]] | None:
         offsets.append(offsets[-1] + len(line))
     out: list[tuple[int, int, str, str]] = []
     for tok in tokens:
-        if tok.type in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT):
+        if tok.type in _BETWEEN:
             continue
         if tok.type != tokenize.STRING:
             return None  # an f-string's pieces (3.12), or anything else

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from fixlore.abstraction._catches import catches_what_is_not_raised
 from fixlore.abstraction._ctx import _Ctx, _NoMatch
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, fits_its_use, place_import
@@ -29,7 +30,6 @@ from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts, replace_title
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
-from fixlore.abstraction._catches import catches_what_is_not_raised
 from fixlore.abstraction._rewrites import TITLES, Rewrite, Site, changes_behaviour, rewrite_of
 from fixlore.abstraction._scope import visible_names
 from fixlore.abstraction._shape import (

@@ -37,8 +37,8 @@ from fixlore.abstraction._formats import percent_to_fstring
 from fixlore.abstraction._import_lines import statement_binds, top_level_imports, without_imports
 from fixlore.abstraction._imports import is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
-from fixlore.abstraction._py2 import PY3_NAMES, py3_name
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
+from fixlore.abstraction._py2 import PY3_NAMES, py3_name
 from fixlore.abstraction._raises import CAUGHT_NAMES, from_caught, from_new, from_none
 from fixlore.abstraction._templates import quotes
 from fixlore.abstraction._tree import parsed

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import functools
 import re
-
 from dataclasses import dataclass
 
 

@@ -50,7 +50,12 @@ def meant_name(text: str, start: int, end: int, message: str) -> str | None:
         return None
     if not quotes(message, name):
         return None  # the message is not about this name
-    if name in _BUILTINS or name in PY3_NAMES or name in class_members("python", STDLIB_MODULE) or name in stdlib_exports():
+    if (
+        name in _BUILTINS
+        or name in PY3_NAMES
+        or name in class_members("python", STDLIB_MODULE)
+        or name in stdlib_exports()
+    ):
         return None
     src = parsed("python", text)
     visible = visible_names(src.root, src.data, src.byte(start))

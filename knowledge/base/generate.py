@@ -36,7 +36,15 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from fixlore.abstraction import PY3_NAMES, DiagnosticInfo, Extracted, Position, TextRange, abstract_rule_action, extract_pattern
+from fixlore.abstraction import (
+    PY3_NAMES,
+    DiagnosticInfo,
+    Extracted,
+    Position,
+    TextRange,
+    abstract_rule_action,
+    extract_pattern,
+)
 
 from .._exchange import Record, dump_document
 from .._model import Counts

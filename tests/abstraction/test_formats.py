@@ -134,7 +134,29 @@ def test_the_users_plain_d_is_learned_and_offered_once_they_made_it_twice() -> N
 _NAMES = st.from_regex(r"[a-z][a-z0-9_]{0,6}", fullmatch=True).filter(lambda n: not __import__("keyword").iskeyword(n))
 
 
-_DIRECTIVES = ("s", "r", "d", "i", "x", "X", "o", "f", "e", "g", "5s", "-4s", ".2s", "08x", "#x", "+d", " d", "-6d", "5.1f", "+.3e", "#g")
+_DIRECTIVES = (
+    "s",
+    "r",
+    "d",
+    "i",
+    "x",
+    "X",
+    "o",
+    "f",
+    "e",
+    "g",
+    "5s",
+    "-4s",
+    ".2s",
+    "08x",
+    "#x",
+    "+d",
+    " d",
+    "-6d",
+    "5.1f",
+    "+.3e",
+    "#g",
+)
 
 
 @settings(max_examples=80, deadline=None)

@@ -85,6 +85,8 @@ def test_not_offered_where_the_project_imports_the_name() -> None:
     before = "x = unicode(y)\n"
     learned = learn("python", before, "x = str(y)\n", _undefined(before, "unicode"))
     text = "def f(v):\n    return unicode(v)\n"
-    result = instantiate(learned, "python", text, _undefined(text, "unicode"), imports={"unicode": "from compat import unicode"})
+    result = instantiate(
+        learned, "python", text, _undefined(text, "unicode"), imports={"unicode": "from compat import unicode"}
+    )
     assert isinstance(result, Skipped)
     assert apply(learned, "python", text, _undefined(text, "unicode")) == text.replace("unicode", "str")
