@@ -39,7 +39,7 @@ from fixlore.knowledge import Candidate, RankedAction, rank_actions
 from fixlore.lsp.actions.preferred import Item, keep_vouched_marks, mark_preferred, own_edits
 from fixlore.lsp.actions.tokens import Offer, Tokens, with_command
 from fixlore.lsp.hub import from_lsp_edits, to_lsp_range
-from fixlore.lsp.learning.timeline import diag_info, lines_of, text_digest
+from fixlore.lsp.learning.timeline import diag_info, lines_of
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
@@ -63,8 +63,11 @@ class GroupReport:
     evidence: bool
     patterns: tuple[Pattern, ...] = ()
     """The candidates' patterns (upstream actions and learned fixes)."""
-    results: dict[str, str] = field(default_factory=dict)
-    """For an invoked list: upstream actions' and learned fixes' fingerprints -> digest of the text they make."""
+    made: dict[str, str] = field(default_factory=dict)
+    """For an invoked list: upstream actions' and learned fixes' fingerprints -> the text they make.
+
+    Digested when the offers are recorded, after the answer is out (hashing a long
+    file once per candidate was a good part of an invoked list's assembly)."""
 
 
 @dataclass
@@ -132,13 +135,11 @@ def assemble(
             order = _reslot(order, members, _one_of_twins(group, twins)[0])
         patterns = tuple(it.pattern for it in group if it.pattern is not None)
         results = (
-            {it.pattern.fingerprint: text_digest(made[id(it)]) for it in members if id(it) in made and it.pattern}
-            if invoked
-            else {}
+            {it.pattern.fingerprint: made[id(it)] for it in members if id(it) in made and it.pattern} if invoked else {}
         )
         if invoked and source is not None:
             # What each learned fix makes too: typing exactly that by hand is not turning it down.
-            results.update({fix.pattern.fingerprint: text_digest(text) for fix, text in zip(fixes, ours, strict=True)})
+            results.update({fix.pattern.fingerprint: text for fix, text in zip(fixes, ours, strict=True)})
         out.groups.append(
             GroupReport(
                 diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns, results

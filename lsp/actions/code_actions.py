@@ -28,6 +28,7 @@ from lsprotocol import types
 from fixlore.lsp.actions.assemble import Assembly, assemble
 from fixlore.lsp.actions.tokens import ACCEPT, Offer, Tokens, token_of
 from fixlore.lsp.documents import document_language
+from fixlore.lsp.learning.timeline import text_digest
 
 if TYPE_CHECKING:
     from concurrent.futures import Executor
@@ -197,7 +198,7 @@ class CodeActions:
 
         for pattern in assembly.offered:
             self._store.record(EventKind.OFFERED, pattern)
-        groups = [(g.diag, g.patterns, g.results) for g in assembly.groups]
+        groups = [(g.diag, g.patterns, {fp: text_digest(t) for fp, t in g.made.items()}) for g in assembly.groups]
         self._learning.saw_offers(assembly.uri, assembly.version, groups)
 
     async def resolve(self, raw: dict[str, Any]) -> dict[str, Any]:
