@@ -30,7 +30,7 @@ from fixlore.abstraction._pattern import (
 )
 from fixlore.abstraction._placeholders import is_placeholder
 from fixlore.abstraction._privacy import verify_privacy, verify_shared
-from fixlore.abstraction._py2 import PY3_NAMES
+from fixlore.abstraction._py2 import COMPAT_NAMES, PY3_NAMES
 from fixlore.abstraction._results import (
     Extracted,
     Failed,
@@ -66,6 +66,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "COMPAT_NAMES",
     "PY3_NAMES",
     "is_relative",
     "parsed",

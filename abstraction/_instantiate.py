@@ -277,7 +277,7 @@ def _prelude(
         # thing, though: "imported but unused" is not "…; consider adding to `__all__`".
         if not same_wording(language, sig.message, diag.message):
             return Skipped(SkipReason.SIGNATURE_MISMATCH, "the message says something else")
-        if changes_behaviour(pattern) and seen < EVIDENCE:
+        if changes_behaviour(pattern, text) and seen < EVIDENCE:
             return Skipped(SkipReason.UNSOUND, "changes what the code does, on one example's word")
         return _Rewritten(rewrite)
     unsound = pattern_unsound(pattern, seen)

@@ -11,8 +11,14 @@ There is one rewrite per name, so evidence stays with its name: a user who
 writes ``range`` for ``xrange`` may well write ``six.text_type`` for
 ``unicode``, and the fix learned for one must not outrank that habit for the other.
 
-Nothing is offered when the new name would not mean the builtin (the file binds
-``str`` where the name stands), when the name is bound after all, or when the
+In code that still runs on Python 2 as well (it imports ``six``, ``future`` or
+a ``compat`` module, or ``unicode_literals``) most renames change what Python 2
+does (``str`` is bytes there, :data:`PY2_MEANS_OTHERWISE`) and the project's own
+names (``text_type``) are usually meant: they are offered there only once the
+user has made them twice
+(:func:`still_python_2`, ``CHANGES_BEHAVIOUR`` of the rewrites). Nothing is
+offered when the new name would not mean the builtin (the file binds ``str``
+where the name stands), when the name is bound after all, or when the
 project imports it (``from six.moves import xrange``: the import is meant, see
 ``import_as_elsewhere``). ``file`` is renamed only where it is called:
 ``open(path)`` is ``file(path)``, but ``isinstance(f, file)`` asks something
@@ -23,9 +29,12 @@ name leaves the tuple rather than repeat it: ``isinstance(x, (int, long))`` ->
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter
 
-from fixlore.abstraction._scope import visible_names
+from fixlore.abstraction._import_lines import top_level_imports
+from fixlore.abstraction._scope import local_names, visible_names
 from fixlore.abstraction._templates import quotes
 from fixlore.abstraction._tree import Source, parsed
 
@@ -40,6 +49,9 @@ PY3_NAMES = {
 }
 """Python 2's builtin -> the Python 3 builtin that does the same (for ``file``: where it is called)."""
 
+PY2_MEANS_OTHERWISE = frozenset({"unicode", "basestring", "long", "unichr", "raw_input"})
+"""Names whose Python 3 name does something else on Python 2 (``str`` is bytes, ``int`` is not ``long``,
+``input`` evaluates what is typed); ``range`` and ``open`` do the same job there."""
 _CALLED_ONLY = frozenset({"file"})
 _TYPE_TUPLES = frozenset({"isinstance", "issubclass"})
 
@@ -68,6 +80,64 @@ def py3_name(old: str, text: str, start: int, end: int, message: str) -> tuple[i
         if shrunk is not None:
             return src.char(parent.start_byte), src.char(parent.end_byte), shrunk
     return start, end, new
+
+
+_PY2_COMPAT = re.compile(
+    r"^[ \t]*(?:from[ \t]+(?:six|future|past|builtins|__future__[ \t]+import[ \t]+[^\n]*unicode_literals)\b"
+    r"|import[ \t]+(?:six|future|past)\b"
+    r"|from[ \t]+[\w.]*\b_?compat\b[ \t]+import)",
+    re.MULTILINE,
+)
+
+
+def still_python_2(text: str) -> bool:
+    """The file imports what code running on Python 2 too imports: six, future, a ``compat`` module."""
+    return _PY2_COMPAT.search(text) is not None
+
+
+COMPAT_NAMES = {"unicode": "text_type", "basestring": "string_types"}
+"""Python 2's name -> what code running on both Pythons calls it (six's name, and compat modules' after it)."""
+
+
+def compat_name(old: str, text: str, start: int, end: int, message: str) -> tuple[int, int, str] | None:
+    """The undefined ``old`` -> the file's own name for it on both Pythons: ``text_type``, else ``six.text_type``.
+
+    Only where the module imports that name (from a compat module or six), or
+    ``six``, and no enclosing function binds it otherwise: the fix uses what the
+    file already has.
+    """
+    name = text[start:end]
+    new = COMPAT_NAMES.get(name)
+    if name != old or new is None or not quotes(message, name):
+        return None
+    src = parsed("python", text)
+    at, to = src.byte(start), src.byte(end)
+    node = src.root.descendant_for_byte_range(at, to)
+    if node is None or node.type != "identifier" or (node.start_byte, node.end_byte) != (at, to):
+        return None
+    visible = visible_names(src.root, src.data, at)
+    local = local_names(src.root, src.data, at)
+    if visible is None or local is None or name in visible:
+        return None
+    imported = top_level_imports(text)
+    if new in imported and new not in local:
+        return start, end, new
+    if "six" in visible and (
+        ("six" not in local and imported.get("six", "").split() == ["import", "six"]) or _imports_six_here(src, node)
+    ):
+        return start, end, "six." + new
+    return None
+
+
+_IMPORT_SIX = re.compile(r"^[ \t]+import[ \t]+six[ \t]*(?:#.*)?$", re.MULTILINE)
+
+
+def _imports_six_here(src: Source, node: tree_sitter.Node) -> bool:
+    """The function ``node`` stands in has ``import six`` of its own."""
+    scope: tree_sitter.Node | None = node.parent
+    while scope is not None and scope.type != "function_definition":
+        scope = scope.parent
+    return scope is not None and _IMPORT_SIX.search(src.slice(scope.start_byte, scope.end_byte)) is not None
 
 
 def _same(a: tree_sitter.Node | None, b: tree_sitter.Node) -> bool:

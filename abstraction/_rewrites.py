@@ -38,7 +38,7 @@ from fixlore.abstraction._import_lines import statement_binds, top_level_imports
 from fixlore.abstraction._imports import is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
-from fixlore.abstraction._py2 import PY3_NAMES, py3_name
+from fixlore.abstraction._py2 import COMPAT_NAMES, PY2_MEANS_OTHERWISE, PY3_NAMES, compat_name, py3_name, still_python_2
 from fixlore.abstraction._raises import CAUGHT_NAMES, from_caught, from_new, from_none
 from fixlore.abstraction._templates import quotes
 from fixlore.abstraction._tree import parsed
@@ -330,6 +330,11 @@ def _py3_name(old: str) -> Rewrite:
     return at
 
 
+def _compat_name(old: str) -> Rewrite:
+    """The undefined Python 2 builtin ``old`` -> the file's name for it on both Pythons (``text_type``)."""
+    return lambda site: compat_name(old, site.text, site.start, site.end, site.message)
+
+
 def _import_as_elsewhere(site: Site) -> Change | None:
     """An undefined name -> the import that binds it in the project's other files, placed as a careful human would.
 
@@ -429,6 +434,10 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         f"py3_{old}": (_py3_name(old), EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", f"{new} ~ ${index + 2}"))
         for index, (old, new) in enumerate(PY3_NAMES.items())
     },
+    **{
+        f"compat_{old}": (_compat_name(old), EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", f"$2 ~ ${index + 20}"))
+        for index, old in enumerate(COMPAT_NAMES)
+    },
     "meant_name": (_meant_name, EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ $1")),
     "import_as_elsewhere": (
         _import_as_elsewhere,
@@ -453,6 +462,7 @@ rewrites with one shape would be one pattern, and the evidence of one would appl
 _CATEGORIES = {
     "meant_name": FixCategory.RENAME,
     **{f"py3_{old}": FixCategory.RENAME for old in PY3_NAMES},
+    **{f"compat_{old}": FixCategory.RENAME for old in COMPAT_NAMES},
     "import_as_elsewhere": FixCategory.ADD_IMPORT,
     "drop_unused_import": FixCategory.REMOVE_IMPORT,
     "drop_redefined_import": FixCategory.REMOVE_IMPORT,
@@ -466,9 +476,16 @@ does not; ``f"{x}"`` keeps a float's decimals, ``"%d" % x`` drops them): offered
 made them twice, like any fix that replaces a name that works."""
 
 
-def changes_behaviour(pattern: Pattern) -> bool:
-    """``pattern`` is a rewrite of :data:`CHANGES_BEHAVIOUR`."""
-    return dict(pattern.extra).get(REWRITE) in CHANGES_BEHAVIOUR
+def changes_behaviour(pattern: Pattern, text: str) -> bool:
+    """``pattern`` is a rewrite of :data:`CHANGES_BEHAVIOUR`, or one that does in ``text``.
+
+    A Python 2 name renamed in a file that still runs on Python 2 too
+    (:func:`~fixlore.abstraction._py2.still_python_2`): ``str`` is bytes there.
+    """
+    name = dict(pattern.extra).get(REWRITE)
+    if name in CHANGES_BEHAVIOUR:
+        return True
+    return isinstance(name, str) and name[4:] in PY2_MEANS_OTHERWISE and still_python_2(text)
 
 
 def rewrite_of(pattern: Pattern) -> Rewrite | None:

@@ -62,6 +62,22 @@ def visible_names(root: tree_sitter.Node, data: bytes, at: int) -> frozenset[str
     return frozenset(out) if _bind_body(root, data, out) else None
 
 
+def local_names(root: tree_sitter.Node, data: bytes, at: int) -> frozenset[str] | None:
+    """Names the functions (and a class body) enclosing byte ``at`` bind, not the module; ``None`` if unknown."""
+    if root.has_error:
+        return None
+    out: set[str] = set()
+    node: tree_sitter.Node | None = root.descendant_for_byte_range(at, at)
+    innermost = True
+    while node is not None:
+        if node.type in _SCOPES and node.start_byte < at:
+            if (node.type != "class_definition" or innermost) and not _bind_scope(node, data, out):
+                return None
+            innermost = False
+        node = node.parent
+    return frozenset(out)
+
+
 def _bind_scope(scope: tree_sitter.Node, data: bytes, out: set[str]) -> bool:
     params = scope.child_by_field_name("parameters")
     if params is None and scope.type == "lambda":

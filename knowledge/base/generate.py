@@ -37,6 +37,7 @@ import sys
 from pathlib import Path
 
 from fixlore.abstraction import (
+    COMPAT_NAMES,
     PY3_NAMES,
     DiagnosticInfo,
     Extracted,
@@ -166,6 +167,16 @@ HAND_FIXES = (
             f"def zz_text(zz_value):\n    return {new}(zz_value)\n",
         )
         for old, new in PY3_NAMES.items()
+    ),
+    *(
+        (
+            "F821",
+            f"Undefined name `{old}`",
+            (3, 11, 3, 11 + len(old)),
+            f"import six\n\ndef zz_text(zz_value):\n    return {old}(zz_value)\n",
+            f"import six\n\ndef zz_text(zz_value):\n    return six.{new}(zz_value)\n",
+        )
+        for old, new in COMPAT_NAMES.items()
     ),
     (
         "F811",

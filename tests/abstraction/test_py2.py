@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from fixlore.abstraction import DiagnosticInfo, Skipped, instantiate
-from fixlore.abstraction._py2 import py3_name
+from fixlore.abstraction._py2 import compat_name, py3_name
 from tests.abstraction._helpers import apply, diag_at, learn
 
 
@@ -90,3 +90,68 @@ def test_not_offered_where_the_project_imports_the_name() -> None:
     )
     assert isinstance(result, Skipped)
     assert apply(learned, "python", text, _undefined(text, "unicode")) == text.replace("unicode", "str")
+
+
+def _compat(text: str, name: str) -> str | None:
+    at = text.index(name)
+    change = compat_name(name, text, at, at + len(name), f"Undefined name `{name}`")
+    return None if change is None else text[: change[0]] + change[2] + text[change[1] :]
+
+
+@pytest.mark.parametrize(
+    ("before", "name", "after"),
+    [
+        # the file's own name for it on both Pythons, then six's
+        (
+            "from ._compat import text_type\n\nok = isinstance(v, unicode)\n",
+            "unicode",
+            "from ._compat import text_type\n\nok = isinstance(v, text_type)\n",
+        ),
+        (
+            "import six\n\nok = isinstance(v, basestring)\n",
+            "basestring",
+            "import six\n\nok = isinstance(v, six.string_types)\n",
+        ),
+    ],
+)
+def test_code_on_both_pythons_gets_its_own_name(before: str, name: str, after: str) -> None:
+    assert _compat(before, name) == after
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ok = isinstance(v, unicode)\n",  # nothing of six's or a compat module's here
+        "from six import moves\n\nok = isinstance(v, unicode)\n",  # six itself is not bound
+        "def f(text_type):\n    return unicode(text_type)\n",  # a parameter, not the compat name
+        "from ._compat import text_type\n\ndef f(text_type):\n    return unicode(text_type)\n",  # shadowed
+        "import six.moves\n\nok = isinstance(v, unicode)\n",
+    ],
+)
+def test_no_compat_name_where_the_file_has_none(text: str) -> None:
+    assert _compat(text, "unicode") is None
+
+
+def test_in_code_still_on_python_2_the_python_3_name_needs_the_users_habit() -> None:
+    before = "x = unicode(y)\n"
+    learned = learn("python", before, "x = str(y)\n", _undefined(before, "unicode"))
+    both = "import six\n\ndef f(v):\n    return unicode(v)\n"
+    diag = _undefined(both, "unicode")
+    assert isinstance(instantiate(learned, "python", both, diag, seen=1), Skipped)  # `str` is bytes on Python 2
+    assert apply(
+        learned,
+        "python",
+        "def f(v):\n    return unicode(v)\n",
+        _undefined("def f(v):\n    return unicode(v)\n", "unicode"),
+    )
+    done = instantiate(learned, "python", both, diag, seen=2)  # the user's habit: they port to Python 3
+    assert not isinstance(done, Skipped), done
+    # `range` does the same job on Python 2: no habit needed
+    loop = "import six\n\nfor k in xrange(3):\n    pass\n"
+    ranged = learn(
+        "python",
+        "for i in xrange(n):\n    pass\n",
+        "for i in range(n):\n    pass\n",
+        _undefined("for i in xrange(n):\n    pass\n", "xrange"),
+    )
+    assert not isinstance(instantiate(ranged, "python", loop, _undefined(loop, "xrange"), seen=1), Skipped)
