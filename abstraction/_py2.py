@@ -58,20 +58,14 @@ _TYPE_TUPLES = frozenset({"isinstance", "issubclass"})
 
 def py3_name(old: str, text: str, start: int, end: int, message: str) -> tuple[int, int, str] | None:
     """The edit that gives the undefined ``old`` at ``text[start:end]`` its Python 3 name, or ``None``."""
-    name = text[start:end]
-    new = PY3_NAMES.get(name)
-    if name != old or new is None or not quotes(message, name):
+    found = _undefined(old, PY3_NAMES, text, start, end, message)
+    if found is None:
         return None
-    src = parsed("python", text)
-    at, to = src.byte(start), src.byte(end)
-    node = src.root.descendant_for_byte_range(at, to)
-    if node is None or node.type != "identifier" or (node.start_byte, node.end_byte) != (at, to):
-        return None
-    visible = visible_names(src.root, src.data, at)
-    if visible is None or name in visible or new in visible:
-        return None  # bound after all, or the new name is not the builtin here
+    src, node, new, visible = found
+    if new in visible:
+        return None  # the new name is not the builtin here
     parent = node.parent
-    if name in _CALLED_ONLY and not (
+    if old in _CALLED_ONLY and not (
         parent is not None and parent.type == "call" and _same(parent.child_by_field_name("function"), node)
     ):
         return None
@@ -106,18 +100,12 @@ def compat_name(old: str, text: str, start: int, end: int, message: str) -> tupl
     ``six``, and no enclosing function binds it otherwise: the fix uses what the
     file already has.
     """
-    name = text[start:end]
-    new = COMPAT_NAMES.get(name)
-    if name != old or new is None or not quotes(message, name):
+    found = _undefined(old, COMPAT_NAMES, text, start, end, message)
+    if found is None:
         return None
-    src = parsed("python", text)
-    at, to = src.byte(start), src.byte(end)
-    node = src.root.descendant_for_byte_range(at, to)
-    if node is None or node.type != "identifier" or (node.start_byte, node.end_byte) != (at, to):
-        return None
-    visible = visible_names(src.root, src.data, at)
-    local = local_names(src.root, src.data, at)
-    if visible is None or local is None or name in visible:
+    src, node, new, visible = found
+    local = local_names(src.root, src.data, node.start_byte)
+    if local is None:
         return None
     imported = top_level_imports(text)
     if new in imported and new not in local:
@@ -138,6 +126,28 @@ def _imports_six_here(src: Source, node: tree_sitter.Node) -> bool:
     while scope is not None and scope.type != "function_definition":
         scope = scope.parent
     return scope is not None and _IMPORT_SIX.search(src.slice(scope.start_byte, scope.end_byte)) is not None
+
+
+def _undefined(
+    old: str, table: dict[str, str], text: str, start: int, end: int, message: str
+) -> tuple[Source, tree_sitter.Node, str, frozenset[str]] | None:
+    """Its node, replacement and the names bound there, if ``old`` stands undefined at ``text[start:end]``.
+
+    The message must be about it; ``None`` when it is bound after all, or that cannot be known.
+    """
+    name = text[start:end]
+    new = table.get(name)
+    if name != old or new is None or not quotes(message, name):
+        return None
+    src = parsed("python", text)
+    at, to = src.byte(start), src.byte(end)
+    node = src.root.descendant_for_byte_range(at, to)
+    if node is None or node.type != "identifier" or (node.start_byte, node.end_byte) != (at, to):
+        return None
+    visible = visible_names(src.root, src.data, at)
+    if visible is None or name in visible:
+        return None  # bound after all, or unknown
+    return src, node, new, visible
 
 
 def _same(a: tree_sitter.Node | None, b: tree_sitter.Node) -> bool:

@@ -47,18 +47,10 @@ def visible_names(root: tree_sitter.Node, data: bytes, at: int) -> frozenset[str
 
     ``None`` when that cannot be known: a star import, a tree with errors.
     """
-    if root.has_error:
+    local = local_names(root, data, at)
+    if local is None:
         return None
-    out: set[str] = set()
-    node: tree_sitter.Node | None = root.descendant_for_byte_range(at, at)
-    innermost = True
-    while node is not None:
-        if node.type in _SCOPES and node.start_byte < at:
-            if node.type != "class_definition" or innermost:
-                if not _bind_scope(node, data, out):
-                    return None
-            innermost = False
-        node = node.parent
+    out = set(local)
     return frozenset(out) if _bind_body(root, data, out) else None
 
 
