@@ -189,3 +189,29 @@ async def test_a_request_does_not_wait_for_patterns_that_cannot_fit_the_code_at_
         pending.job.result = never
         found = await asyncio.wait_for(fixes.get(URI, 1, raw, wait=3600), 10)
         assert found == [] and not never.done()  # answered without the worker's word
+
+
+async def test_a_lightbulb_asked_about_a_diagnostic_from_before_the_last_edit_does_not_wait_and_starts_its_fixes(
+    knowledge: Knowledge,
+) -> None:
+    # Typing: the editor still has the diagnostics of version 1 while the text is at version 2.
+    # The automatic request answers at once; the fixes for version 2 are made meanwhile,
+    # and the next request (as the editor asks again once version 2's diagnostics come) has them.
+    _learn_e711_by_hand(knowledge)
+    text = "def other(item):\n    return item == None\n"
+    fixes, editor = _fixes(knowledge, text)
+    raw = _raw(text, "None", *E711)
+    try:
+        fixes.prepare(URI, 1, [raw])
+        editor.open(URI, text + "\n", version=2)
+        started = time.perf_counter()
+        assert await fixes.get(URI, 2, raw, stale_wait=0) == []
+        assert time.perf_counter() - started < REQUEST_WAIT_S  # not the automatic request's wait
+        await asyncio.sleep(0)  # the loop's next turn: the request's fixes are started
+        pending = fixes._cache[URI][1][diag_id(raw)]
+        assert fixes._cache[URI][0] == 2
+        await asyncio.wrap_future(pending.job.result)
+        found = await fixes.get(URI, 2, raw, stale_wait=0)
+        assert [apply_edits(text + "\n", f.edits) for f in found] == ["def other(item):\n    return item is None\n\n"]
+    finally:
+        fixes.close()
