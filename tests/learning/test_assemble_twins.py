@@ -218,4 +218,4 @@ def test_taking_an_action_never_turns_its_twin_down() -> None:
     assert {fix.pattern.fingerprint, rule_action.fingerprint} <= {p.fingerprint for p in other_offer.siblings}
     # typing the learned fix's text by hand is not turning the learned fix down
     group = out.groups[0]
-    assert group.results[fix.pattern.fingerprint] == group.results[rule_action.fingerprint]
+    assert group.made[fix.pattern.fingerprint] == group.made[rule_action.fingerprint]
