@@ -23,8 +23,8 @@ project imports it (``from six.moves import xrange``: the import is meant, see
 ``import_as_elsewhere``). ``file`` is renamed only where it is called:
 ``open(path)`` is ``file(path)``, but ``isinstance(f, file)`` asks something
 ``open`` cannot answer. A name in a tuple that already holds its Python 3
-name leaves the tuple rather than repeat it: ``isinstance(x, (int, long))`` ->
-``isinstance(x, int)``, ``(str, unicode, bytes)`` -> ``(str, bytes)``.
+name leaves the tuple of classes rather than repeat it: ``isinstance(x, (int, long))``
+-> ``isinstance(x, int)``, ``except (str, unicode, bytes)`` -> ``except (str, bytes)``.
 """
 
 from __future__ import annotations
@@ -155,17 +155,19 @@ def _same(a: tree_sitter.Node | None, b: tree_sitter.Node) -> bool:
 
 
 def _without(src: Source, tuple_node: tree_sitter.Node, node: tree_sitter.Node, new: str) -> str | None:
-    """The one-line ``tuple_node`` without ``node``, if another of its elements already is ``new``."""
+    """The one-line ``tuple_node`` without ``node``, if another of its elements already is ``new``.
+
+    Only a tuple of classes to test against (``isinstance``, ``issubclass``, ``except``),
+    where a repeated class means nothing: any other tuple keeps its length.
+    """
     text = src.slice(tuple_node.start_byte, tuple_node.end_byte)
-    if "\n" in text or "#" in text:
-        return None  # keep the user's layout and comments: the plain rename is still offered
+    if "\n" in text or "#" in text or not _a_type_operand(src, tuple_node):
+        return None  # the plain rename is still offered (the user's layout and comments kept)
     elements = tuple_node.named_children
     kept = [src.slice(e.start_byte, e.end_byte) for e in elements if not _same(e, node)]
     if new not in kept or any(e.type in ("comment", "list_splat") for e in elements):
         return None
-    if len(kept) == 1 and _a_type_operand(src, tuple_node):
-        return kept[0]
-    return "(" + ", ".join(kept) + ("," if len(kept) == 1 else "") + ")"
+    return kept[0] if len(kept) == 1 else "(" + ", ".join(kept) + ")"
 
 
 def _a_type_operand(src: Source, tuple_node: tree_sitter.Node) -> bool:

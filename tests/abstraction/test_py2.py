@@ -38,7 +38,7 @@ def _fixed(text: str, name: str, nth: int = 0) -> str | None:
             "long",
             "try:\n    go()\nexcept int as e:\n    pass\n",
         ),
-        ("kinds = (str, unicode)\n", "unicode", "kinds = (str,)\n"),  # not a class operand: still a tuple
+        ("kinds = (str, unicode)\n", "unicode", "kinds = (str, str)\n"),  # any other tuple keeps its length
         ("kinds = (bytes, unicode)\n", "unicode", "kinds = (bytes, str)\n"),  # nothing to merge with
         # over lines, the user's layout and comments are kept: the plain rename
         ("kinds = (\n    str,  # text\n    unicode,\n)\n", "unicode", "kinds = (\n    str,  # text\n    str,\n)\n"),
