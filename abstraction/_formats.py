@@ -21,7 +21,6 @@ import tokenize
 _DIRECTIVE = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d+))?(.)")
 """One ``%`` directive: flags, width, precision, conversion (``%(name)s`` and ``*`` widths match nothing useful)."""
 _PREFIX = re.compile(r"([uUrR]?)(['\"]{3}|['\"])")
-_PIECE = re.compile(r"""[uUrRbBfF]{0,2}(?:'{3}|"{3}|'|")""")
 _BETWEEN = frozenset(
     {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
 )
@@ -145,7 +144,7 @@ def _converted(body: str, operands: list[str], plain_d: bool) -> tuple[str, int,
             return None
         out.append("{" + operands[used] + field + "}")
         used += 1
-        integer_fields += kind in "diu"
+        integer_fields += kind in "di"
     if "%" in body[pos:]:
         return None  # a lone `%` at the end: `%` itself would refuse it
     out.append(_braces(body[pos:]))
