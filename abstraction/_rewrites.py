@@ -485,7 +485,12 @@ def changes_behaviour(pattern: Pattern, text: str) -> bool:
     name = dict(pattern.extra).get(REWRITE)
     if name in CHANGES_BEHAVIOUR:
         return True
-    return isinstance(name, str) and name[4:] in PY2_MEANS_OTHERWISE and still_python_2(text)
+    return (
+        isinstance(name, str)
+        and name.startswith("py3_")
+        and name.removeprefix("py3_") in PY2_MEANS_OTHERWISE
+        and still_python_2(text)
+    )
 
 
 def rewrite_of(pattern: Pattern) -> Rewrite | None:
