@@ -89,8 +89,10 @@ def still_python_2(text: str) -> bool:
     return _PY2_COMPAT.search(text) is not None
 
 
-COMPAT_NAMES = {"unicode": "text_type", "basestring": "string_types"}
-"""Python 2's name -> what code running on both Pythons calls it (six's name, and compat modules' after it)."""
+COMPAT_NAMES = {"unicode": "text_type", "basestring": "string_types", "long": "integer_types"}
+"""Python 2's name -> what code running on both Pythons calls it (six's name, and compat modules' after it).
+
+``integer_types`` is a tuple: it stands for ``(int, long)`` as a whole, in a tuple of classes to test against."""
 
 
 def compat_name(old: str, text: str, start: int, end: int, message: str) -> tuple[int, int, str] | None:
@@ -107,6 +109,15 @@ def compat_name(old: str, text: str, start: int, end: int, message: str) -> tupl
     local = local_names(src.root, src.data, node.start_byte)
     if local is None:
         return None
+    if new == "integer_types":
+        pair = node.parent
+        if pair is None or pair.type != "tuple" or not _a_type_operand(src, pair):
+            return None
+        if sorted(src.slice(e.start_byte, e.end_byte) for e in pair.named_children) != ["int", old]:
+            return None  # `(int, long)` is `integer_types`; anything more or less is not
+        if "int" in visible:
+            return None
+        start, end = src.char(pair.start_byte), src.char(pair.end_byte)
     imported = top_level_imports(text)
     if new in imported and new not in local:
         return start, end, new

@@ -177,6 +177,14 @@ HAND_FIXES = (
             f"import six\n\ndef zz_text(zz_value):\n    return six.{new}(zz_value)\n",
         )
         for old, new in COMPAT_NAMES.items()
+        if old != "long"
+    ),
+    (
+        "F821",
+        "Undefined name `long`",
+        (3, 38, 3, 42),
+        "import six\n\ndef zz_whole(zz_value):\n    return isinstance(zz_value, (int, long))\n",
+        "import six\n\ndef zz_whole(zz_value):\n    return isinstance(zz_value, six.integer_types)\n",
     ),
     (
         "F811",

@@ -119,6 +119,24 @@ def test_code_on_both_pythons_gets_its_own_name(before: str, name: str, after: s
 
 
 @pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("import six\n\nok = isinstance(n, (int, long))\n", "import six\n\nok = isinstance(n, six.integer_types)\n"),
+        ("import six\n\nok = isinstance(n, (long, int))\n", "import six\n\nok = isinstance(n, six.integer_types)\n"),
+        (
+            "from .compat import integer_types\n\nok = issubclass(k, (int, long))\n",
+            "from .compat import integer_types\n\nok = issubclass(k, integer_types)\n",
+        ),
+        ("import six\n\nok = isinstance(n, long)\n", None),  # `integer_types` also holds `int`
+        ("import six\n\nok = isinstance(n, (int, long, float))\n", None),
+        ("import six\n\npair = (int, long)\n", None),  # not a tuple of classes to test against
+    ],
+)
+def test_int_or_long_is_integer_types_as_a_whole(before: str, after: str | None) -> None:
+    assert _compat(before, "long") == after
+
+
+@pytest.mark.parametrize(
     "text",
     [
         "ok = isinstance(v, unicode)\n",  # nothing of six's or a compat module's here

@@ -105,6 +105,12 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
             "F811",
             "import sys\n\nfrom pkg.mod import thing\n\nprint(sys.argv, thing)\n",
         ),
+        # code still on Python 2 too: its own name for it, not Python 3's
+        (
+            "import six\n\ndef f(n):\n    return isinstance(n, (int, long))\n",
+            "F821",
+            "    return isinstance(n, six.integer_types)\n",
+        ),
         # a Python 2 builtin: its Python 3 name, merged into a tuple that has it already
         ("def f(v):\n    return unicode(v).strip()\n", "F821", "    return str(v).strip()\n"),
         ("def f(n):\n    return isinstance(n, (int, long))\n", "F821", "    return isinstance(n, int)\n"),
