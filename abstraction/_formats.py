@@ -18,6 +18,8 @@ import io
 import re
 import tokenize
 
+from fixlore.abstraction._tree import parsed
+
 _DIRECTIVE = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d+))?(.)")
 """One ``%`` directive: flags, width, precision, conversion (``%(name)s`` and ``*`` widths match nothing useful)."""
 _PREFIX = re.compile(r"([uUrR]?)(['\"]{3}|['\"])")
@@ -174,6 +176,45 @@ def _field(flags: str, width: str, precision: str | None, kind: str, plain_d: bo
     if plain_d and spec == "d":
         return ""
     return ":" + spec
+
+
+def percent_rewrite(
+    text: str, start: int, end: int, *, integers: bool, plain_d: bool = False
+) -> tuple[int, int, str] | None:
+    """UP031 at ``text[start:end]``: the edit ``(start, end, f-string)``, or ``None``.
+
+    Three rewrites use it, so evidence stays with what the user showed: without
+    ``%d`` (exact whatever the operands), with ``%d`` as ``{x:d}`` (an error, never
+    another text, for a float), and with ``%d`` as ``{x}`` (``plain_d``: the habit
+    of a user who knows their operands are integers). Where ruff has no fix of
+    its own (``%d``, a width), its diagnostic covers the literal alone: the
+    rewrite takes the whole ``literal % operands`` it is the left of.
+    """
+    start, end = _percent_expression(text, start, end)
+    new = percent_to_fstring(text[start:end], plain_d=plain_d, integers=integers)
+    return None if new is None else (start, end, new)
+
+
+def _percent_expression(text: str, start: int, end: int) -> tuple[int, int]:
+    """``(start, end)``, or the ``%`` expression whose left operand is the string literal there."""
+    snippet = text[start:end].lstrip()
+    if not snippet[:4].lstrip("uUrRbB").startswith(("'", '"')) or "%" not in text[end : end + 200]:
+        return start, end  # not a literal, or no `%` after it (most diagnostics: the whole expression)
+    src = parsed("python", text)
+    node = src.root.descendant_for_byte_range(src.byte(start), src.byte(end))
+    parent = node.parent if node is not None else None
+    if (
+        node is None
+        or parent is None
+        or node.type not in ("string", "concatenated_string")
+        or parent.type != "binary_operator"
+        or (node.start_byte, node.end_byte) != (src.byte(start), src.byte(end))
+    ):
+        return start, end
+    left, operator = parent.child_by_field_name("left"), parent.child_by_field_name("operator")
+    if left is None or operator is None or left.start_byte != node.start_byte or operator.type != "%":
+        return start, end
+    return src.char(parent.start_byte), src.char(parent.end_byte)
 
 
 def _operand(source: str, node: ast.expr, quotes: set[str]) -> str | None:

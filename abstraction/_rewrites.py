@@ -33,7 +33,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export_at
-from fixlore.abstraction._formats import percent_to_fstring
+from fixlore.abstraction._formats import percent_rewrite
 from fixlore.abstraction._import_lines import statement_binds, top_level_imports, without_imports
 from fixlore.abstraction._imports import is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
@@ -81,44 +81,8 @@ REWRITE = "rewrite"
 
 
 def _percent(*, integers: bool, plain_d: bool = False) -> Rewrite:
-    """UP031: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`).
-
-    Three rewrites, so evidence stays with what the user showed: without ``%d``
-    (exact whatever the operands), with ``%d`` as ``{x:d}`` (an error, never
-    another text, for a float), and with ``%d`` as ``{x}`` (the habit of a user
-    who knows their operands are integers). Where ruff has no fix of its own
-    (``%d``, a width), its diagnostic covers the literal alone: the rewrite
-    takes the whole ``literal % operands`` it is the left of.
-    """
-
-    def at(site: Site) -> Change | None:
-        start, end = _percent_expression(site.text, site.start, site.end)
-        new = percent_to_fstring(site.text[start:end], plain_d=plain_d, integers=integers)
-        return None if new is None else (start, end, new)
-
-    return at
-
-
-def _percent_expression(text: str, start: int, end: int) -> tuple[int, int]:
-    """``(start, end)``, or the ``%`` expression whose left operand is the string literal there."""
-    snippet = text[start:end].lstrip()
-    if not snippet[:4].lstrip("uUrRbB").startswith(("'", '"')) or "%" not in text[end : end + 200]:
-        return start, end  # not a literal, or no `%` after it (most diagnostics: the whole expression)
-    src = parsed("python", text)
-    node = src.root.descendant_for_byte_range(src.byte(start), src.byte(end))
-    parent = node.parent if node is not None else None
-    if (
-        node is None
-        or parent is None
-        or node.type not in ("string", "concatenated_string")
-        or parent.type != "binary_operator"
-        or (node.start_byte, node.end_byte) != (src.byte(start), src.byte(end))
-    ):
-        return start, end
-    left, operator = parent.child_by_field_name("left"), parent.child_by_field_name("operator")
-    if left is None or operator is None or left.start_byte != node.start_byte or operator.type != "%":
-        return start, end
-    return src.char(parent.start_byte), src.char(parent.end_byte)
+    """UP031, one of three rewrites (:func:`~fixlore.abstraction._formats.percent_rewrite`)."""
+    return lambda site: percent_rewrite(site.text, site.start, site.end, integers=integers, plain_d=plain_d)
 
 
 def _comparison(text: str, start: int, end: int) -> tuple[str, ast.Compare] | None:
@@ -305,29 +269,23 @@ def _drop_redefined(site: Site) -> Change | None:
     return drop_named(site.text, int(found.group(2)) - 1, found.group(1))
 
 
-def _meant_name(site: Site) -> Change | None:
-    """An undefined name -> the one bound name it is a typo of (:mod:`~fixlore.abstraction._typos`).
+def _unless_imported(rewrite: Rewrite) -> Rewrite:
+    """``rewrite`` of an undefined name, except a name the project imports elsewhere (that import is meant).
 
-    Not a name the project imports elsewhere: ``xrange`` there is meant, not ``range``.
+    ``xrange`` where the project writes ``from six.moves import xrange`` is no typo nor Python 2's builtin.
     """
-    if site.imports and site.text[site.start : site.end] in site.imports:
-        return None
+    return lambda site: None if site.imports and site.text[site.start : site.end] in site.imports else rewrite(site)
+
+
+def _meant_name(site: Site) -> Change | None:
+    """An undefined name -> the one bound name it is a typo of (:mod:`~fixlore.abstraction._typos`)."""
     meant = meant_name(site.text, site.start, site.end, site.message)
     return None if meant is None else (site.start, site.end, meant)
 
 
 def _py3_name(old: str) -> Rewrite:
-    """The undefined Python 2 builtin ``old`` -> its Python 3 name (:mod:`~fixlore.abstraction._py2`).
-
-    Not where the project imports it: ``from six.moves import xrange`` is meant there.
-    """
-
-    def at(site: Site) -> Change | None:
-        if site.imports and site.text[site.start : site.end] in site.imports:
-            return None
-        return py3_name(old, site.text, site.start, site.end, site.message)
-
-    return at
+    """The undefined Python 2 builtin ``old`` -> its Python 3 name (:mod:`~fixlore.abstraction._py2`)."""
+    return _unless_imported(lambda site: py3_name(old, site.text, site.start, site.end, site.message))
 
 
 def _compat_name(old: str) -> Rewrite:
@@ -438,7 +396,7 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         f"compat_{old}": (_compat_name(old), EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", f"$2 ~ ${index + 20}"))
         for index, old in enumerate(COMPAT_NAMES)
     },
-    "meant_name": (_meant_name, EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ $1")),
+    "meant_name": (_unless_imported(_meant_name), EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ $1")),
     "import_as_elsewhere": (
         _import_as_elsewhere,
         EditShape(Anchor.IMPORT_BLOCK, "Import", "", "from $2 import $1 ~ import $1"),

@@ -98,6 +98,15 @@ NOQA_COUNTS = Counts(offered=5, accepted=1, rejected=4, succeeded=1)
 # learned over a hole (any module, any exported name: see
 # ``abstraction/_imports.py``); the ``raise`` ones bind the caught exception's
 # name, or name it when the clause has none.
+
+
+def _renamed_call(old: str, new: str, header: str = "") -> tuple[str, str, tuple[int, int, int, int], str, str]:
+    """A hand fix of "Undefined name `old`" in ``return old(zz_value)``: ``new`` called instead."""
+    line = header.count("\n") + 1
+    before = f"{header}def zz_text(zz_value):\n    return {old}(zz_value)\n"
+    return ("F821", f"Undefined name `{old}`", (line, 11, line, 11 + len(old)), before, before.replace(old, new))
+
+
 _RAISE_FROM = (
     "Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None`"
     " to distinguish them from errors in exception handling"
@@ -158,27 +167,8 @@ HAND_FIXES = (
         "def zz_count(zz_items):\n    return len(zz_itmes)\n",
         "def zz_count(zz_items):\n    return len(zz_items)\n",
     ),
-    *(
-        (
-            "F821",
-            f"Undefined name `{old}`",
-            (1, 11, 1, 11 + len(old)),
-            f"def zz_text(zz_value):\n    return {old}(zz_value)\n",
-            f"def zz_text(zz_value):\n    return {new}(zz_value)\n",
-        )
-        for old, new in PY3_NAMES.items()
-    ),
-    *(
-        (
-            "F821",
-            f"Undefined name `{old}`",
-            (3, 11, 3, 11 + len(old)),
-            f"import six\n\ndef zz_text(zz_value):\n    return {old}(zz_value)\n",
-            f"import six\n\ndef zz_text(zz_value):\n    return six.{new}(zz_value)\n",
-        )
-        for old, new in COMPAT_NAMES.items()
-        if old != "long"
-    ),
+    *(_renamed_call(old, new) for old, new in PY3_NAMES.items()),
+    *(_renamed_call(old, "six." + new, "import six\n\n") for old, new in COMPAT_NAMES.items() if old != "long"),
     (
         "F821",
         "Undefined name `long`",

@@ -83,15 +83,6 @@ An editor asks automatically again as the cursor moves, and invokes
 explicitly when the user asks, so only the explicit request waits this long.
 A request without ``triggerKind`` (LSP before 3.17) counts as one the user made."""
 
-STALE_WAIT_S = 0.0
-"""How long an automatic request waits for fixes it had to start itself: not at all.
-
-As the user types, the editor's light bulb asks about the diagnostics it has,
-from before the keystroke; their fixes for the new text would be made on the
-request path, keystroke after keystroke (about 1 ms each in the session
-benchmark). They are started instead and ready when the diagnostics of the new
-text come, and the editor asks again."""
-
 PREPARE_SLICE = 8
 """Diagnostics of one publish prepared per turn of the event loop (see :meth:`LearnedFixes.prepare`)."""
 
@@ -271,36 +262,32 @@ class LearnedFixes:
         raw: dict[str, Any],
         *,
         wait: float = REQUEST_WAIT_S,
-        stale_wait: float | None = None,
+        start_if_stale: bool = False,
     ) -> list[LearnedFix]:
         """The learned fixes for one diagnostic, if ready within ``wait`` seconds.
 
-        ``stale_wait``: how long to wait instead when no diagnostics of this version
-        came yet (the editor asks about the ones it has, from before the last edit):
-        the fixes are started for the next request, which finds them ready.
+        ``start_if_stale``: when no diagnostics of this version came yet (the light
+        bulb as the user types asks about the diagnostics from before the keystroke),
+        do not make the fixes for the new text on the request path: start them on
+        the loop's next turn, ready when that text's diagnostics come and the
+        editor asks again (about 1 ms a keystroke in the session benchmark).
         """
         cached_version, entries = self._cache.get(uri, (None, {}))
         key = diag_id(raw)
+        if cached_version != version and start_if_stale:
+            asyncio.get_running_loop().call_soon(self.prepare, uri, version, [raw])
+            return []
         if cached_version != version or key not in entries:
-            if cached_version != version and stale_wait is not None and stale_wait <= 0:
-                # Not waited for: prepared on the loop's next turn, after the answer is out.
-                asyncio.get_running_loop().call_soon(self.prepare, uri, version, [raw])
-                return []
-            stale = cached_version != version
             self.prepare(uri, version, [raw])
             cached_version, entries = self._cache.get(uri, (None, {}))
             if cached_version != version or key not in entries:
                 return []
-            if stale and stale_wait is not None:
-                wait = stale_wait
         pending = entries[key]
         if pending.job.imports != self._imports_for(uri, pending.job.language, raw):
             # The workspace's imports of the name changed since (a file saved, the scan done): again.
             del entries[key]
-            return await self.get(uri, version, raw, wait=wait, stale_wait=stale_wait)
+            return await self.get(uri, version, raw, wait=wait)
         future = pending.job.result
-        if not future.done() and wait <= 0:
-            return []
         if not future.done():
             job = pending.job
             if not any(may_apply(p, job.language, job.text, job.info, seen=times) for _, p, times in job.patterns):

@@ -35,7 +35,7 @@ from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning.clock import Clock, LoopClock
 from fixlore.lsp.learning.extractor import Extractor, is_token_repair
-from fixlore.lsp.learning.fixes import INVOKED_WAIT_S, REQUEST_WAIT_S, STALE_WAIT_S, LearnedFixes
+from fixlore.lsp.learning.fixes import INVOKED_WAIT_S, REQUEST_WAIT_S, LearnedFixes
 from fixlore.lsp.learning.schedule import SettleSchedule
 from fixlore.lsp.learning.store import StoreSide
 from fixlore.lsp.learning.timeline import (
@@ -121,13 +121,9 @@ class LearningLoop:
     async def learned_fixes(
         self, uri: str, version: int | None, diagnostic: dict[str, Any], *, invoked: bool = False
     ) -> list[LearnedFix]:
-        """The learned fixes for one diagnostic of a code-action request (waits briefly at most).
-
-        ``invoked``: the user asked for the list (longer wait, :data:`INVOKED_WAIT_S`).
-        """
-        if invoked:
-            return await self.fixes.get(uri, version, diagnostic, wait=INVOKED_WAIT_S)
-        return await self.fixes.get(uri, version, diagnostic, wait=REQUEST_WAIT_S, stale_wait=STALE_WAIT_S)
+        """The learned fixes for one diagnostic of a code-action request (a brief wait, longer if ``invoked``)."""
+        wait = INVOKED_WAIT_S if invoked else REQUEST_WAIT_S
+        return await self.fixes.get(uri, version, diagnostic, wait=wait, start_if_stale=not invoked)
 
     def documents_open(self) -> bool:
         """Whether any document is open."""

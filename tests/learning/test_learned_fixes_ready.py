@@ -205,13 +205,13 @@ async def test_a_lightbulb_asked_about_a_diagnostic_from_before_the_last_edit_do
         fixes.prepare(URI, 1, [raw])
         editor.open(URI, text + "\n", version=2)
         started = time.perf_counter()
-        assert await fixes.get(URI, 2, raw, stale_wait=0) == []
+        assert await fixes.get(URI, 2, raw, start_if_stale=True) == []
         assert time.perf_counter() - started < REQUEST_WAIT_S  # not the automatic request's wait
         await asyncio.sleep(0)  # the loop's next turn: the request's fixes are started
         pending = fixes._cache[URI][1][diag_id(raw)]
         assert fixes._cache[URI][0] == 2
         await asyncio.wrap_future(pending.job.result)
-        found = await fixes.get(URI, 2, raw, stale_wait=0)
+        found = await fixes.get(URI, 2, raw, start_if_stale=True)
         assert [apply_edits(text + "\n", f.edits) for f in found] == ["def other(item):\n    return item is None\n\n"]
     finally:
         fixes.close()
