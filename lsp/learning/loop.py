@@ -45,7 +45,6 @@ from fixlore.lsp.learning.timeline import (
     absorb_broken,
     diag_info,
     diag_line,
-    text_digest,
 )
 from fixlore.lsp.learning.watch import Offers, Settled, Verdict, Watch, expired, judge, near, undone
 
@@ -195,7 +194,7 @@ class LearningLoop:
     def _rejected_by_hand(self, uri: str, tracked: Tracked, after: str, timeline: DocTimeline) -> None:
         """A diagnostic the user was offered actions for, fixed by hand: each of them was turned down."""
         line_now = timeline.line_now if self.timelines.get(uri) is timeline else _as_it_was
-        for pattern in self._offers.turned_down(uri, tracked, text_digest(after), line_now):
+        for pattern in self._offers.turned_down(uri, tracked, after, line_now):
             self.store.record(EventKind.REJECTED, pattern)
 
     # -- document events (from Dispatch) ---------------------------------------------------------------

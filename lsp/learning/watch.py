@@ -9,13 +9,16 @@ settle compares. Plain values in, plain values out: the loop records.
 
 from __future__ import annotations
 
+import collections
+import difflib
 import enum
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from fixlore.abstraction import Pattern
-from fixlore.lsp.learning.timeline import MATCH_LINES, Tracked, diag_key, diag_line
+from fixlore.lsp.learning.timeline import MATCH_LINES, Tracked, diag_key, diag_line, text_digest
 
 UNDO_WINDOW_S = 30.0
 """An edit undone within this many seconds counts against its fix."""
@@ -25,6 +28,10 @@ NEAR_LINES = 3
 """A new error this close to a fixed diagnostic means the fix broke something."""
 MAX_OFFERS = 64
 """Offered lists remembered per document (to tell a fix by hand from the actions it turned down)."""
+KEPT_SHARE = 0.5
+"""An edit that leaves less than this share of a diagnostic's words took its code away (:func:`code_taken_away`)."""
+
+_WORD = re.compile(r"\w+")
 
 
 def near(diag: dict[str, Any], line: int) -> bool:
@@ -119,6 +126,52 @@ def undone(watches: list[Watch], text: str, now: float) -> list[Watch]:
     return found
 
 
+def code_taken_away(before: str, after: str, first: int, last: int) -> bool:
+    """Whether the edit from ``before`` to ``after`` removed the code of lines ``first..last`` rather than fixed it.
+
+    Most of the words of those lines (names, numbers, the words of strings)
+    are gone from what replaced them: the user deleted the statement, or the
+    function around it, or rewrote it as something else. That is not a choice
+    among the fixes offered for the diagnostic, and turns none of them down
+    (counted as rejections, a deleted ``"%s" % x`` once put ruff's ``.format``
+    fix above the user's own f-string habit for good). An edit elsewhere (an
+    import added at the top) leaves the lines as they were: kept.
+    """
+    old, new = before.split("\n"), after.split("\n")
+    words = collections.Counter(w for line in old[first : last + 1] for w in _WORD.findall(line))
+    if not words:
+        return False
+    head = 0  # the common head and tail first: a hand fix changes a few lines of a long file
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    if last < head or first >= len(old) - tail:
+        return False
+    kept: collections.Counter[str] = collections.Counter()
+    matcher = difflib.SequenceMatcher(None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False)
+    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+        if a2 + head <= first or a1 + head > last:
+            continue
+        if tag == "equal":
+            lines = old[max(head + a1, first) : min(head + a2, last + 1)]
+        else:
+            lines = new[head + b1 : head + b2]
+        kept.update(w for line in lines for w in _WORD.findall(line))
+    return sum((words & kept).values()) < KEPT_SHARE * sum(words.values())
+
+
+def _lines_of(raw: dict[str, Any]) -> tuple[int, int]:
+    """A diagnostic's first and last line (a range ending at a line's start ends on the line before)."""
+    first = diag_line(raw)
+    end = (raw.get("range") or {}).get("end") or {}
+    last = end.get("line", first) if isinstance(end.get("line"), int) else first
+    if last > first and end.get("character") == 0:
+        last -= 1
+    return first, max(first, last)
+
+
 class Offers:
     """The actions the user was shown, upstream and learned, per document and diagnostic (key, line, version)."""
 
@@ -139,18 +192,23 @@ class Offers:
         del offers[:-MAX_OFFERS]
 
     def turned_down(
-        self, uri: str, tracked: Tracked, typed: str, line_now: Callable[[int, int | None], int | None]
+        self, uri: str, tracked: Tracked, after: str, line_now: Callable[[int, int | None], int | None]
     ) -> list[Pattern]:
-        """The actions offered for ``tracked`` that the user fixed by hand instead (that list is forgotten).
+        """The actions offered for ``tracked`` that the user fixed by hand (to ``after``) instead.
 
-        Except the one whose edit makes exactly the text typed (``typed``: its
-        digest): that one they made themselves.
+        That list is forgotten. Except the one whose edit makes exactly the text
+        typed: that one they made themselves; and none when the edit took the
+        diagnostic's code away (:func:`code_taken_away`) instead of fixing it.
         """
         offers = self._by_uri.get(uri, [])
         for i, offered in enumerate(offers):
             now = line_now(offered.line, offered.version)
             if offered.key == tracked.key and now is not None and abs(now - tracked.line) <= MATCH_LINES:
                 del offers[i]
+                first, last = _lines_of(tracked.raw)
+                if code_taken_away(tracked.text, after, first, last):
+                    return []
+                typed = text_digest(after)
                 return [p for p in offered.patterns if offered.results.get(p.fingerprint) != typed]
         return []
 

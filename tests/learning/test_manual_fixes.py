@@ -219,6 +219,28 @@ async def test_typing_exactly_the_fix_an_action_offered_does_not_turn_that_actio
         assert stats["counts"]["rejected"] == 1  # "Disable for this line" only
 
 
+async def test_code_deleted_after_seeing_the_list_turns_no_action_down(tmp_path: Path) -> None:
+    """Deleting the code is not a choice among its fixes: only the rewrite of the second turns its actions down."""
+    gone = "def first(value):\n    if value == None:\n        return 1\n    return 2\n\n\n"
+    kept = "def second(item):\n    if item == None:\n        return 3\n    return 4\n"
+    async with Editor(tmp_path) as editor:
+        uri = editor.open("deleted.py", gone + kept)
+        await editor.diagnostic(uri, "E711")
+        both = [d for d in editor.current(uri) if d.get("code") == "E711"]
+        assert len(both) == 2
+        for diag in both:
+            assert any("E711" in a["title"] for a in await editor.code_actions(uri, diag))  # both lists seen
+        start = await settles(editor)
+        editor.replace(uri, gone, "")  # the whole function deleted
+        editor.save(uri)
+        await settled(editor, start)
+        editor.replace(uri, "item == None", "not item")  # fixed another way than ruff's
+        await editor.gone(uri, "E711")
+        editor.save(uri)
+        stats = await editor.until_stats(lambda s: s["counts"]["rejected"] >= 2)
+        assert stats["counts"]["rejected"] == 2  # ruff's fix and "Disable for this line", of the second only
+
+
 SLOW_PIPE = Path(__file__).parents[1] / "proxy" / "servers" / "slow_replies.py"
 
 
