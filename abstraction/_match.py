@@ -42,7 +42,7 @@ def _edits_at_unit(
         if covering and not (node.start_byte <= d0 and d1 <= node.end_byte):
             continue
         for end in {node.end_byte, header_end(node, node.start_byte)}:
-            toks = tokens(ctx.src, node.start_byte, end, Namer(), ctx.code)
+            toks = tokens(ctx.src, node.start_byte, end, Namer(), ctx.code, limit=len(b_flat))
             if len(toks) != len(b_flat):
                 continue
             edits = _edits_if_match(ctx, b_flat, toks, after, node)

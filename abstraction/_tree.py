@@ -209,15 +209,21 @@ def _covering(src: Source, start: int, end: int) -> tree_sitter.Node:
     return node if node is not None else src.root
 
 
-def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> list[Tok]:
-    """The abstracted leaves of ``src`` within bytes ``[start, end)``."""
+def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "", *, limit: int | None = None) -> list[Tok]:
+    """The abstracted leaves of ``src`` within bytes ``[start, end)``.
+
+    ``limit``: stop once there are more than this many (the caller wants exactly
+    that many: a class around the diagnostic need not be walked to the end to
+    know it is not the two-line unit a pattern was learned on).
+    """
     out: list[Tok] = []
+    most = _NO_LIMIT if limit is None else limit
     lang = src.language
     kws = keywords(lang)
     python = lang == "python"
     bash = lang == "shellscript"
     stack = [_covering(src, start, end)]
-    while stack:
+    while stack and len(out) <= most:
         node = stack.pop()
         if node.end_byte <= start or node.start_byte >= end:
             if not (node.start_byte == node.end_byte == start):
@@ -264,6 +270,7 @@ def tokens(src: Source, start: int, end: int, namer: Namer, code: str = "") -> l
 
 
 _STRING_SYNTAX = frozenset({"string_start", "string_end", "type_conversion"})
+_NO_LIMIT = 1 << 62
 
 
 def _structured(src: Source, node: tree_sitter.Node) -> bool:

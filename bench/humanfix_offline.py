@@ -20,7 +20,12 @@ workspace index would hold (the replay's workspace holds just those files);
 tried after any pattern of their own, as the server ranks them; ``--no-base``
 starts with nothing.
 
-Usage: ``python bench/humanfix_offline.py [--events PATH] [--repos a,b] [--rules F821,...] [--no-base] [-v]``
+``--one-user``: one user fixes all the repositories' events in time order (a
+workspace each), so the knowledge grows past what one repository gives; the
+latency is printed by how many patterns were learned (``--bucket`` per line).
+
+Usage: ``python bench/humanfix_offline.py [--events PATH] [--repos a,b] [--rules F821,...] [--no-base]
+[--one-user] [-v]``
 (the events default to ``../shared/humanfix/events.jsonl.gz`` beside this checkout).
 """
 
@@ -51,6 +56,8 @@ from fixlore.abstraction import (
     parsed,
     quoted_names,
 )
+from fixlore.lsp.learning.fixes import MAX_TRIED
+from fixlore.lsp.learning.instantiation import instantiate_all
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
 
 HERE = Path(__file__).resolve().parent
@@ -94,23 +101,28 @@ def main() -> None:
     parser.add_argument("-v", "--verbose", action="count", default=0)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--no-base", action="store_true", help="start without the base knowledge's hand fixes")
+    parser.add_argument(
+        "--one-user",
+        action="store_true",
+        help="one user fixing all the repositories' events in time order (knowledge grows past a repository's)",
+    )
+    parser.add_argument("--bucket", type=int, default=100, help="latency by how many patterns learned, per this many")
     args = parser.parse_args()
     base = [] if args.no_base else base_hand_fixes()
     fr = _replay_module(args.events)
     events = [json.loads(line) for line in gzip.open(args.events, "rt", encoding="utf-8")]
     repos: dict[str, list[dict[str, Any]]] = collections.defaultdict(list)
-    for e in events:
-        repos[e["repo"]].append(e)
     only_repos = set(filter(None, args.repos.split(",")))
+    for e in events:
+        if not only_repos or e["repo"] in only_repos:
+            repos["all repositories" if args.one_user else e["repo"]].append(e)
     only_rules = set(filter(None, args.rules.split(",")))
     recs: list[dict[str, Any]] = []
     skips: collections.Counter[str] = collections.Counter()
     started = time.perf_counter()
     inst_s = 0.0
     n_inst = 0
-    for repo, evs in sorted(repos.items()):
-        if only_repos and repo not in only_repos:
-            continue
+    for user, evs in sorted(repos.items()):
         evs.sort(key=lambda e: (e["time"], -e.get("topo", 0)))
         if args.max_per_repo:
             evs = evs[: args.max_per_repo]
@@ -119,7 +131,8 @@ def main() -> None:
             learned[pattern.signature.rule_key].append([pattern, 0, -1])
         seen_shapes: collections.Counter[str] = collections.Counter()
         seen_rules: collections.Counter[str] = collections.Counter()
-        workspace = WorkspaceImports()  # what the server reads of the files the user opens and saves
+        # what the server reads of the files the user opens and saves, one index per workspace
+        workspaces: collections.defaultdict[str, WorkspaceImports] = collections.defaultdict(WorkspaceImports)
         for e in evs:
             if only_rules and e["rule"] not in only_rules:
                 continue
@@ -127,7 +140,8 @@ def main() -> None:
             sig = abstract_signature("python", diag)
             want = fr.normalize(e["after"])
             rec = {
-                "repo": repo,
+                "repo": e["repo"],
+                "user": user,
                 "rule": e["rule"],
                 "recurring": seen_rules[e["rule"]] > 0,
                 "recurring_shape": seen_shapes[e["shape"]] > 0,
@@ -141,6 +155,7 @@ def main() -> None:
             # best evidence first: more instances, then the most recent
             pool = sorted(learned[sig.rule_key], key=lambda p: (-p[1], -p[2]))
             uri = "file:///ws/" + e["path"]
+            workspace = workspaces[e["repo"]]
             workspace.update(uri, e["before"])
             name = next(iter(quoted_names(e["message"])), None)
             statement = workspace.statement_for(name, uri) if name else None
@@ -163,13 +178,20 @@ def main() -> None:
                     rec["wrong"] = bool(fr.unfaithful(e["before"], e["after"], text))
                     rec["title"] = result.title
                     if args.verbose and rec["wrong"]:
-                        print(f"WRONG {repo} {e['rule']}: {result.title!r}\n  shape {pattern.shape}")
+                        print(f"WRONG {e['repo']} {e['rule']}: {result.title!r}\n  shape {pattern.shape}")
                 if exact:
                     rec["any_exact"] = True
                     break
             inst_s += event_s
             rec["inst_ms"] = event_s * 1000
-            rec["known"] = sum(len(v) for v in learned.values())  # patterns this repository's user has so far
+            # as the server does it: at most MAX_TRIED patterns, best evidence first, until MAX_LEARNED apply
+            t0 = time.perf_counter()
+            instantiate_all([(entry[0], entry[1]) for entry in pool[:MAX_TRIED]], "python", e["before"], diag, imports)
+            rec["server_ms"] = (time.perf_counter() - t0) * 1000
+            rec["tried"] = min(len(pool), MAX_TRIED)
+            rec["path"] = e["path"]
+            rec["size"] = len(e["before"])
+            rec["known"] = sum(len(v) for v in learned.values())  # patterns this user has so far
             result = extract_pattern("python", e["before"], e["after"], diag)
             workspace.update(uri, e["after"])
             if isinstance(result, Extracted):
@@ -209,15 +231,19 @@ def main() -> None:
             f"learned fixes per diagnostic (every stored pattern tried): p50 {at(0.5):.2f} ms,"
             f" p90 {at(0.9):.2f} ms, p99 {at(0.99):.2f} ms, max {per_event[-1]:.1f} ms"
         )
-        # as knowledge grows: the same distribution by how many patterns the user had learned
-        by_size: dict[int, list[float]] = collections.defaultdict(list)
+        # as knowledge grows: the same distribution by how many patterns the user had learned,
+        # and the server's (at most MAX_TRIED patterns tried, until MAX_LEARNED apply)
+        by_size: dict[int, list[dict[str, Any]]] = collections.defaultdict(list)
         for r in recs:
-            by_size[r["known"] // 100 * 100].append(r["inst_ms"])
-        for lo, times in sorted(by_size.items()):
-            times.sort()
+            by_size[r["known"] // args.bucket * args.bucket].append(r)
+        for lo, pool in sorted(by_size.items()):
+            every = sorted(r["inst_ms"] for r in pool)
+            server = sorted(r["server_ms"] for r in pool)
+            p99 = min(len(pool) - 1, int(0.99 * len(pool)))
             print(
-                f"  with {lo}-{lo + 99} patterns learned: n {len(times)}, p50 {times[len(times) // 2]:.2f} ms,"
-                f" p99 {times[min(len(times) - 1, int(0.99 * len(times)))]:.2f} ms"
+                f"  with {lo}-{lo + args.bucket - 1} patterns learned: n {len(pool)};"
+                f" every pattern p50 {every[len(pool) // 2]:.2f} ms, p99 {every[p99]:.2f} ms;"
+                f" as the server tries them p50 {server[len(pool) // 2]:.2f} ms, p99 {server[p99]:.2f} ms"
             )
     print("| pool | n | offered | exact (first offered) | any exact | wrong offered |")
     print("|---|---|---|---|---|---|")
