@@ -13,6 +13,7 @@ would leave ``try:`` empty).
 from __future__ import annotations
 
 import ast
+import functools
 import re
 
 Change = tuple[int, int, str]
@@ -50,8 +51,15 @@ class _Lines:
         return self.starts[index] + len(line[:col].decode("utf-8", errors="replace"))
 
 
+@functools.lru_cache(maxsize=4)
+def _lines_of(text: str) -> _Lines:
+    """``text``'s :class:`_Lines`, once per text (every stored F401 pattern tried on a document asks)."""
+    return _Lines(text)
+
+
+@functools.lru_cache(maxsize=64)
 def _statement(lines: _Lines, line: int) -> tuple[int, int, ast.Import | ast.ImportFrom] | None:
-    """The import statement spanning line ``line``: its first line, line after it, and node."""
+    """The import statement spanning line ``line``: its first line, line after it, and node (once per text and line)."""
     for first in range(line, max(-1, line - _MAX_LINES), -1):
         if not _IMPORT.match(lines.lines[first]):
             continue
@@ -185,7 +193,7 @@ def _alias_at(lines: _Lines, offset: int) -> tuple[int, int, ast.Import | ast.Im
 
 def drop_at(text: str, offset: int) -> Change | None:
     """Drop the name the import statement around ``offset`` binds at ``offset`` (F401's range)."""
-    lines = _Lines(text)
+    lines = _lines_of(text)
     found = _alias_at(lines, offset)
     if found is None:
         return None
@@ -198,7 +206,7 @@ def re_export_at(text: str, offset: int) -> Change | None:
 
     What a linter's "consider … using a redundant alias" asks for; nothing else changes.
     """
-    lines = _Lines(text)
+    lines = _lines_of(text)
     found = _alias_at(lines, offset)
     if found is None:
         return None
@@ -211,7 +219,7 @@ def re_export_at(text: str, offset: int) -> Change | None:
 
 def drop_named(text: str, line: int, name: str) -> Change | None:
     """Drop ``name`` from the import statement on (0-based) ``line``, if it binds it there once."""
-    lines = _Lines(text)
+    lines = _lines_of(text)
     if not 0 <= line < len(lines.lines):
         return None
     found = _statement(lines, line)
