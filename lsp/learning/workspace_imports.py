@@ -18,17 +18,28 @@ name a diagnostic is about.
 Which statement, where files differ: the one more files use; between equals,
 the one of the file seen last. A relative import (``from .errors import
 ParseError``) counts only for files in the same folder, where it means the same.
+
+A name no file imports yet (its first use elsewhere) is imported from the one
+module of the workspace's packages that defines it at column 0 (``def``,
+``class``, an assignment): ``from pkg.urls import Href``. Only modules inside a
+package (folders with ``__init__.py``, so the dotted name is the one Python
+imports), not test modules, not private names, not a name two modules define
+or a standard-library module's name.
 """
 
 from __future__ import annotations
 
 import logging
 import os
+import re
+import sys
 import threading
 import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+
+from pygls.uris import to_fs_path
 
 from fixlore.abstraction import is_relative, top_level_imports
 
@@ -43,6 +54,11 @@ SCAN_DELAY_S = 3.0
 SCAN_PAUSE_S = 0.0005
 """The scan's pause after each file (lets the event loop's thread have the GIL)."""
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env", "build", "dist"})
+MAX_DEFINED = 500
+"""At most this many names a file defines are indexed (generated tables are not a module's API)."""
+_DEFINED = re.compile(
+    r"^(?:(?:async[ \t]+)?def|class)[ \t]+([A-Za-z]\w*)|^([A-Za-z]\w*)[ \t]*(?::[^=\n]*)?=(?!=)", re.MULTILINE
+)
 
 
 def _folder(uri: str) -> str:
@@ -60,6 +76,12 @@ class WorkspaceImports:
         """uri -> when it was last read (a counter)."""
         self._users: dict[str, set[str]] = {}
         """name -> the uris that import it."""
+        self._defines: dict[str, tuple[str, frozenset[str]]] = {}
+        """uri -> its dotted module name and the public names it defines at column 0 (package modules only)."""
+        self._definers: dict[str, set[str]] = {}
+        """name -> the uris that define it."""
+        self._packages: dict[Path, bool] = {}
+        """folder -> whether it holds an ``__init__.py`` (asked of the disk once)."""
         self._clock = 0
         self._scanned: set[Path] = set()
         self._closed = threading.Event()
@@ -91,9 +113,22 @@ class WorkspaceImports:
     def update(self, uri: str, text: str, *, from_disk: bool = False) -> None:
         """The text of one Python file (opened, saved, or ``from_disk``: never over what the editor gave)."""
         found = top_level_imports(text)
+        module = self._module_of(uri)
+        defined = _defined(text) if module is not None else frozenset()
         with self._lock:
             if from_disk and uri in self._files:
                 return  # the editor's text is newer than the disk's
+            _, old_defined = self._defines.pop(uri, ("", frozenset()))
+            for name in old_defined - defined:
+                definers = self._definers.get(name)
+                if definers is not None:
+                    definers.discard(uri)
+                    if not definers:
+                        del self._definers[name]
+            if module is not None and defined:
+                self._defines[uri] = (module, defined)
+                for name in defined:
+                    self._definers.setdefault(name, set()).add(uri)
             old = self._files.get(uri, {})
             for name in old.keys() - found.keys():
                 users = self._users.get(name)
@@ -108,7 +143,10 @@ class WorkspaceImports:
             self._seen[uri] = self._clock
 
     def statement_for(self, name: str, uri: str) -> str | None:
-        """The statement the workspace's other files import ``name`` with, for the file ``uri``."""
+        """The statement the workspace's other files import ``name`` with, for the file ``uri``.
+
+        None does: the import from the one package module that defines it (see the module's docstring).
+        """
         with self._lock:
             users = [u for u in self._users.get(name, ()) if u != uri]
             votes: dict[str, tuple[int, int]] = {}
@@ -119,9 +157,46 @@ class WorkspaceImports:
                     continue
                 count, last = votes.get(statement, (0, 0))
                 votes[statement] = (count + 1, max(last, self._seen.get(user, 0)))
-        if not votes:
-            return None
+            if not votes:
+                return self._defined_in(name, uri)
         return max(votes.items(), key=lambda item: item[1])[0]
+
+    def _defined_in(self, name: str, uri: str) -> str | None:
+        """``from <module> import name``: the one package module that defines ``name`` (the lock held)."""
+        definers = [u for u in self._definers.get(name, ()) if u != uri]
+        if len(definers) != 1 or name in sys.stdlib_module_names:
+            return None
+        statement = f"from {self._defines[definers[0]][0]} import {name}"
+        return None if _imports_itself(statement, uri) else statement
+
+    def _module_of(self, uri: str) -> str | None:
+        """The dotted module name a file of a package is imported by (``None``: not in a package, or a test)."""
+        fs_path = to_fs_path(uri) if uri.startswith("file:") else None
+        if not fs_path:
+            return None
+        path = Path(fs_path)
+        parts = [] if path.name == "__init__.py" else [path.stem]
+        if parts and (
+            parts[0].startswith("test_") or parts[0].endswith("_test") or parts[0] in ("conftest", "__main__")
+        ):
+            return None
+        folder = path.parent
+        while self._is_package(folder):
+            parts.insert(0, folder.name)
+            folder = folder.parent
+        if folder == path.parent or not all(part.isidentifier() for part in parts):
+            return None
+        return ".".join(parts)
+
+    def _is_package(self, folder: Path) -> bool:
+        known = self._packages.get(folder)
+        if known is None:
+            try:
+                known = (folder / "__init__.py").is_file()
+            except OSError:
+                known = False
+            self._packages[folder] = known
+        return known
 
     def scan(self, root: Path, *, delay: float = 0.0) -> int:
         """Read the Python files under ``root`` once (a worker thread), after ``delay`` s; how many were read."""
@@ -148,6 +223,12 @@ class WorkspaceImports:
             time.sleep(SCAN_PAUSE_S)
         logger.info("workspace imports: %d files read in %.0f ms", read, (time.monotonic() - started) * 1000)
         return read
+
+
+def _defined(text: str) -> frozenset[str]:
+    """The public names ``text`` defines at column 0: functions, classes, assigned names."""
+    names = {m.group(1) or m.group(2) for m in _DEFINED.finditer(text)}
+    return frozenset(sorted(names)[:MAX_DEFINED]) if len(names) > MAX_DEFINED else frozenset(names)
 
 
 def _imports_itself(statement: str, uri: str) -> bool:

@@ -226,3 +226,47 @@ def test_the_editors_text_wins_over_the_disk(tmp_path: Path) -> None:
     index.update(path.as_uri(), "from new import thing\n")  # opened, edited, not saved yet
     index.scan(tmp_path)
     assert index.statement_for("thing", "file:///other.py") == "from new import thing"
+
+
+def _package(root: Path) -> None:
+    """``shop`` (a package with a sub-package), a script beside it, and test modules."""
+    for folder in ("shop", "shop/money"):
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        (root / folder / "__init__.py").write_text("")
+    (root / "shop" / "money" / "pricing.py").write_text(
+        "class Discount:\n    pass\n\n\nasync def quote_total(n):\n    return n\n\n"
+        "RATE: float = 0.2\n_hidden = 1\nif RATE == 2:\n    pass\n    def nested():\n        pass\n"
+    )
+    (root / "shop" / "money" / "__init__.py").write_text("def money_home():\n    pass\n")
+    (root / "shop" / "cart.py").write_text("def quote_total(n):\n    return n\n")  # defined twice: ambiguous
+    (root / "shop" / "test_cart.py").write_text("def cart_fixture():\n    pass\n")
+    (root / "shop" / "conftest.py").write_text("def shop_fixture():\n    pass\n")
+    (root / "run.py").write_text("def script_main():\n    pass\n")  # not in a package
+    (root / "shop" / "compat.py").write_text("json = None\n")  # a standard-library module's name
+
+
+def test_a_name_no_file_imports_yet_comes_from_the_one_package_module_defining_it(tmp_path: Path) -> None:
+    _package(tmp_path)
+    index = WorkspaceImports()
+    index.scan(tmp_path)
+    here = (tmp_path / "shop" / "checkout.py").as_uri()
+    assert index.statement_for("Discount", here) == "from shop.money.pricing import Discount"
+    assert index.statement_for("RATE", here) == "from shop.money.pricing import RATE"
+    assert index.statement_for("money_home", here) == "from shop.money import money_home"
+    for name in ("quote_total", "_hidden", "nested", "cart_fixture", "shop_fixture", "script_main", "json"):
+        assert index.statement_for(name, here) is None, name
+    # the module itself is never offered an import of its own name
+    assert index.statement_for("Discount", (tmp_path / "shop" / "money" / "pricing.py").as_uri()) is None
+
+
+def test_an_import_the_project_writes_wins_over_the_definition_and_an_edit_updates_both(tmp_path: Path) -> None:
+    _package(tmp_path)
+    index = WorkspaceImports()
+    index.scan(tmp_path)
+    here = (tmp_path / "shop" / "checkout.py").as_uri()
+    index.update((tmp_path / "shop" / "views.py").as_uri(), "from shop.money import pricing as Discount\n")
+    assert index.statement_for("Discount", here) == "from shop.money import pricing as Discount"
+    pricing = (tmp_path / "shop" / "money" / "pricing.py").as_uri()
+    index.update(pricing, "class Rebate:\n    pass\n")  # the editor renamed the class
+    assert index.statement_for("Rebate", here) == "from shop.money.pricing import Rebate"
+    assert index.statement_for("RATE", here) is None

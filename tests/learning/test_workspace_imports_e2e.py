@@ -64,3 +64,32 @@ async def test_a_name_the_project_imports_elsewhere_is_imported_the_same_way(
         if word.encode() in path.read_bytes()
     ]
     assert leaks == []
+
+
+async def test_a_name_the_project_defines_but_imports_nowhere_yet_is_imported_from_its_module(
+    tmp_path: Path, fixlore_home: Path
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F821"]\n')
+    for folder in ("quuxshop", "quuxshop/money"):
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "__init__.py").write_text("")
+    (tmp_path / "quuxshop" / "money" / "pricing.py").write_text("class QuuxDiscount:\n    rate = 0.2\n")
+    code = "def total(n):\n    return n * QuuxDiscount.rate\n"
+    async with Editor(tmp_path) as editor:
+        uri = editor.open("quuxshop/checkout.py", code)
+        diag = await editor.diagnostic(uri, "F821")
+        titles: list[str] = []
+        learned: list[dict[str, Any]] = []
+        for _ in range(100):  # the disk is read a few seconds after start
+            learned = _learned(await editor.code_actions(uri, diag))
+            titles = [a["title"] for a in learned]
+            if titles:
+                break
+            await asyncio.sleep(0.1)  # polling a query while the scan runs, not synchronisation by sleep
+        assert titles == [LEARNED + "Add `from quuxshop.money.pricing import QuuxDiscount`"]
+        await editor.apply(learned[0])
+        await editor.gone(uri, "F821")
+        assert editor.texts[uri].startswith("from quuxshop.money.pricing import QuuxDiscount\n")
+
+    leaks = [str(path) for path in fixlore_home.rglob("*") if path.is_file() and b"Quux" in path.read_bytes()]
+    assert leaks == []
