@@ -83,10 +83,19 @@ class Dispatch:
         """The editor's ``fixlore`` section (its ``workspace/configuration`` answer) changed."""
         self.config_changed(*self._life.set_workspace_layer(settings))
 
+    def folders_changed(self, raw: dict[str, Any]) -> None:
+        """``workspace/didChangeWorkspaceFolders``: the upstreams get it; the folders added are read for imports."""
+        self._proxy.broadcast("workspace/didChangeWorkspaceFolders", raw)
+        added = self._life.change_folders(raw)
+        if self._editor.config.learning:
+            self._learning.read_folders(added)
+
     def config_changed(self, old: FixloreConfig, new: FixloreConfig) -> None:
         """Upstreams start or stop, then the knowledge store opens or reopens."""
         self._proxy.on_config_change(old, new)
         self._learning.config_changed(old, new, self._life.root)
+        if new.learning:
+            self._learning.read_folders(self._life.folders)
 
     async def farewell(self) -> None:
         """Stop the syntax worker and the upstreams, then flush the store: once, however the session ends.

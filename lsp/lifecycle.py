@@ -7,13 +7,14 @@ flags. Each change re-merges them and hands (old, new) to
 :meth:`~fixlore.lsp.dispatch.Dispatch.config_changed`; problems are shown to
 the user once and logged.
 
-Serves: ``initialize``, ``initialized``, ``workspace/didChangeConfiguration``,
+Serves: ``initialize``, ``initialized``, ``workspace/didChangeConfiguration``, ``workspace/didChangeWorkspaceFolders``,
 ``shutdown``, ``exit``.
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -57,6 +58,8 @@ class Lifecycle:
         self.layers: dict[str, dict[str, Any]] = {"pyproject": {}, "workspace": {}, "init": {}, "cli": {}}
         self.layers["cli"] = dict(cli_settings or {})
         self.root: Path | None = None
+        self.folders: list[Path] = []
+        """Every workspace folder (the root alone when the editor names none), as the editor changes them."""
         self.upstream_init_options: Any = None
         """The editor's initializationOptions without fixlore's section (for upstreams)."""
         self._reported: set[str] = set()
@@ -69,7 +72,20 @@ class Lifecycle:
         self.upstream_init_options = rest
         self.layers["init"] = ours
         self.root = workspace_root(params)
+        self.folders = _paths(folder.uri for folder in params.workspace_folders or ())
+        if not self.folders and self.root is not None:
+            self.folders = [self.root]
         self.layers["pyproject"] = read_pyproject(self.root)
+
+    def change_folders(self, raw: dict[str, Any]) -> list[Path]:
+        """A ``workspace/didChangeWorkspaceFolders`` (raw params): the folders now; returns those added."""
+        event = raw.get("event") if isinstance(raw.get("event"), dict) else {}
+        added, removed = (
+            _paths(f.get("uri") for f in event.get(key) or () if isinstance(f, dict)) for key in ("added", "removed")
+        )
+        new = [path for path in added if path not in self.folders]
+        self.folders = [path for path in self.folders if path not in removed] + new
+        return new
 
     def set_workspace_layer(self, settings: dict[str, Any]) -> tuple[FixloreConfig, FixloreConfig]:
         """Install the editor's ``workspace/configuration`` answer and re-apply.
@@ -112,6 +128,16 @@ class Lifecycle:
         return old, config
 
 
+def _paths(uris: Iterable[Any]) -> list[Path]:
+    """The local paths of ``file:`` URIs (others skipped)."""
+    out = []
+    for uri in uris:
+        path = to_fs_path(uri) if isinstance(uri, str) and uri.startswith("file:") else None
+        if path:
+            out.append(Path(path))
+    return out
+
+
 def workspace_root(params: types.InitializeParams) -> Path | None:
     """The first workspace folder (or rootUri/rootPath) as a local path."""
     uri = None
@@ -136,6 +162,9 @@ class SessionEvents(Protocol):
 
     def settings_notified(self, raw: Any) -> None:
         """A ``workspace/didChangeConfiguration`` (raw params)."""
+
+    def folders_changed(self, raw: dict[str, Any]) -> None:
+        """A ``workspace/didChangeWorkspaceFolders`` (raw params)."""
 
     def workspace_settings(self, settings: dict[str, Any]) -> None:
         """The editor's section ``fixlore`` of the workspace settings."""
@@ -169,6 +198,10 @@ def register(server: LanguageServer, life: Lifecycle, dispatch: SessionEvents) -
             dispatch.workspace_settings(settings["fixlore"])
         else:
             await pull_workspace_configuration(server, dispatch)
+
+    @server.feature(types.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(params: types.DidChangeWorkspaceFoldersParams) -> None:
+        dispatch.folders_changed(current_raw_params() or {})
 
     @server.feature(types.SHUTDOWN)
     async def shutdown(params: None) -> None:

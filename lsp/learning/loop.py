@@ -108,10 +108,13 @@ class LearningLoop:
         return await asyncio.get_running_loop().run_in_executor(self.store.executor, syntax_problems, language, text)
 
     def config_changed(self, old: FixloreConfig, new: FixloreConfig, root: Path | None) -> None:
-        """The settings changed: the store opens, or reopens when its scopes changed; the workspace is read once."""
+        """The settings changed: the store opens, or reopens when its scopes changed."""
         self.store.config_changed(old, new, root)
-        if root is not None and new.learning:
-            self.fixes.imports.start_scan(root)
+
+    def read_folders(self, folders: list[Path]) -> None:
+        """Read the workspace folders' files for their imports and definitions (once per folder, on a thread)."""
+        for folder in folders:
+            self.fixes.imports.start_scan(folder)
 
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix may be new: the learned-fix cache stops believing there is none."""

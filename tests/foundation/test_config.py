@@ -170,6 +170,29 @@ def test_invalid_live_setting_is_reported_once_and_defaults_are_kept() -> None:
     assert len(server.shown) == 1 and "diagnosticsDebounceMs" in server.shown[0]
 
 
+def test_every_workspace_folder_is_kept_and_follows_the_editors_changes(tmp_path: Path) -> None:
+    from lsprotocol import types
+
+    _, life = _lifecycle()
+    a, b, c = (tmp_path / n for n in "abc")
+    params = types.InitializeParams(
+        capabilities=types.ClientCapabilities(),
+        root_uri=a.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(a.as_uri(), "a"), types.WorkspaceFolder(b.as_uri(), "b")],
+    )
+    life.take_initialize(params, {})
+    assert (life.root, life.folders) == (a, [a, b])
+    event = {"added": [{"uri": c.as_uri(), "name": "c"}, {"uri": "untitled:x"}], "removed": [{"uri": a.as_uri()}]}
+    assert life.change_folders({"event": event}) == [c]
+    assert life.folders == [b, c]
+    assert life.change_folders({"event": {"added": [{"uri": b.as_uri()}]}}) == []  # known already
+    assert life.change_folders({"bogus": 1}) == [] and life.folders == [b, c]
+
+    _, alone = _lifecycle()
+    alone.take_initialize(types.InitializeParams(capabilities=types.ClientCapabilities(), root_uri=a.as_uri()), {})
+    assert alone.folders == [a]  # an editor that names no folders: the root
+
+
 def test_lsp_edits_convert_from_utf16_columns_to_code_points() -> None:
     from fixlore.abstraction import apply_edits
     from fixlore.lsp.hub import from_lsp_edits

@@ -8,12 +8,13 @@ a few seconds after start, from the files on disk. Nothing of them is stored.
 from __future__ import annotations
 
 import asyncio
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.learning._editor import Editor
+from tests.learning._editor import BIN, Editor
 
 pytestmark = pytest.mark.e2e
 
@@ -93,3 +94,32 @@ async def test_a_name_the_project_defines_but_imports_nowhere_yet_is_imported_fr
 
     leaks = [str(path) for path in fixlore_home.rglob("*") if path.is_file() and b"Quux" in path.read_bytes()]
     assert leaks == []
+
+
+RECORDING = Path(__file__).parents[1] / "proxy" / "servers" / "recording.py"
+
+
+async def test_a_workspace_folder_added_later_is_read_and_the_upstreams_are_told(
+    tmp_path: Path, fixlore_home: Path
+) -> None:
+    main, extra = tmp_path / "main", tmp_path / "extra"
+    main.mkdir()
+    extra.mkdir()
+    (main / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F821"]\n')
+    (extra / "lib.py").write_text("from quuxlib.far import zfar_thing\n\nzfar_thing()\n")
+    record = tmp_path / "upstream.log"
+    recorder = f"python={sys.executable} {RECORDING} {BIN / 'ruff'} server"
+    async with Editor(main, ruff=False, upstreams=(recorder,), env={"RECORD_TO": str(record)}) as editor:
+        uri = editor.open("app.py", "def go():\n    return zfar_thing()\n")
+        diag = await editor.diagnostic(uri, "F821")
+        assert _learned(await editor.code_actions(uri, diag)) == []  # the other folder is not the workspace yet
+        folder = {"uri": extra.as_uri(), "name": "extra"}
+        editor.notify("workspace/didChangeWorkspaceFolders", {"event": {"added": [folder], "removed": []}})
+        titles: list[str] = []
+        for _ in range(100):  # the folder is read a few seconds after it is added
+            titles = [a["title"] for a in _learned(await editor.code_actions(uri, diag))]
+            if titles:
+                break
+            await asyncio.sleep(0.1)  # polling a query while the scan runs, not synchronisation by sleep
+        assert titles == [LEARNED + "Add `from quuxlib.far import zfar_thing`"]
+    assert "workspace/didChangeWorkspaceFolders -" in record.read_text().splitlines()
