@@ -32,6 +32,8 @@ KEPT_SHARE = 0.5
 """An edit that leaves less than this share of a diagnostic's words took its code away (:func:`code_taken_away`)."""
 
 _WORD = re.compile(r"\w+")
+_COMMENTS = ("#", "//", "/*")
+"""How a line that is all comment starts (Python, the C family)."""
 
 
 def near(diag: dict[str, Any], line: int) -> bool:
@@ -131,7 +133,7 @@ def code_taken_away(before: str, after: str, first: int, last: int) -> bool:
 
     Most of the words of those lines (names, numbers, the words of strings)
     are gone from what replaced them: the user deleted the statement, or the
-    function around it, or rewrote it as something else. That is not a choice
+    function around it, commented it out, or rewrote it as something else. That is not a choice
     among the fixes offered for the diagnostic, and turns none of them down
     (counted as rejections, a deleted ``"%s" % x`` once put ruff's ``.format``
     fix above the user's own f-string habit for good). An edit elsewhere (an
@@ -156,8 +158,8 @@ def code_taken_away(before: str, after: str, first: int, last: int) -> bool:
             continue
         if tag == "equal":
             lines = old[max(head + a1, first) : min(head + a2, last + 1)]
-        else:
-            lines = new[head + b1 : head + b2]
+        else:  # code commented out is taken away too
+            lines = [line for line in new[head + b1 : head + b2] if not line.lstrip().startswith(_COMMENTS)]
         kept.update(w for line in lines for w in _WORD.findall(line))
     return sum((words & kept).values()) < KEPT_SHARE * sum(words.values())
 

@@ -32,6 +32,7 @@ LINE = 5  # the `%` expression
             BEFORE.replace("'stream %s of kind %d' % (stream, kind)", "'stream {} of kind {}'.format(stream, kind)"),
             False,
         ),
+        (BEFORE.replace("    return 'stream", "    # return 'stream"), True),  # commented out
         ("import os\n" + BEFORE, False),  # an edit elsewhere: the lines are as they were
         (BEFORE.replace("    kind = 1\n", "    kind = 2\n"), False),  # the line before changed, this one kept
     ],
