@@ -36,7 +36,7 @@ from fixlore.abstraction import (
     apply_edits,
 )
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
-from fixlore.lsp.actions.preferred import Item, keep_vouched_marks, mark_preferred, own_edits
+from fixlore.lsp.actions.preferred import Item, keep_vouched_marks, mark_preferred, own_edits, suppresses
 from fixlore.lsp.actions.tokens import Offer, Tokens, with_command
 from fixlore.lsp.hub import from_lsp_edits, to_lsp_range
 from fixlore.lsp.learning.timeline import diag_info, lines_of
@@ -118,7 +118,9 @@ def assemble(
         made = _made_texts(members, uri, source, lines, num_units) if source is not None and (fixes or invoked) else {}
         ours = [apply_edits(source, fix.edits) for fix in fixes] if source is not None and (made or invoked) else []
         twins = _twins(ours, extra, members, made) if made and ours else {}
-        group = members + extra
+        # A suppression after every fix, learned ones too: where evidence does not tell
+        # them apart (none yet, or each turned down alike), "Disable for this line" is last.
+        group = [it for it in members if not suppresses(it)] + extra + [it for it in members if suppresses(it)]
         candidates = [Candidate(key=_key(it), pattern=it.pattern, upstream_index=i) for i, it in enumerate(group)]
         rule_key = abstract_signature(language, info).rule_key
         evidence = _evidence(knowledge, rule_key, executor)

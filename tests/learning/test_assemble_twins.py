@@ -219,3 +219,33 @@ def test_taking_an_action_never_turns_its_twin_down() -> None:
     # typing the learned fix's text by hand is not turning the learned fix down
     group = out.groups[0]
     assert group.made[fix.pattern.fingerprint] == group.made[rule_action.fingerprint]
+
+
+def test_a_suppression_comes_after_every_fix_where_evidence_does_not_tell_them_apart() -> None:
+    """No evidence, or each turned down alike: "Disable for this line" is last, after the learned fix too."""
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    fix = learned_fix(Counts())
+    disable = {"range": DIAG["range"], "newText": "total == None  # noqa: E711"}
+    actions = [upstream("Something else", OTHER), upstream("Disable for this line", disable)]
+    titles = [a["title"] for a in answer(actions, fix)]
+    assert titles[0] == "Something else" and titles[1].startswith(LEARNED_PREFIX)
+    assert titles[2] == "Disable for this line"
+
+    once = Counts(offered=1, rejected=1)
+    stats = {
+        p.fingerprint: PatternStats(p.fingerprint, Scope.USER, once, time.time(), time.time(), pattern=p)
+        for p in (
+            fix.pattern,
+            action_pattern("python", info(), "Something else", "quickfix"),
+            action_pattern("python", info(), "Disable for this line", "quickfix"),
+        )
+    }
+    titles = [a["title"] for a in answer(actions, fix, Evidence(stats))]
+    assert titles[-1] == "Disable for this line"
+    # and a suppression the user does take still comes first
+    stats[action_pattern("python", info(), "Disable for this line", "quickfix").fingerprint] = PatternStats(
+        "d", Scope.USER, Counts(offered=3, accepted=3), time.time(), time.time()
+    )
+    titles = [a["title"] for a in answer(actions, fix, Evidence(stats))]
+    assert titles[0] == "Disable for this line"
