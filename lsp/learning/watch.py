@@ -31,6 +31,9 @@ MAX_OFFERS = 64
 KEPT_SHARE = 0.5
 """An edit that leaves less than this share of a diagnostic's words took its code away (:func:`code_taken_away`)."""
 
+MAX_DIFF_LINES = 400
+"""Past this many changed lines (before and after) no line diff is made: what replaced them counts as a whole."""
+
 _WORD = re.compile(r"\w+")
 _COMMENTS = ("#", "//", "/*")
 """How a line that is all comment starts (Python, the C family)."""
@@ -152,8 +155,12 @@ def code_taken_away(before: str, after: str, first: int, last: int) -> bool:
     if last < head or first >= len(old) - tail:
         return False
     kept: collections.Counter[str] = collections.Counter()
-    matcher = difflib.SequenceMatcher(None, old[head : len(old) - tail], new[head : len(new) - tail], autojunk=False)
-    for tag, a1, a2, b1, b2 in matcher.get_opcodes():
+    old_mid, new_mid = old[head : len(old) - tail], new[head : len(new) - tail]
+    if len(old_mid) + len(new_mid) > MAX_DIFF_LINES:  # a paste over the file: a diff could take seconds
+        opcodes = [("replace", 0, len(old_mid), 0, len(new_mid))]  # all it brought counts as kept
+    else:
+        opcodes = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False).get_opcodes()
+    for tag, a1, a2, b1, b2 in opcodes:
         if a2 + head <= first or a1 + head > last:
             continue
         if tag == "equal":

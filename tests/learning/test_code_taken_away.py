@@ -49,3 +49,17 @@ def test_a_statement_over_lines_counts_all_its_words() -> None:
 
 def test_lines_without_words_are_never_taken_away() -> None:
     assert not code_taken_away("x = (\n)\n", "x = ()\n", 1, 1)
+
+
+def test_a_paste_over_the_whole_file_is_judged_without_a_line_diff(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No line diff of thousands of lines (quadratic on repeated lines): what was pasted counts as a whole."""
+    import difflib
+
+    def no_diff(*args: object, **kwargs: object) -> None:
+        raise AssertionError("a line diff of a whole-file paste")
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", no_diff)
+    before = "def f(x):\n    return 'a %s' % x\n" + "    pass\n}\n" * 3000
+    pasted = "    pass\n}\n" * 3000 + "def f(x):\n    return f'a {x}'\n"
+    assert not code_taken_away(before, pasted, 1, 1)  # its words are all there, somewhere in the paste
+    assert code_taken_away(before, "}\n" * 6000, 1, 1)
