@@ -79,7 +79,8 @@ class Lifecycle:
 
     def change_folders(self, raw: dict[str, Any]) -> list[Path]:
         """A ``workspace/didChangeWorkspaceFolders`` (raw params): the folders now; returns those added."""
-        event = raw.get("event") if isinstance(raw.get("event"), dict) else {}
+        found = raw.get("event")
+        event: dict[str, Any] = found if isinstance(found, dict) else {}
         added, removed = (
             _paths(f.get("uri") for f in event.get(key) or () if isinstance(f, dict)) for key in ("added", "removed")
         )

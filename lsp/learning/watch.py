@@ -13,7 +13,7 @@ import collections
 import difflib
 import enum
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -156,6 +156,7 @@ def code_taken_away(before: str, after: str, first: int, last: int) -> bool:
         return False
     kept: collections.Counter[str] = collections.Counter()
     old_mid, new_mid = old[head : len(old) - tail], new[head : len(new) - tail]
+    opcodes: Sequence[tuple[str, int, int, int, int]]
     if len(old_mid) + len(new_mid) > MAX_DIFF_LINES:  # a paste over the file: a diff could take seconds
         opcodes = [("replace", 0, len(old_mid), 0, len(new_mid))]  # all it brought counts as kept
     else:
