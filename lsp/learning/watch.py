@@ -135,12 +135,13 @@ def code_taken_away(before: str, after: str, first: int, last: int) -> bool:
     """Whether the edit from ``before`` to ``after`` removed the code of lines ``first..last`` rather than fixed it.
 
     Most of the words of those lines (names, numbers, the words of strings)
-    are gone from what replaced them: the user deleted the statement, or the
-    function around it, commented it out, or rewrote it as something else. That is not a choice
-    among the fixes offered for the diagnostic, and turns none of them down
-    (counted as rejections, a deleted ``"%s" % x`` once put ruff's ``.format``
-    fix above the user's own f-string habit for good). An edit elsewhere (an
-    import added at the top) leaves the lines as they were: kept.
+    are gone from what replaced them: the user deleted the statement or the
+    function around it, commented it out, or rewrote it as something else.
+    That is not a choice among the fixes offered for the diagnostic, and
+    turns none of them down (counted as rejections, a deleted ``"%s" % x``
+    once put ruff's ``.format`` fix above the user's own f-string habit for
+    good). An edit elsewhere (an import added at the top) leaves the lines
+    as they were: kept.
     """
     old, new = before.split("\n"), after.split("\n")
     words = collections.Counter(w for line in old[first : last + 1] for w in _WORD.findall(line))
@@ -172,7 +173,7 @@ def code_taken_away(before: str, after: str, first: int, last: int) -> bool:
     return sum((words & kept).values()) < KEPT_SHARE * sum(words.values())
 
 
-def _lines_of(raw: dict[str, Any]) -> tuple[int, int]:
+def _diag_lines(raw: dict[str, Any]) -> tuple[int, int]:
     """A diagnostic's first and last line (a range ending at a line's start ends on the line before)."""
     first = diag_line(raw)
     end = (raw.get("range") or {}).get("end") or {}
@@ -215,7 +216,7 @@ class Offers:
             now = line_now(offered.line, offered.version)
             if offered.key == tracked.key and now is not None and abs(now - tracked.line) <= MATCH_LINES:
                 del offers[i]
-                first, last = _lines_of(tracked.raw)
+                first, last = _diag_lines(tracked.raw)
                 if code_taken_away(tracked.text, after, first, last):
                     return []
                 typed = text_digest(after)
