@@ -15,7 +15,9 @@ upstreams alone, in the main thread, with the standard library and orjson:
   id of the relay's, and its answer back to the editor as the full server
   would give an upstream's alone (tagged with their upstream for
   ``codeAction/resolve``; no learned fix, no ``fixlore.accept``: fixes
-  accepted from these answers reach the learning loop as edits only);
+  accepted from these answers reach the learning loop as edits only; and no
+  ``isPreferred``, which the full server keeps on a fix that deletes code
+  only once this user has taken it);
   ``$/cancelRequest`` of such a request follows it;
 * the upstreams' notifications go to the editor as the proxy passes them,
   raw, but diagnostics: of each document's pushes the latest is held for the

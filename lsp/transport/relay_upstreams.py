@@ -180,7 +180,7 @@ class UpstreamSide:
                 self._merge = private_module(Path(__file__).resolve().parents[1] / "proxy" / "merge.py")
             uid = asked.link.child.uid
             actions = (
-                [self._merge.wrap_item(a, uid) for a in result if isinstance(a, dict)]
+                [self._merge.wrap_item(_unmarked(a), uid) for a in result if isinstance(a, dict)]
                 if isinstance(result, list)
                 else []
             )
@@ -214,3 +214,16 @@ class UpstreamSide:
         else:
             error = {"code": -32803, "message": f"upstream {asked.link.child.uid} did not answer in time"}
             self._to_editor({"jsonrpc": "2.0", "id": asked.editor_id, "error": error})
+
+
+def _unmarked(action: dict[str, Any]) -> dict[str, Any]:
+    """An upstream's action without its ``isPreferred``: nothing can vouch for it yet.
+
+    The full server keeps a tool's mark on a fix that deletes code only once this
+    user has taken it (``actions/preferred.keep_vouched_marks``), which needs the
+    knowledge the relay runs without; an editor applies a preferred fix unasked
+    (VS Code's Auto Fix), so until the server has loaded no action is marked.
+    """
+    if "isPreferred" not in action:
+        return action
+    return {k: v for k, v in action.items() if k != "isPreferred"}

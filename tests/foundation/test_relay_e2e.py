@@ -96,6 +96,9 @@ async def test_quick_fix_in_the_first_second_and_edits_across_the_hand_over(tmp_
         answered = loop.time() - began
         assert answered < 1.0, f"first code action answered {answered:.2f} s after initialized"
         assert any("Remove unused import" in a["title"] for a in actions), [a["title"] for a in actions]
+        # ruff marks its fix preferred; it deletes code this user never chose to delete: relayed
+        # (no fixlore.accept) or not, nothing is marked an editor would apply unasked
+        assert not any(a.get("isPreferred") for a in actions), [a["title"] for a in actions if a.get("isPreferred")]
 
         k = await type_across_the_hand_over(session, uri, text)
         count = relayed(session)
