@@ -75,6 +75,10 @@ async def _demo(workspace: Path, use_ruff: bool, out: Callable[[str], None]) -> 
             out(f"{path.relative_to(workspace)}: {len(diags)} problem(s)")
             for diag in sorted(diags, key=lambda d: (d["range"]["start"]["line"], d["range"]["start"]["character"])):
                 out(_describe(diag))
+        # Until it has loaded, fixlore's early front relays ruff's answers (no learning,
+        # no ranking): the status it sends once its knowledge is open says it serves.
+        with contextlib.suppress(TimeoutError):
+            await session.wait_for(lambda: any(m == "fixlore/status" for m, _ in session.notifications), what="status")
         if use_ruff and ruff:
             await _show_learning(session, workspace, out)
         await _show_hand_learning(session, workspace, "invalid-syntax" if use_ruff and ruff else "python-syntax", out)
