@@ -23,8 +23,10 @@ A name no file imports yet (its first use elsewhere) is imported from the one
 module of the workspace's packages that defines it at column 0 (``def``,
 ``class``, an assignment): ``from pkg.urls import Href``. Only modules inside a
 package (folders with ``__init__.py``, so the dotted name is the one Python
-imports), not test modules, not private names, not a name two modules define
-or a standard-library module's name.
+imports) whose top-level package sits in a workspace folder or in ``src`` /
+``lib`` (elsewhere it may be part of a namespace package), not test modules,
+not private names, not a name two modules define or a standard-library
+module's name.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ SCAN_DELAY_S = 3.0
 SCAN_PAUSE_S = 0.0005
 """The scan's pause after each file (lets the event loop's thread have the GIL)."""
 _SKIP_DIRS = frozenset({"node_modules", "__pycache__", "site-packages", "venv", "env", "build", "dist"})
+_SOURCE_ROOTS = frozenset({"src", "lib"})
+"""Folders that hold a project's packages (``src/pkg/__init__.py`` is imported as ``pkg``)."""
 MAX_DEFINED = 500
 """At most this many names a file defines are indexed (generated tables are not a module's API)."""
 _DEFINED = re.compile(
@@ -84,6 +88,8 @@ class WorkspaceImports:
         """folder -> whether it holds an ``__init__.py`` (asked of the disk once)."""
         self._clock = 0
         self._scanned: set[Path] = set()
+        self._roots: set[Path] = set()
+        """The workspace folders (resolved), known from the moment a scan of one is asked for."""
         self._closed = threading.Event()
         """Set at shutdown: a scan under way stops at its next file."""
         self._reader = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-workspace-imports")
@@ -103,6 +109,7 @@ class WorkspaceImports:
 
     def start_scan(self, root: Path) -> None:
         """Read the workspace's files on a thread, :data:`SCAN_DELAY_S` from now, once per root."""
+        self._add_root(root)
         threading.Thread(
             target=self.scan, args=(root,), kwargs={"delay": SCAN_DELAY_S}, name="fixlore-workspace-scan", daemon=True
         ).start()
@@ -184,9 +191,29 @@ class WorkspaceImports:
         while self._is_package(folder):
             parts.insert(0, folder.name)
             folder = folder.parent
-        if folder == path.parent or not all(part.isidentifier() for part in parts):
+        if folder == path.parent or not all(part.isidentifier() for part in parts) or not self._is_root(folder):
             return None
         return ".".join(parts)
+
+    def _is_root(self, folder: Path) -> bool:
+        """Whether the folder above a top-level package is one imports start from: a workspace root, or ``src``.
+
+        Anywhere else the package may sit in a namespace package (``acme/tools/__init__.py``
+        without ``acme/__init__.py`` is imported as ``acme.tools``): no guess is offered.
+        """
+        if folder.name in _SOURCE_ROOTS:
+            return True
+        try:
+            resolved = folder.resolve()
+        except OSError:
+            return False
+        return resolved in self._roots
+
+    def _add_root(self, root: Path) -> None:
+        try:
+            self._roots.add(root.resolve())
+        except OSError:
+            return
 
     def _is_package(self, folder: Path) -> bool:
         known = self._packages.get(folder)
@@ -201,6 +228,7 @@ class WorkspaceImports:
     def scan(self, root: Path, *, delay: float = 0.0) -> int:
         """Read the Python files under ``root`` once (a worker thread), after ``delay`` s; how many were read."""
         root = root.resolve()
+        self._add_root(root)
         with self._lock:
             if root in self._scanned:
                 return 0

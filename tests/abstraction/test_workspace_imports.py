@@ -270,3 +270,23 @@ def test_an_import_the_project_writes_wins_over_the_definition_and_an_edit_updat
     index.update(pricing, "class Rebate:\n    pass\n")  # the editor renamed the class
     assert index.statement_for("Rebate", here) == "from shop.money.pricing import Rebate"
     assert index.statement_for("RATE", here) is None
+
+
+def test_a_package_below_a_folder_without_init_may_be_namespaced_and_gets_no_guess(tmp_path: Path) -> None:
+    """``acme/tools/__init__.py`` without ``acme/__init__.py`` is ``acme.tools`` (PEP 420), not ``tools``."""
+    (tmp_path / "acme" / "tools").mkdir(parents=True)
+    (tmp_path / "acme" / "tools" / "__init__.py").write_text("")
+    (tmp_path / "acme" / "tools" / "knives.py").write_text("class Knife:\n    pass\n")
+    (tmp_path / "src" / "shop").mkdir(parents=True)
+    (tmp_path / "src" / "shop" / "__init__.py").write_text("")
+    (tmp_path / "src" / "shop" / "money.py").write_text("class Coin:\n    pass\n")
+    index = WorkspaceImports()
+    opened = (tmp_path / "src" / "shop" / "money.py").as_uri()
+    index.start_scan(tmp_path)  # the scan waits a few seconds; the workspace folder is known at once
+    index.update(opened, "class Coin:\n    pass\n\n\nclass Note:\n    pass\n")  # opened before the scan
+    here = (tmp_path / "app.py").as_uri()
+    assert index.statement_for("Note", here) == "from shop.money import Note"
+    index.scan(tmp_path)
+    assert index.statement_for("Knife", here) is None
+    assert index.statement_for("Coin", here) == "from shop.money import Coin"
+    index.close()
