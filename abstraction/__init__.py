@@ -46,7 +46,15 @@ from fixlore.abstraction._templates import (
     first_line,
     quoted_names,
 )
-from fixlore.abstraction._text import DiagnosticInfo, Position, TextEdit, TextRange, apply_edits, position_at
+from fixlore.abstraction._text import (
+    DiagnosticInfo,
+    Position,
+    TextEdit,
+    TextRange,
+    apply_edits,
+    line_opcodes,
+    position_at,
+)
 from fixlore.abstraction._tree import parsed
 from fixlore.abstraction.languages import get_parser, language_for, supported_languages
 from fixlore.abstraction.syntax import SyntaxCode, SyntaxProblem, syntax_problems
@@ -113,6 +121,7 @@ __all__ = [
     "may_apply",
     "is_placeholder",
     "language_for",
+    "line_opcodes",
     "position_at",
     "supported_languages",
     "syntax_problems",

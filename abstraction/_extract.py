@@ -31,7 +31,7 @@ from fixlore.abstraction._rewrites import Site, learned_rewrite
 from fixlore.abstraction._shape import IMPORT_KINDS, ancestors, header_end, is_statement, layout
 from fixlore.abstraction._soundness import AT_DIAGNOSTIC, dropped, never_sound, subject_of_diagnostic
 from fixlore.abstraction._templates import Namer, signature_with
-from fixlore.abstraction._text import DiagnosticInfo, offset_at
+from fixlore.abstraction._text import DiagnosticInfo, line_opcodes, offset_at
 from fixlore.abstraction._tree import Source, parsed
 from fixlore.abstraction.languages import get_parser
 from fixlore.abstraction.syntax import python_parses
@@ -165,20 +165,9 @@ def _parses(src: Source) -> bool:
 def _hunks(before: str, after: str) -> list[tuple[int, int, int, int, list[int], list[int]]]:
     bl = before.splitlines(keepends=True)
     al = after.splitlines(keepends=True)
-    lo = 0
-    while lo < len(bl) and lo < len(al) and bl[lo] == al[lo]:
-        lo += 1
-    hi = 0
-    while hi < len(bl) - lo and hi < len(al) - lo and bl[-1 - hi] == al[-1 - hi]:
-        hi += 1
     b_off = _line_offsets(bl)
     a_off = _line_offsets(al)
-    matcher = difflib.SequenceMatcher(None, bl[lo : len(bl) - hi], al[lo : len(al) - hi], False)
-    out = []
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag != "equal":
-            out.append((i1 + lo, i2 + lo, j1 + lo, j2 + lo, b_off, a_off))
-    return out
+    return [(i1, i2, j1, j2, b_off, a_off) for tag, i1, i2, j1, j2 in line_opcodes(bl, al) if tag != "equal"]
 
 
 def _line_offsets(lines: list[str]) -> list[int]:

@@ -18,7 +18,10 @@ not one), and ``from __future__`` and ``*`` imports are left out.
 
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Mapping
+from types import MappingProxyType
 
 _STATEMENT = re.compile(
     r"^(?:from[ \t]+(?P<module>\.+[\w.]*|[^\W\d][\w.]*)[ \t]+import[ \t]+(?P<names>\([^)]*\)|[^\n;#]*)"
@@ -43,11 +46,13 @@ def statement_binds(statement: str) -> str | None:
     return next(iter(found), None) if len(found) == 1 else None
 
 
-def top_level_imports(text: str) -> dict[str, str]:
+@functools.lru_cache(maxsize=8)
+def top_level_imports(text: str) -> Mapping[str, str]:
     """Each name the column-0 imports of ``text`` bind -> a statement importing just that name.
 
     The first statement binding a name wins (as the file's own later rebinding
-    would not be seen by the code between them anyway).
+    would not be seen by the code between them anyway). Read once per text
+    (every compat rewrite tried on a diagnostic asks), so the answer is read-only.
     """
     out: dict[str, str] = {}
     for match in _STATEMENT.finditer(text):
@@ -70,7 +75,7 @@ def top_level_imports(text: str) -> dict[str, str]:
                 out.setdefault(words[0].split(".")[0], f"import {words[0]}")
             elif len(words) == 3 and words[1] == "as" and _dotted(words[0]) and words[2].isidentifier():
                 out.setdefault(words[2], f"import {words[0]} as {words[2]}")
-    return out
+    return MappingProxyType(out)
 
 
 def without_imports(text: str) -> str:

@@ -29,6 +29,7 @@ name leaves the tuple of classes rather than repeat it: ``isinstance(x, (int, lo
 
 from __future__ import annotations
 
+import functools
 import re
 
 import tree_sitter
@@ -84,6 +85,7 @@ _PY2_COMPAT = re.compile(
 )
 
 
+@functools.lru_cache(maxsize=8)
 def still_python_2(text: str) -> bool:
     """The file imports what code running on Python 2 too imports: six, future, a ``compat`` module."""
     return _PY2_COMPAT.search(text) is not None

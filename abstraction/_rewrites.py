@@ -434,6 +434,10 @@ does not; ``f"{x}"`` keeps a float's decimals, ``"%d" % x`` drops them): offered
 made them twice, like any fix that replaces a name that works."""
 
 
+_ON_PYTHON_2_OTHERWISE = frozenset(f"py3_{old}" for old in PY2_MEANS_OTHERWISE)
+"""The Python 3 renames whose new name does something else on Python 2."""
+
+
 def changes_behaviour(pattern: Pattern, text: str) -> bool:
     """``pattern`` is a rewrite of :data:`CHANGES_BEHAVIOUR`, or one that does in ``text``.
 
@@ -441,14 +445,7 @@ def changes_behaviour(pattern: Pattern, text: str) -> bool:
     (:func:`~fixlore.abstraction._py2.still_python_2`): ``str`` is bytes there.
     """
     name = dict(pattern.extra).get(REWRITE)
-    if name in CHANGES_BEHAVIOUR:
-        return True
-    return (
-        isinstance(name, str)
-        and name.startswith("py3_")
-        and name.removeprefix("py3_") in PY2_MEANS_OTHERWISE
-        and still_python_2(text)
-    )
+    return name in CHANGES_BEHAVIOUR or (name in _ON_PYTHON_2_OTHERWISE and still_python_2(text))
 
 
 def rewrite_of(pattern: Pattern) -> Rewrite | None:

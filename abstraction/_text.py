@@ -7,8 +7,10 @@ position encoding at its boundary; nothing below it knows about UTF-16.
 
 from __future__ import annotations
 
+import difflib
 import functools
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -88,3 +90,33 @@ def apply_edits(text: str, edits: tuple[TextEdit, ...] | list[TextEdit]) -> str:
     for start, end, new_text in spans:
         text = text[:start] + new_text + text[end:]
     return text
+
+
+Opcode = tuple[str, int, int, int, int]
+"""As :meth:`difflib.SequenceMatcher.get_opcodes` gives them: tag, old ``[a1, a2)``, new ``[b1, b2)``."""
+
+
+def line_opcodes(old: Sequence[str], new: Sequence[str], *, max_lines: int | None = None) -> list[Opcode]:
+    """The opcodes turning lines ``old`` into ``new``, the common head and tail matched first.
+
+    A fix changes a few lines of a long file: only what lies between the first
+    and the last changed line is diffed. Past ``max_lines`` lines there (both
+    sides), that middle is one ``replace`` instead (a line diff of thousands of
+    repeated lines is quadratic). The opcodes cover both sequences, as difflib's do.
+    """
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    a_end, b_end = len(old) - tail, len(new) - tail
+    out: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
+    if max_lines is not None and (a_end - head) + (b_end - head) > max_lines:
+        out.append(("replace", head, a_end, head, b_end))
+    elif a_end > head or b_end > head:
+        matcher = difflib.SequenceMatcher(None, old[head:a_end], new[head:b_end], autojunk=False)
+        out.extend((tag, a1 + head, a2 + head, b1 + head, b2 + head) for tag, a1, a2, b1, b2 in matcher.get_opcodes())
+    if tail:
+        out.append(("equal", a_end, len(old), b_end, len(new)))
+    return out

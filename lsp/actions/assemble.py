@@ -136,15 +136,15 @@ def assemble(
         elif extra:
             order = _reslot(order, members, _one_of_twins(group, twins)[0])
         patterns = tuple(it.pattern for it in group if it.pattern is not None)
-        results = (
+        made_by = (
             {it.pattern.fingerprint: made[id(it)] for it in members if id(it) in made and it.pattern} if invoked else {}
         )
         if invoked and source is not None:
             # What each learned fix makes too: typing exactly that by hand is not turning it down.
-            results.update({fix.pattern.fingerprint: text for fix, text in zip(fixes, ours, strict=True)})
+            made_by.update({fix.pattern.fingerprint: text for fix, text in zip(fixes, ours, strict=True)})
         out.groups.append(
             GroupReport(
-                diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns, results
+                diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns, made_by
             )
         )
         siblings[g] = patterns

@@ -10,14 +10,13 @@ settle compares. Plain values in, plain values out: the loop records.
 from __future__ import annotations
 
 import collections
-import difflib
 import enum
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from fixlore.abstraction import Pattern
+from fixlore.abstraction import Pattern, line_opcodes
 from fixlore.lsp.learning.timeline import MATCH_LINES, Tracked, diag_key, diag_line, text_digest
 
 UNDO_WINDOW_S = 30.0
@@ -32,7 +31,8 @@ KEPT_SHARE = 0.5
 """An edit that leaves less than this share of a diagnostic's words took its code away (:func:`code_taken_away`)."""
 
 MAX_DIFF_LINES = 400
-"""Past this many changed lines (before and after) no line diff is made: what replaced them counts as a whole."""
+"""Past this many changed lines (before and after) no line diff is made: what replaced them counts as a whole
+(a paste over the file)."""
 
 _WORD = re.compile(r"\w+")
 _COMMENTS = ("#", "//", "/*")
@@ -147,28 +147,14 @@ def code_taken_away(before: str, after: str, first: int, last: int) -> bool:
     words = collections.Counter(w for line in old[first : last + 1] for w in _WORD.findall(line))
     if not words:
         return False
-    head = 0  # the common head and tail first: a hand fix changes a few lines of a long file
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    if last < head or first >= len(old) - tail:
-        return False
     kept: collections.Counter[str] = collections.Counter()
-    old_mid, new_mid = old[head : len(old) - tail], new[head : len(new) - tail]
-    opcodes: Sequence[tuple[str, int, int, int, int]]
-    if len(old_mid) + len(new_mid) > MAX_DIFF_LINES:  # a paste over the file: a diff could take seconds
-        opcodes = [("replace", 0, len(old_mid), 0, len(new_mid))]  # all it brought counts as kept
-    else:
-        opcodes = difflib.SequenceMatcher(None, old_mid, new_mid, autojunk=False).get_opcodes()
-    for tag, a1, a2, b1, b2 in opcodes:
-        if a2 + head <= first or a1 + head > last:
+    for tag, a1, a2, b1, b2 in line_opcodes(old, new, max_lines=MAX_DIFF_LINES):
+        if a2 <= first or a1 > last:
             continue
         if tag == "equal":
-            lines = old[max(head + a1, first) : min(head + a2, last + 1)]
+            lines = old[max(a1, first) : min(a2, last + 1)]
         else:  # code commented out is taken away too
-            lines = [line for line in new[head + b1 : head + b2] if not line.lstrip().startswith(_COMMENTS)]
+            lines = [line for line in new[b1:b2] if not line.lstrip().startswith(_COMMENTS)]
         kept.update(w for line in lines for w in _WORD.findall(line))
     return sum((words & kept).values()) < KEPT_SHARE * sum(words.values())
 

@@ -37,7 +37,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -74,7 +74,7 @@ class WorkspaceImports:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._files: dict[str, dict[str, str]] = {}
+        self._files: dict[str, Mapping[str, str]] = {}
         """uri -> its imports (name -> statement)."""
         self._seen: dict[str, int] = {}
         """uri -> when it was last read (a counter)."""
@@ -109,7 +109,8 @@ class WorkspaceImports:
 
     def start_scan(self, root: Path) -> None:
         """Read the workspace's files on a thread, :data:`SCAN_DELAY_S` from now, once per root."""
-        self._add_root(root)
+        if not self._add_root(root):
+            return  # asked for already (the settings change; the folder does not)
         threading.Thread(
             target=self.scan, args=(root,), kwargs={"delay": SCAN_DELAY_S}, name="fixlore-workspace-scan", daemon=True
         ).start()
@@ -209,11 +210,16 @@ class WorkspaceImports:
             return False
         return resolved in self._roots
 
-    def _add_root(self, root: Path) -> None:
+    def _add_root(self, root: Path) -> bool:
+        """Remember a workspace folder; whether it is new."""
         try:
-            self._roots.add(root.resolve())
+            resolved = root.resolve()
         except OSError:
-            return
+            return False
+        with self._lock:
+            new = resolved not in self._roots
+            self._roots.add(resolved)
+        return new
 
     def _is_package(self, folder: Path) -> bool:
         known = self._packages.get(folder)

@@ -63,3 +63,24 @@ def test_a_paste_over_the_whole_file_is_judged_without_a_line_diff(monkeypatch: 
     pasted = "    pass\n}\n" * 3000 + "def f(x):\n    return f'a {x}'\n"
     assert not code_taken_away(before, pasted, 1, 1)  # its words are all there, somewhere in the paste
     assert code_taken_away(before, "}\n" * 6000, 1, 1)
+
+
+def test_an_unchanged_first_line_of_the_statement_counts_as_kept() -> None:
+    """Only the statement's second line changed: the words of its first line are still there."""
+    before = "total = compute(first_value,\n                second)\nprint(total)\n"
+    after = "total = compute(first_value,\n                2)\nprint(total)\n"
+    assert not code_taken_away(before, after, 0, 1)
+
+
+def test_line_opcodes_cover_both_texts_and_bound_the_diff() -> None:
+    from fixlore.abstraction import line_opcodes
+
+    old = ["a", "b", "c", "d", "e"]
+    new = ["a", "x", "c", "e", "f"]
+    for ops in (line_opcodes(old, new), line_opcodes(old, new, max_lines=2)):
+        assert (ops[0][1], ops[-1][2], ops[0][3], ops[-1][4]) == (0, len(old), 0, len(new))
+        for (_, _, a2, _, b2), (_, a1, _, b1, _) in zip(ops, ops[1:], strict=False):
+            assert (a2, b2) == (a1, b1)  # contiguous on both sides
+        assert all(old[a1:a2] == new[b1:b2] for tag, a1, a2, b1, b2 in ops if tag == "equal")
+    assert line_opcodes(old, new, max_lines=2) == [("equal", 0, 1, 0, 1), ("replace", 1, 5, 1, 5)]
+    assert line_opcodes(old, old) == [("equal", 0, 5, 0, 5)]
