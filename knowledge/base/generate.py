@@ -92,13 +92,6 @@ RUFF = (
 FIX_COUNTS = Counts(offered=5, accepted=4, rejected=1, succeeded=4)
 NOQA_COUNTS = Counts(offered=5, accepted=1, rejected=4, succeeded=1)
 
-# (code, message, diagnostic range (0-based line, column, end line, end column),
-# before, after): made-up code, the diagnostic as the pinned ruff reports it on
-# ``before``, and the fix a person makes by hand. Standard-library imports are
-# learned over a hole (any module, any exported name: see
-# ``abstraction/_imports.py``); the ``raise`` ones bind the caught exception's
-# name, or name it when the clause has none.
-
 
 def _renamed_call(old: str, new: str, header: str = "") -> tuple[str, str, tuple[int, int, int, int], str, str]:
     """A hand fix of "Undefined name `old`" in ``return old(zz_value)``: ``new`` called instead."""
@@ -106,6 +99,13 @@ def _renamed_call(old: str, new: str, header: str = "") -> tuple[str, str, tuple
     before = f"{header}def zz_text(zz_value):\n    return {old}(zz_value)\n"
     return ("F821", f"Undefined name `{old}`", (line, 11, line, 11 + len(old)), before, before.replace(old, new))
 
+
+# (code, message, diagnostic range (0-based line, column, end line, end column),
+# before, after): made-up code, the diagnostic as the pinned ruff reports it on
+# ``before``, and the fix a person makes by hand. Standard-library imports are
+# learned over a hole (any module, any exported name: see
+# ``abstraction/_imports.py``); the ``raise`` ones bind the caught exception's
+# name, or name it when the clause has none.
 
 _RAISE_FROM = (
     "Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None`"
