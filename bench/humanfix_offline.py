@@ -141,6 +141,8 @@ def main() -> None:
             want = fr.normalize(e["after"])
             rec = {
                 "repo": e["repo"],
+                "commit": e["commit"],
+                "line": e["range"]["start"]["row"],
                 "user": user,
                 "rule": e["rule"],
                 "recurring": seen_rules[e["rule"]] > 0,

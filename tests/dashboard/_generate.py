@@ -112,7 +112,8 @@ def populate(home: Path, n: int, *, weeks: int = 26, seed: int = 7, start: int =
     c.executemany("INSERT INTO events (at, kind, fingerprint, workspace) VALUES (?, ?, ?, ?)", events)
     c.execute("COMMIT")
     store.close()
-    return {"patterns": n, "archived": archived, "events": len(events)}
+    decided_weeks = len({int(at // WEEK) for at, kind, _, _ in events if kind == "accepted"})
+    return {"patterns": n, "archived": archived, "events": len(events), "decided_weeks": decided_weeks}
 
 
 def _events(
