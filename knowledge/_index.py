@@ -393,3 +393,11 @@ class EvidenceView(Mapping[str, PatternStats]):
 
     def __contains__(self, fp: object) -> bool:
         return any(fp in bucket for _, bucket in self.layers)
+
+    def shipped(self, fp: str) -> PatternStats | None:
+        """The base knowledge's stats of ``fp`` even where a higher scope holds it too (ranking's tie-break)."""
+        for scope, bucket in self.layers:
+            if scope is Scope.BASE:
+                row = bucket.get(fp)
+                return None if row is None else row_stats(fp, scope, row, own=_NO_COUNTS)
+        return None

@@ -39,6 +39,7 @@ def rank_actions(
     now: float,
     config: RankingConfig = RankingConfig(),  # noqa: B008 - frozen, immutable default
     latest: str | None = None,
+    shipped: Mapping[str, PatternStats] | None = None,
 ) -> list[RankedAction]:
     """Order ``candidates`` best first, mark at most one preferred, explain each.
 
@@ -46,23 +47,45 @@ def rank_actions(
     returned by :meth:`Knowledge.evidence`. ``latest``: the key of the fix the
     user made last for this rule (:meth:`Knowledge.latest_fix`), which gets
     ``config.weight_latest`` on top of its score for the order (not toward
-    preferred). Pure: no I/O, no clock.
+    preferred). ``shipped``: the base knowledge's stats of candidates whose
+    evidence comes from a higher scope (:meth:`EvidenceView.shipped`); they
+    break ties only: where the user's own evidence does not tell two
+    candidates apart (each turned down once, say), the shipped knowledge's
+    opinion of them decides before the upstream's order (a user record hides
+    the base record of the same fix, and with it what the shipped knowledge
+    knows: ruff's UP031 fix leaves UP032 behind, the base f-string does not).
+    Pure: no I/O, no clock.
     """
     boosted = latest if latest is not None and latest in evidence else None
+    prior = prior_score(config)
     scored: list[tuple[float, int, Candidate, tuple[str, ...], float]] = []
+    ties: dict[str, float] = {}
     for cand in candidates:
         stats = evidence.get(cand.key)
         if stats is None:
             score, why, uses = _prior_score(cand, config)
         else:
             score, why, uses = _score(cand, stats, now, config)
+        if shipped is not None and stats is not None:
+            base = shipped.get(cand.key)
+            if stats.scope is Scope.BASE:
+                ties[cand.key] = score
+            elif base is not None:
+                ties[cand.key] = _factors(cand, base, now, config).score
+                why = (*why, f"shipped knowledge {ties[cand.key]:.3f} (breaks ties only)")
         if cand.key == boosted:
             why = (*why, f"the fix made last for this rule: +{config.weight_latest:g} for the order")
         scored.append((score, cand.upstream_index, cand, why, uses))
 
-    def order(s: tuple[float, int, Candidate, tuple[str, ...], float]) -> tuple[float, int]:
-        # Round so that float noise cannot reorder equal evidence; then upstream order.
-        return (-round(s[0] + (config.weight_latest if s[2].key == boosted else 0.0), 9), s[1])
+    def order(s: tuple[float, int, Candidate, tuple[str, ...], float]) -> tuple[float, float, int]:
+        # Round so that float noise cannot reorder equal evidence; then the shipped
+        # knowledge's opinion (the prior where it has none); then upstream order.
+        key = s[2].key
+        return (
+            -round(s[0] + (config.weight_latest if key == boosted else 0.0), 9),
+            -round(ties.get(key, prior), 9),
+            s[1],
+        )
 
     scored.sort(key=order)
     preferred_at = _preferred(scored, config)

@@ -126,7 +126,8 @@ def assemble(
         evidence = _evidence(knowledge, rule_key, executor)
         keep_vouched_marks(members, uri, lines, num_units, evidence)
         latest = knowledge.latest_fix(rule_key) if knowledge is not None else None
-        ranked = rank_actions(candidates, evidence, now=now, latest=latest)
+        shipped = _shipped(evidence, candidates)
+        ranked = rank_actions(candidates, evidence, now=now, latest=latest, shipped=shipped)
         has_evidence = any(c.key in evidence for c in candidates)
         if has_evidence:
             ranked_items = [group[r.candidate.upstream_index] for r in ranked]
@@ -190,6 +191,14 @@ def _evidence(
             executor.submit(knowledge.preload, rule_key)
         return {}
     return knowledge.evidence(rule_key)
+
+
+def _shipped(evidence: Mapping[str, Any], candidates: list[Candidate]) -> dict[str, Any] | None:
+    """The base knowledge's stats of the candidates that have some (ranking breaks ties with them)."""
+    lookup = getattr(evidence, "shipped", None)  # an EvidenceView; a plain mapping (no knowledge) has none
+    if lookup is None:
+        return None
+    return {c.key: stats for c in candidates if (stats := lookup(c.key)) is not None}
 
 
 _NO_RANGE = TextRange(Position(0, 0), Position(0, 0))
