@@ -56,8 +56,17 @@ class WorkerProcess:
         self._out = 0
         """Jobs submitted and not done."""
         self._idle: threading.Timer | None = None
+        self._answered: Executor | None = None
+        """The pool whose process has answered a job (it is up, not still starting)."""
         self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fixlore-{name}-start")
         """Starts the process for the jobs that find none (in their order)."""
+
+    @property
+    def answering(self) -> bool:
+        """A process runs and has answered a job since it started (a job handed to it now is not
+        waiting for a spawn and its imports, 0.2-1 s)."""
+        with self._lock:
+            return self._pool is not None and self._answered is self._pool and not self._on_thread
 
     @property
     def on_thread(self) -> bool:
@@ -176,6 +185,8 @@ class WorkerProcess:
     def _check(self, pool: Executor, done: Future[Any]) -> None:
         with self._lock:
             self._out -= 1
+            if not done.cancelled() and done.exception() is None:
+                self._answered = pool
             after = self._idle_stop_s
             idle = self._out == 0 and after is not None and pool is self._pool and not self._closed
             if idle and after is not None and not isinstance(pool, ThreadPoolExecutor):

@@ -120,6 +120,8 @@ class Instantiator:
         self._queue: collections.deque[Job] = collections.deque()
         self._urgent: collections.deque[Job] = collections.deque()
         self._busy = False
+        self._current: Job | None = None
+        """The job the worker has now (while ``_busy``)."""
         self._worker = WorkerProcess("instantiator", processes=2, idle_stop_s=REQUEST_IDLE_S)
         self._closed = False
         self._texts: dict[str, tuple[int, str]] = {}
@@ -157,12 +159,18 @@ class Instantiator:
                 self._queue.remove(job)
             except ValueError:
                 return  # already handed over, or done
-            if not self._busy:
+            current = self._current
+            same_text = current is not None and current.uri == job.uri and current.text is job.text
+            if not self._busy or (same_text and self._worker.answering):
+                # Idle, or busy with this very text (most often parsing the document just
+                # opened, whose diagnostics came before that parse ended) in a process that
+                # is up: next in the worker, which holds the parse then, rather than a second
+                # parse here. A process still starting (0.2-1 s) is not waited for.
                 self._urgent.append(job)
                 self._feed_locked()
                 return
-        # The worker is busy with another diagnostic: the one the user waits for runs
-        # here, on a thread of its own, on the other core. (Queueing it next instead,
+        # The worker is busy with another document or text: the one the user waits for
+        # runs here, on a thread of its own, on the other core. (Queueing it next instead,
         # with a thread only after 15 ms, was tried twice and measured no better.)
         self._here.submit(_run_here, job)
 
@@ -203,6 +211,7 @@ class Instantiator:
             self._feed_locked()
             return
         self._busy = True
+        self._current = job
         self._texts[job.uri] = (token, job.text)
         if len(self._texts) > MAX_TEXTS:
             del self._texts[next(iter(self._texts))]
@@ -212,6 +221,7 @@ class Instantiator:
     def _done(self, job: Job, done: Future[list[Found] | None], forced: bool) -> None:
         with self._lock:
             self._busy = False
+            self._current = None
             if self._closed:
                 job.result.set_exception(CancelledError())  # handed over already: cancel() cannot stop it
                 return

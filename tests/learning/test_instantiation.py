@@ -129,6 +129,38 @@ def test_a_job_asked_for_behind_a_long_worker_job_runs_on_a_thread_of_the_server
         instantiator._busy = False  # the job never reached the worker: it ran on the server's thread
 
 
+def test_a_job_asked_for_while_the_worker_parses_its_own_text_waits_for_the_worker(
+    instantiator: Instantiator,
+) -> None:
+    """A document opened, its diagnostics in, the lightbulb asked for at once: the worker is still
+    parsing that very text (warmed at didOpen); the job goes next to the worker, which holds the
+    parse then, instead of a second parse on a server thread (whose GIL the event loop needs)."""
+    pattern = _pattern()
+    assert not instantiator._worker.answering  # no process yet: a job would wait for its spawn
+    instantiator.submit(_job(pattern)).result(TIMEOUT_S)  # the worker is up
+    assert instantiator._worker.answering
+    job = _job(pattern, uri="file:///w/opened.py", name="opened")
+    here: list[Job] = []
+    instantiator._here.submit = lambda fn, j: here.append(j)  # type: ignore[assignment,method-assign,misc,return-value]
+    with instantiator._lock:  # the warm-up is handed over; its answer waits until the lock is let go
+        instantiator.warm(job.uri, "python", job.text)
+        assert instantiator._busy and instantiator._current is not None
+        assert instantiator._current.text is job.text
+        instantiator.submit(job)
+        instantiator.hurry(job)
+        assert list(instantiator._urgent) == [job]
+    assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(opened):\n    return opened is None\n"]
+    assert here == []  # nothing ran on the server's thread
+    # Busy with another document's text: the wanted job still runs on the server's thread.
+    other = _job(pattern, uri="file:///w/other.py", name="other")
+    with instantiator._lock:
+        instantiator.warm("file:///w/big.py", "python", "x = 1\n" * 10)
+        instantiator.submit(other)
+        instantiator.hurry(other)
+    assert here == [other]
+    other.result.cancel()
+
+
 def test_a_killed_worker_is_replaced_and_the_job_still_answered(instantiator: Instantiator) -> None:
     pattern = _pattern()
     instantiator.submit(_job(pattern)).result(TIMEOUT_S)
