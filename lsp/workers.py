@@ -56,6 +56,8 @@ class WorkerProcess:
         self._out = 0
         """Jobs submitted and not done."""
         self._idle: threading.Timer | None = None
+        self._active_at = time.monotonic()
+        """When the last job ended (the idle check's clock)."""
         self._answered: Executor | None = None
         """The pool whose process has answered a job (it is up, not still starting)."""
         self._starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix=f"fixlore-{name}-start")
@@ -159,9 +161,6 @@ class WorkerProcess:
                 failed, stop = exc, self._failed_locked(pool, spawn=isinstance(exc, OSError))
             else:
                 self._out += 1
-                if self._idle is not None:
-                    self._idle.cancel()
-                    self._idle = None
         if failed is not None:
             if stop is not None:
                 _stop(*stop)  # outside the lock: cancelling runs the futures' callbacks, which may submit
@@ -185,14 +184,12 @@ class WorkerProcess:
     def _check(self, pool: Executor, done: Future[Any]) -> None:
         with self._lock:
             self._out -= 1
+            self._active_at = time.monotonic()
             if not done.cancelled() and done.exception() is None:
                 self._answered = pool
-            after = self._idle_stop_s
-            idle = self._out == 0 and after is not None and pool is self._pool and not self._closed
-            if idle and after is not None and not isinstance(pool, ThreadPoolExecutor):
-                self._idle = threading.Timer(after, self._stop_idle, args=(pool,))
-                self._idle.daemon = True
-                self._idle.start()
+            idle = self._out == 0 and pool is self._pool and not self._closed
+            if idle and self._idle is None and not isinstance(pool, ThreadPoolExecutor):
+                self._arm_locked(self._idle_stop_s)
         if done.cancelled() or not isinstance(done.exception(), BrokenExecutor):
             return
         with self._lock:
@@ -201,10 +198,30 @@ class WorkerProcess:
             logger.warning("%s worker ended unexpectedly; the next job starts another", self.name)
             _stop(*stop)
 
-    def _stop_idle(self, pool: Executor) -> None:
+    def _arm_locked(self, after: float | None) -> None:
+        """Check for idleness in ``after`` seconds: one timer at a time, not one per job.
+
+        A job's end only notes the time (:attr:`_active_at`); starting a timer thread
+        for each job, and cancelling it at the next, cost the server ~1 ms of its
+        event loop per job (the thread start waits for the thread, under the lock
+        the next job's submission needs).
+        """
+        if after is None:
+            return
+        self._idle = threading.Timer(after, self._stop_idle)
+        self._idle.daemon = True
+        self._idle.start()
+
+    def _stop_idle(self) -> None:
         """No job for ``idle_stop_s``: end the process (the next job starts another; not a failure)."""
         with self._lock:
-            if pool is not self._pool or self._out or self._closed or isinstance(pool, ThreadPoolExecutor):
+            self._idle = None
+            pool = self._pool
+            if pool is None or self._out or self._closed or isinstance(pool, ThreadPoolExecutor):
+                return  # busy (its last job's end arms the next check), stopped, or closed
+            left = (self._idle_stop_s or 0.0) - (time.monotonic() - self._active_at)
+            if left > 0:
+                self._arm_locked(left)  # a job came and went meanwhile
                 return
             self._pool = None
             self._started -= 1

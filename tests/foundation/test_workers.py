@@ -200,3 +200,31 @@ def test_an_idle_worker_ends_its_process_and_the_next_job_starts_another() -> No
         assert second not in {first, os.getpid()} and not worker.on_thread
     finally:
         worker.close()
+
+
+def test_jobs_coming_and_going_start_one_idle_timer_not_one_each(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A timer thread per job (started, then cancelled by the next) cost the event loop ~1 ms a job."""
+    import fixlore.lsp.workers as workers
+
+    started: list[object] = []
+
+    class CountedTimer(threading.Timer):
+        def start(self) -> None:
+            started.append(self)
+            super().start()
+
+    monkeypatch.setattr(workers.threading, "Timer", CountedTimer)
+    worker = WorkerProcess("test", processes=1, idle_stop_s=0.4)
+    try:
+        first = worker.submit(os.getpid).result(TIMEOUT_S)
+        deadline = time.monotonic() + 0.8  # jobs keep coming for twice the idle time: the process is kept
+        jobs = 0
+        while time.monotonic() < deadline:
+            assert worker.submit(os.getpid).result(TIMEOUT_S) == first
+            jobs += 1
+            time.sleep(0.01)
+        assert jobs > 20
+        assert 1 <= len(started) <= 4, len(started)  # re-armed as each check found recent work
+        assert _until_no_process(worker)  # and then idle: stopped
+    finally:
+        worker.close()
