@@ -65,8 +65,10 @@ class WorkerProcess:
 
     @property
     def answering(self) -> bool:
-        """A process runs and has answered a job since it started (a job handed to it now is not
-        waiting for a spawn and its imports, 0.2-1 s)."""
+        """A process runs and has answered a job since it started.
+
+        A job handed to it now does not wait for a spawn and its imports (0.2-1 s).
+        """
         with self._lock:
             return self._pool is not None and self._answered is self._pool and not self._on_thread
 

@@ -34,7 +34,9 @@ def _base_fstring(k: Knowledge) -> str:
 def test_a_tie_of_turned_down_fixes_goes_to_the_shipped_knowledge_not_the_upstream_order(tmp_path: Path) -> None:
     with Knowledge.open(tmp_path, auto_prune=False) as k:
         fstring = _base_fstring(k)
-        learned = next(s.pattern for s in k.learned_fixes(abstract_signature("python", INFO)) if s.fingerprint == fstring)
+        learned = next(
+            s.pattern for s in k.learned_fixes(abstract_signature("python", INFO)) if s.fingerprint == fstring
+        )
         assert learned is not None
         now = time.time()
         for kind in (EventKind.OFFERED, EventKind.REJECTED):  # a hand fix after the list was seen
