@@ -35,6 +35,7 @@ from fixlore.abstraction import (
     abstract_signature,
     apply_edits,
 )
+from fixlore.abstraction.keeps import brings_values
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
 from fixlore.lsp.actions.preferred import Item, keep_vouched_marks, mark_preferred, own_edits, suppresses
 from fixlore.lsp.actions.tokens import Offer, Tokens, with_command
@@ -323,7 +324,14 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
     counts = fix.stats.own_counts()
     # Verified as fixlore applies it: accepted from this list before, and it has worked
     # more often than not. Hand-made fixes alone show the habit, not that the instance is right.
-    verified = counts.accepted >= 1 and counts.succeeded > counts.failed
+    # A fix that brings in a value or a jump (`pass` -> `return True`) chooses what the code
+    # does: it may rank first on the habit, never be applied unasked.
+    shape = fix.pattern.shape
+    verified = (
+        counts.accepted >= 1
+        and counts.succeeded > counts.failed
+        and (shape is None or brings_values(shape.before, shape.after) is None)
+    )
     return Item(action, pattern=fix.pattern, learned=True, group=g, verified=verified)
 
 
