@@ -20,6 +20,7 @@ from fixlore.knowledge import Counts, PatternStats
 from fixlore.lsp.actions.assemble import LEARNED_PREFIX, action_pattern, assemble
 from fixlore.lsp.actions.tokens import Tokens
 from fixlore.lsp.learning.fixes import LearnedFix
+from tests.learning.test_assemble_twins import Evidence
 
 URI = "file:///w/probe.py"
 MESSAGE = "Unnecessary `pass` statement"
@@ -41,20 +42,6 @@ def _learned(before: str, after: str, at: str, counts: Counts) -> LearnedFix:
     made = instantiate(pattern, "python", at, here, seen=3)
     stats = PatternStats(pattern.fingerprint, Scope.USER, counts, time.time(), time.time(), pattern=pattern)
     return LearnedFix(pattern=pattern, stats=stats, edits=made.edits, title=made.title)
-
-
-class Evidence:
-    def __init__(self, stats: dict[str, PatternStats]) -> None:
-        self.stats = stats
-
-    def ready(self, rule_key: Any) -> bool:
-        return True
-
-    def evidence(self, rule_key: Any) -> dict[str, PatternStats]:
-        return self.stats
-
-    def latest_fix(self, rule_key: Any) -> str | None:
-        return None
 
 
 def _top(fix: LearnedFix, text: str) -> dict[str, Any]:
