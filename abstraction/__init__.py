@@ -39,6 +39,7 @@ from fixlore.abstraction._results import (
     Skipped,
     SkipReason,
 )
+from fixlore.abstraction._soundness import brings_values
 from fixlore.abstraction._templates import (
     abstract_action,
     abstract_rule_action,
@@ -74,6 +75,7 @@ def __getattr__(name: str) -> Any:
 
 
 __all__ = [
+    "brings_values",
     "COMPAT_NAMES",
     "PY3_NAMES",
     "is_relative",

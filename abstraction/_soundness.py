@@ -247,6 +247,30 @@ def _control_flow_gone(before: str, after: str) -> str | None:
     return next((word for word in _CONTROL_FLOW if a[word] < b[word]), None)
 
 
+_VALUES = frozenset({"None", "True", "False", "null", "undefined", "true", "false", "nil"})
+_JUMPS = frozenset({*_CONTROL_FLOW, "throw"})
+
+
+@functools.lru_cache(maxsize=8192)
+def brings_values(before: str, after: str) -> str | None:
+    """A value or a jump a fix's shape puts into the code that was not there, or ``None``.
+
+    The mirror of :func:`_control_flow_gone`: ``pass`` -> ``return True``,
+    ``getattr($1, $S)`` -> ``getattr($1, $S, None)``, ``stacklevel = 2``: the fix
+    chooses what the program computes or where it goes, which the diagnostic
+    did not ask for in those words. Made by hand twice it is the user's habit
+    and may rank first, but an editor must not apply it unasked (as ruff leaves
+    its unsafe fixes unmarked): such a learned fix is never preferred. Values
+    moved (``x == None`` -> ``x is None``) are not brought in. Shape text; a
+    number is ``$N`` or digits a fix keeps.
+    """
+    had, has = _counts(before), _counts(after)
+    for token, n in has.items():
+        if n > had[token] and (token in _VALUES or token in _JUMPS or token == NUMBER or token.isdigit()):
+            return token
+    return None
+
+
 def never_sound(pattern: Pattern) -> str | None:
     """Why no amount of evidence makes ``pattern`` sound (extraction refuses it), or ``None``."""
     return pattern_unsound(pattern, seen=EVIDENCE)

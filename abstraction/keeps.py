@@ -89,25 +89,3 @@ def deletes_code(replaced: Iterable[tuple[str, str]]) -> bool:
         before.update(words_and_numbers(old))
         after.update(words_and_numbers(new))
     return any(after[token] < n for token, n in before.items())
-
-
-_VALUE_WORDS = frozenset({"None", "True", "False", "null", "undefined", "true", "false", "nil"})
-_JUMP_WORDS = frozenset({"return", "raise", "yield", "break", "continue", "await", "throw"})
-
-
-def brings_values(before: str, after: str) -> str | None:
-    """A value or a jump a fix's shape puts into the code that was not there (``after`` has more), or ``None``.
-
-    ``pass`` -> ``return True``, ``getattr($1, $S)`` -> ``getattr($1, $S, None)``,
-    ``stacklevel = 2``: the fix chooses what the program computes or where it
-    goes, which the diagnostic did not ask for in those words; made by hand
-    twice it is the user's habit, and it ranks first, but an editor must not
-    apply it unasked (as ruff leaves its unsafe fixes unmarked). Shape text
-    (placeholders, whitespace-separated tokens); a number is ``$N`` or kept
-    digits. Moved values (``x == None`` -> ``x is None``) are not brought in.
-    """
-    had, has = Counter(before.split()), Counter(after.split())
-    for token, n in has.items():
-        if n > had[token] and (token in _VALUE_WORDS or token in _JUMP_WORDS or token == "$N" or token.isdigit()):
-            return token
-    return None

@@ -66,12 +66,11 @@ def rank_actions(
             score, why, uses = _prior_score(cand, config)
         else:
             score, why, uses = _score(cand, stats, now, config)
-        if shipped is not None and stats is not None:
-            base = shipped.get(cand.key)
-            if stats.scope is Scope.BASE:
-                ties[cand.key] = score
-            elif base is not None:
-                ties[cand.key] = _factors(cand, base, now, config).score
+        base = shipped.get(cand.key) if shipped is not None and stats is not None else None
+        if base is not None and stats is not None:
+            # The base record itself when nothing hides it: its score is this one.
+            ties[cand.key] = score if stats.scope is Scope.BASE else _factors(cand, base, now, config).score
+            if stats.scope is not Scope.BASE:
                 why = (*why, f"shipped knowledge {ties[cand.key]:.3f} (breaks ties only)")
         if cand.key == boosted:
             why = (*why, f"the fix made last for this rule: +{config.weight_latest:g} for the order")

@@ -34,8 +34,8 @@ from fixlore.abstraction import (
     abstract_rule_action,
     abstract_signature,
     apply_edits,
+    brings_values,
 )
-from fixlore.abstraction.keeps import brings_values
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
 from fixlore.lsp.actions.preferred import Item, keep_vouched_marks, mark_preferred, own_edits, suppresses
 from fixlore.lsp.actions.tokens import Offer, Tokens, with_command

@@ -119,9 +119,8 @@ class Instantiator:
         self._lock = threading.RLock()  # a thread pool's job may finish before its callback is added
         self._queue: collections.deque[Job] = collections.deque()
         self._urgent: collections.deque[Job] = collections.deque()
-        self._busy = False
         self._current: Job | None = None
-        """The job the worker has now (while ``_busy``)."""
+        """The job the worker has now (None: the worker is free for the next)."""
         self._worker = WorkerProcess("instantiator", processes=2, idle_stop_s=REQUEST_IDLE_S)
         self._closed = False
         self._texts: dict[str, tuple[int, str]] = {}
@@ -160,8 +159,7 @@ class Instantiator:
             except ValueError:
                 return  # already handed over, or done
             current = self._current
-            same_text = current is not None and current.uri == job.uri and current.text is job.text
-            if not self._busy or (same_text and self._worker.answering):
+            if current is None or (current.uri == job.uri and current.text is job.text and self._worker.answering):
                 # Idle, or busy with this very text (most often parsing the document just
                 # opened, whose diagnostics came before that parse ended) in a process that
                 # is up: next in the worker, which holds the parse then, rather than a second
@@ -187,7 +185,7 @@ class Instantiator:
         self._worker.close()
 
     def _feed_locked(self) -> None:
-        while not self._busy and not self._closed and (self._urgent or self._queue):
+        while self._current is None and not self._closed and (self._urgent or self._queue):
             job = (self._urgent or self._queue).popleft()
             if not job.result.set_running_or_notify_cancel():
                 continue
@@ -210,7 +208,6 @@ class Instantiator:
             job.result.set_exception(exc)
             self._feed_locked()
             return
-        self._busy = True
         self._current = job
         self._texts[job.uri] = (token, job.text)
         if len(self._texts) > MAX_TEXTS:
@@ -220,7 +217,6 @@ class Instantiator:
 
     def _done(self, job: Job, done: Future[list[Found] | None], forced: bool) -> None:
         with self._lock:
-            self._busy = False
             self._current = None
             if self._closed:
                 job.result.set_exception(CancelledError())  # handed over already: cancel() cannot stop it

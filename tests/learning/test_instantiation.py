@@ -119,14 +119,14 @@ def test_a_job_asked_for_behind_a_long_worker_job_runs_on_a_thread_of_the_server
     pattern = _pattern()
     instantiator.submit(_job(pattern)).result(TIMEOUT_S)  # the worker is up
     with instantiator._lock:
-        instantiator._busy = True  # as if a large file's job held the worker
+        instantiator._current = _job(pattern, uri="file:///w/big.py")  # as if a large file's job held the worker
     job = _job(pattern, uri="file:///w/wanted.py", name="wanted")
     instantiator.submit(job)
     instantiator.hurry(job)
     assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(wanted):\n    return wanted is None\n"]
     with instantiator._lock:
         assert not instantiator._urgent and not instantiator._queue
-        instantiator._busy = False  # the job never reached the worker: it ran on the server's thread
+        instantiator._current = None  # the job never reached the worker: it ran on the server's thread
 
 
 def test_a_job_asked_for_while_the_worker_parses_its_own_text_waits_for_the_worker(
@@ -144,7 +144,7 @@ def test_a_job_asked_for_while_the_worker_parses_its_own_text_waits_for_the_work
     instantiator._here.submit = lambda fn, j: here.append(j)  # type: ignore[assignment,method-assign,misc,return-value]
     with instantiator._lock:  # the warm-up is handed over; its answer waits until the lock is let go
         instantiator.warm(job.uri, "python", job.text)
-        assert instantiator._busy and instantiator._current is not None
+        assert instantiator._current is not None
         assert instantiator._current.text is job.text
         instantiator.submit(job)
         instantiator.hurry(job)

@@ -14,8 +14,16 @@ from typing import Any
 
 from pygls.workspace import TextDocument
 
-from fixlore.abstraction import DiagnosticInfo, Extracted, Position, Scope, TextRange, extract_pattern, instantiate
-from fixlore.abstraction.keeps import brings_values
+from fixlore.abstraction import (
+    DiagnosticInfo,
+    Extracted,
+    Position,
+    Scope,
+    TextRange,
+    brings_values,
+    extract_pattern,
+    instantiate,
+)
 from fixlore.knowledge import Counts, PatternStats
 from fixlore.lsp.actions.assemble import LEARNED_PREFIX, action_pattern, assemble
 from fixlore.lsp.actions.tokens import Tokens
