@@ -9,7 +9,7 @@ import sys
 import textwrap
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from concurrent.futures import BrokenExecutor, CancelledError
 from typing import TYPE_CHECKING, Any
 
@@ -121,36 +121,32 @@ def test_when_no_process_can_be_started_the_jobs_run_on_a_thread() -> None:
     assert "test worker not started (OSError); working in a thread" in done.stderr
 
 
-def _close_on(go: threading.Event, wakeup: Any) -> None:
-    go.wait()
-    wakeup.close()
-
-
-def _wakeups_broken_by_a_close(make: Callable[[], Any], rounds: int) -> int:
-    """``wakeup()`` from this thread while another ``close()``s the same wakeup: how many writes failed.
+def _closed_mid_write(wakeup: Any) -> bool:
+    """Another thread ``close()``s ``wakeup`` just after ``wakeup()`` checked it is open: did the write fail?
 
     As at exit: ``_python_exit`` wakes every pool's manager thread while the
-    manager of a pool just closed is closing its wakeup. Short switch
-    intervals make the two threads interleave inside ``wakeup``.
+    manager of a pool just closed is closing its wakeup. The interleaving is
+    made, not waited for: the write starts the closer and gives it 0.3 s to
+    close the pipe under it. A wakeup whose ``close`` waits for its ``wakeup``
+    (the lock) makes the closer wait for the write instead.
     """
-    failed = 0
-    interval = sys.getswitchinterval()
-    sys.setswitchinterval(1e-6)
+    writer = wakeup._writer
+    send = writer.send_bytes
+
+    def send_while_closing(data: bytes) -> None:
+        closer = threading.Thread(target=wakeup.close)
+        closer.start()
+        closer.join(0.3)  # with the lock the closer waits for this write; without, it closes the pipe now
+        send(data)
+
+    writer.send_bytes = send_while_closing
     try:
-        for _ in range(rounds):
-            wakeup, go = make(), threading.Event()
-            closer = threading.Thread(target=_close_on, args=(go, wakeup))
-            closer.start()
-            go.set()
-            try:
-                for _ in range(20):
-                    wakeup.wakeup()
-            except (OSError, TypeError):  # EBADF, or the handle already None
-                failed += 1
-            closer.join()
+        wakeup.wakeup()
+    except (OSError, TypeError):  # EBADF ("handle is closed"), or the handle already None
+        return True
     finally:
-        sys.setswitchinterval(interval)
-    return failed
+        wakeup.close()  # waits for the closer's close (the lock), or finds it done
+    return False
 
 
 def test_a_pools_wakeup_is_never_written_while_it_closes() -> None:
@@ -160,9 +156,9 @@ def test_a_pools_wakeup_is_never_written_while_it_closes() -> None:
     try:
         ours = pool._executor_manager_thread_wakeup
         assert pool._call_queue.thread_wakeup is ours  # one wakeup, for the manager thread and the exit hook
-        assert _wakeups_broken_by_a_close(type(ours), 1000) == 0
+        assert not _closed_mid_write(type(ours)())
         if not hasattr(_ThreadWakeup(), "_lock"):  # this CPython's own wakeup races (gh-125451)
-            assert any(_wakeups_broken_by_a_close(_ThreadWakeup, 1000) for _ in range(5))
+            assert _closed_mid_write(_ThreadWakeup())
     finally:
         pool.shutdown()
 
