@@ -2,8 +2,10 @@
 
 When diagnostics are published, each one whose signature has learned fixes
 gets them instantiated (``abstraction.instantiate``) in a worker process
-(:mod:`fixlore.lsp.learning.instantiation`). A code-action request then finds them ready; if not, it waits a few
-milliseconds at most and answers without them (the next request has them).
+(:mod:`fixlore.lsp.learning.instantiation`), :data:`PREPARE_DELAY_S` later: a
+code-action request in between starts its own diagnostic's at once. A request
+then finds them ready; if not, it waits a few milliseconds at most and answers
+without them (the next request has them).
 Cached in memory, per (document, version, diagnostic); nothing is written.
 "No learned fix" is cached too, per signature, for :data:`NEGATIVE_TTL_S`
 (looking it up again for every diagnostic of every publish cost a large share
@@ -86,6 +88,15 @@ A request without ``triggerKind`` (LSP before 3.17) counts as one the user made.
 PREPARE_SLICE = 8
 """Diagnostics of one publish prepared per turn of the event loop (see :meth:`LearnedFixes.prepare`)."""
 
+PREPARE_DELAY_S = 0.03
+"""How long after diagnostics arrive the learned fixes of all of them are started (see :meth:`LearnedFixes.published`).
+
+An editor asks for the lightbulb at the cursor right as diagnostics change
+(VS Code does at every change; the replay of real fixes asks ~1 ms after the
+pull's answer). That request's own diagnostic is prepared at once; the others
+wait this long, so the worker and the event loop are free for the one asked
+about. A cursor moved onto another diagnostic comes later than this."""
+
 NEGATIVE_TTL_S = 1.0
 """How long "no learned fix for this signature" is believed without asking the knowledge again."""
 MAX_NONE = 4096
@@ -138,6 +149,8 @@ class LearnedFixes:
         """Instantiation runs in a worker process (the parse holds the GIL); jobs a request asks for go first."""
         self._none: dict[Signature, float] = {}
         """Signature -> when no learned fix was found for it."""
+        self._later: dict[str, asyncio.TimerHandle] = {}
+        """uri -> the preparation of its latest diagnostics, due :data:`PREPARE_DELAY_S` after they came."""
 
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix for ``signature`` (None: any) may be new: stop believing there is none."""
@@ -148,12 +161,17 @@ class LearnedFixes:
 
     def close(self) -> None:
         """Stop preparing fixes and reading the workspace (the session ends)."""
+        for timer in self._later.values():
+            timer.cancel()
+        self._later.clear()
         self._jobs.close()
         self.imports.close()
 
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document."""
         self._cache.pop(uri, None)
+        if (timer := self._later.pop(uri, None)) is not None:
+            timer.cancel()
 
     def opened(self, uri: str) -> None:
         """A document was opened: the worker parses it ahead of its diagnostics; its imports are read."""
@@ -171,6 +189,35 @@ class LearnedFixes:
         doc = self._store.server.open_document(uri)
         if doc is not None and document_language(doc) == "python":
             self.imports.read_later(uri, doc.source)
+
+    def published(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
+        """Diagnostics of ``version`` arrived: their learned fixes are started :data:`PREPARE_DELAY_S` from now.
+
+        A code-action request before then prepares its own diagnostic at once
+        (:meth:`get`), with the worker to itself: preparing a publish's every
+        diagnostic first put the lightbulb's job behind another in the worker and
+        its request behind the submissions on the event loop (the replay's
+        requests without a learned fix waited ~5 ms for that). The version counts
+        as current from now, so such a request is not taken for one about an
+        older text.
+        """
+        cached_version, _ = self._cache.get(uri, (None, {}))
+        if cached_version != version:
+            self._cache[uri] = (version, {})
+        if (timer := self._later.pop(uri, None)) is not None:
+            timer.cancel()
+        if not diagnostics:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # called outside the loop (a script, a test): now
+            self.prepare(uri, version, diagnostics)
+            return
+        self._later[uri] = loop.call_later(PREPARE_DELAY_S, self._prepare_later, uri, version, diagnostics)
+
+    def _prepare_later(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
+        self._later.pop(uri, None)
+        self.prepare(uri, version, diagnostics)
 
     def prepare(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Start instantiating learned fixes for ``diagnostics`` (the work goes to the worker).

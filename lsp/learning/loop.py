@@ -266,7 +266,7 @@ class LearningLoop:
         if timeline is None:
             return
         timeline.published(version, diagnostics)
-        self.fixes.prepare(uri, version, diagnostics)
+        self.fixes.published(uri, version, diagnostics)
         if timeline.settled_version is None and not timeline.changes:
             # The text as opened, and what the editor was shown of it: that is the
             # baseline at once (a user who fixes what the lightbulb or the Problems

@@ -20,6 +20,7 @@ from fixlore.abstraction import abstract_rule_action, apply_edits
 from fixlore.knowledge import Event, EventKind, Knowledge
 from fixlore.lsp.learning.fixes import (
     INVOKED_WAIT_S,
+    PREPARE_DELAY_S,
     PREPARE_SLICE,
     REQUEST_WAIT_S,
     LearnedFixes,
@@ -213,5 +214,50 @@ async def test_a_lightbulb_asked_about_a_diagnostic_from_before_the_last_edit_do
         await asyncio.wrap_future(pending.job.result)
         found = await fixes.get(URI, 2, raw, start_if_stale=True)
         assert [apply_edits(text + "\n", f.edits) for f in found] == ["def other(item):\n    return item is None\n\n"]
+    finally:
+        fixes.close()
+
+
+async def test_the_lightbulb_asked_as_diagnostics_arrive_has_the_worker_to_itself_and_the_rest_follow(
+    knowledge: Knowledge,
+) -> None:
+    # VS Code asks for the lightbulb at the cursor as soon as diagnostics change. Its own
+    # diagnostic is prepared at once, as the only job; the publish's others come after
+    # PREPARE_DELAY_S. The version counts as current at once: the automatic request is
+    # not taken for one about an older text (which would answer without learned fixes).
+    _learn_e711_by_hand(knowledge)
+    text = "".join(f"def f{i}(item{i}):\n    return item{i} == None\n" for i in range(5))
+    raws = [_raw(text, f"item{i} == None", *E711) for i in range(5)]
+    for i, raw in enumerate(raws):  # the diagnostic is on `None`, as ruff puts it
+        start = raw["range"]["start"]["character"] + len(f"item{i} == ")
+        raw["range"]["start"]["character"], raw["range"]["end"]["character"] = start, start + 4
+    fixes, _ = _fixes(knowledge, text)
+    submitted: list[Any] = []
+    submit = fixes._jobs.submit
+    fixes._jobs.submit = lambda job: submitted.append(job.info.range.start.line) or submit(job)  # type: ignore[method-assign]
+    try:
+        fixes.published(URI, 1, raws)
+        assert fixes._cache[URI] == (1, {}) and submitted == []  # current, nothing started yet
+        asked = asyncio.ensure_future(fixes.get(URI, 1, raws[3], wait=TIMEOUT_S, start_if_stale=True))
+        await asyncio.sleep(0)  # the automatic lightbulb on `item3` has started its job
+        assert submitted == [7]  # its job alone (`item3 == None` is on line 7)
+        found = await asyncio.wait_for(asked, TIMEOUT_S)
+        assert [apply_edits(text, f.edits).count("item3 is None") for f in found] == [1]
+        await asyncio.sleep(PREPARE_DELAY_S * 3)
+        assert sorted(submitted) == [1, 3, 5, 7, 9]  # then the others, each once
+        assert set(fixes._cache[URI][1]) == {diag_id(r) for r in raws}
+    finally:
+        fixes.close()
+
+
+async def test_a_document_closed_before_its_delayed_preparation_starts_nothing(knowledge: Knowledge) -> None:
+    _learn_e711_by_hand(knowledge)
+    text = "def other(item):\n    return item == None\n"
+    fixes, _ = _fixes(knowledge, text)
+    try:
+        fixes.published(URI, 1, [_raw(text, "None", *E711)])
+        fixes.forget(URI)
+        await asyncio.sleep(PREPARE_DELAY_S * 2)
+        assert URI not in fixes._cache and fixes._jobs._worker.processes() == []
     finally:
         fixes.close()
