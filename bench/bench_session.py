@@ -251,8 +251,10 @@ async def replay(args: argparse.Namespace, root: Path) -> None:
     floor_cmd = [sys.executable, str(REPO / "bench" / "hop_floor.py"), *RUFF]
     editors = [Editor("ruff", RUFF), Editor("fixlore", fixlore), Editor("floor", floor_cmd)]
     pushers = [Editor("ruff", RUFF, PUSH_CAPS), Editor("fixlore", fixlore, PUSH_CAPS)]
-    if args.before:  # its push session only: publishes per burst, push latency
-        pushers.append(Editor("before", [*older_command(args.before), "serve", *upstream], PUSH_CAPS))
+    if args.before:  # an older tree in both sessions, the same steps interleaved
+        before = [*older_command(args.before), "serve", *upstream]
+        editors.append(Editor("before", before))
+        pushers.append(Editor("before", before, PUSH_CAPS))
     for editor in editors + pushers:
         await editor.start(root)
         assert editor.conn is not None
@@ -388,7 +390,7 @@ async def main() -> None:
     parser.add_argument(
         "--before",
         metavar="DIR",
-        help="also an older tree, DIR/fixlore/lsp, ... (its push session; --startup: its window)",
+        help="also an older tree, DIR/fixlore/lsp, ..., in both sessions (--startup: its window)",
     )
     parser.add_argument("--startup-gap", type=int, default=20, help="ms between keystrokes in that measure")
     args = parser.parse_args()
