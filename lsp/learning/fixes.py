@@ -196,16 +196,20 @@ class LearnedFixes:
         A code-action request before then prepares its own diagnostic at once
         (:meth:`get`), with the worker to itself: preparing a publish's every
         diagnostic first put the lightbulb's job behind another in the worker and
-        its request behind the submissions on the event loop (the replay's
-        requests without a learned fix waited ~5 ms for that). The version counts
-        as current from now, so such a request is not taken for one about an
-        older text.
+        its request behind the submissions on the event loop (in a replay of real
+        fixes, code action p50 7.1 ms that way, 5.5 ms this way). The version
+        counts as current from now, so such a request is not taken for one about
+        an older text. ``diagnostics`` are the document's all (the hub's merge):
+        they replace a preparation still due.
         """
+        if (timer := self._later.pop(uri, None)) is not None:
+            timer.cancel()
+        doc = self._store.server.open_document(uri)
+        if doc is None or doc.version != version:
+            return  # closed, or a newer text already: nothing of this is asked for
         cached_version, _ = self._cache.get(uri, (None, {}))
         if cached_version != version:
             self._cache[uri] = (version, {})
-        if (timer := self._later.pop(uri, None)) is not None:
-            timer.cancel()
         if not diagnostics:
             return
         try:

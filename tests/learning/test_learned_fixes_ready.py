@@ -253,10 +253,13 @@ async def test_the_lightbulb_asked_as_diagnostics_arrive_has_the_worker_to_itsel
 async def test_a_document_closed_before_its_delayed_preparation_starts_nothing(knowledge: Knowledge) -> None:
     _learn_e711_by_hand(knowledge)
     text = "def other(item):\n    return item == None\n"
-    fixes, _ = _fixes(knowledge, text)
+    fixes, editor = _fixes(knowledge, text)
+    raw = _raw(text, "None", *E711)
     try:
-        fixes.published(URI, 1, [_raw(text, "None", *E711)])
-        fixes.forget(URI)
+        fixes.published(URI, 1, [raw])
+        fixes.forget(URI)  # closed within the delay
+        del editor.documents[URI]
+        fixes.published(URI, 1, [raw])  # an upstream's late publish for it
         await asyncio.sleep(PREPARE_DELAY_S * 2)
         assert URI not in fixes._cache and fixes._jobs._worker.processes() == []
     finally:
