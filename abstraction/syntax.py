@@ -55,13 +55,17 @@ def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
     problems: list[SyntaxProblem] = []
     python_line: int | None = None
     if language == "python" and len(text) <= PYTHON_PARSER_MAX_CHARS:
-        problem = _python_problem(text)
-        if problem is None:
-            # Python's parser is the authority on Python; tree-sitter's grammar
-            # may lag behind new syntax.
-            return []
-        problems.append(problem)
-        python_line = problem.range.start.line
+        try:
+            problem = _python_problem(text)
+        except SystemError:  # its AST builder kept slipping (see AST_TRIES): tree-sitter's word alone
+            pass
+        else:
+            if problem is None:
+                # Python's parser is the authority on Python; tree-sitter's grammar
+                # may lag behind new syntax.
+                return []
+            problems.append(problem)
+            python_line = problem.range.start.line
     parser = get_parser(language)
     if parser is None:
         return problems
@@ -80,18 +84,44 @@ def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
     return problems
 
 
+AST_TRIES = 3
+"""How often Python's parser is asked before a ``SystemError`` of its AST builder is believed.
+
+CPython's AST builder checks its recursion depth against a counter that, at least in
+3.11.7 (this machine's), two threads building ASTs at once can disturb (a syntax check on
+the server's threads while a lightbulb's learned fixes are made on another): one of them
+then fails with "SystemError: AST constructor recursion depth mismatch" for a text that
+parses (cpython gh-106905 and reports like it). The real-fix replay's own threads hit it
+here (2026-11-28); asked again, the parser answers."""
+
+
+def _python_ast(text: str) -> None:
+    """Python's parser on ``text`` (an AST only; nothing runs); a passing ``SystemError`` is not raised."""
+    for attempt in range(AST_TRIES):
+        try:
+            _compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+            return
+        except SystemError:
+            if attempt == AST_TRIES - 1:
+                raise
+
+
+_compile = compile
+"""The builtin (a name of this module's, so that a test can make it slip)."""
+
+
 def python_parses(text: str) -> bool:
     """Whether Python's own parser accepts ``text`` (an AST only; nothing runs)."""
     try:
-        compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        _python_ast(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError, SystemError):
         return False
     return True
 
 
 def _python_problem(text: str) -> SyntaxProblem | None:
     try:
-        compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        _python_ast(text)
     except SyntaxError as exc:
         line = max((exc.lineno or 1) - 1, 0)
         col = max((exc.offset or 1) - 1, 0)
