@@ -91,11 +91,12 @@ PREPARE_SLICE = 8
 PREPARE_DELAY_S = 0.03
 """How long after diagnostics arrive the learned fixes of all of them are started (see :meth:`LearnedFixes.published`).
 
-An editor asks for the lightbulb at the cursor right as diagnostics change
-(VS Code does at every change; the replay of real fixes asks ~1 ms after the
-pull's answer). That request's own diagnostic is prepared at once; the others
-wait this long, so the worker and the event loop are free for the one asked
-about. A cursor moved onto another diagnostic comes later than this."""
+A user who opens the quick-fix menu on a diagnostic as soon as it shows (the
+replay of real fixes asks ~1 ms after the pull's answer) has that request's own
+diagnostic prepared at once; the others wait this long, so the worker and the
+event loop are free for the one asked about. VS Code's automatic lightbulb
+comes 250 ms after the markers change (its ``CodeActionOracle`` delay), a cursor
+moved onto another diagnostic later still: both find theirs made."""
 
 NEGATIVE_TTL_S = 1.0
 """How long "no learned fix for this signature" is believed without asking the knowledge again."""
