@@ -85,6 +85,14 @@ def _learn_e711_by_hand(knowledge: Knowledge) -> None:
     knowledge.flush()
 
 
+def _one_e711(knowledge: Knowledge) -> tuple[str, LearnedFixes, FakeEditor, dict[str, Any]]:
+    """E711 fixed by hand before; a document with one E711 (on `None`) open at version 1: text, fixes, editor, raw."""
+    _learn_e711_by_hand(knowledge)
+    text = "def other(item):\n    return item == None\n"
+    fixes, editor = _fixes(knowledge, text)
+    return text, fixes, editor, _raw(text, "None", *E711)
+
+
 @contextmanager
 def _prepared(knowledge: Knowledge, text: str) -> Iterator[tuple[LearnedFixes, dict[str, Any], _Pending]]:
     """E711 fixed by hand before; ``text``'s E711 (on `None`) published as version 1: the fixes, it, its job."""
@@ -198,10 +206,7 @@ async def test_a_lightbulb_asked_about_a_diagnostic_from_before_the_last_edit_do
     # Typing: the editor still has the diagnostics of version 1 while the text is at version 2.
     # The automatic request answers at once; the fixes for version 2 are made meanwhile,
     # and the next request (as the editor asks again once version 2's diagnostics come) has them.
-    _learn_e711_by_hand(knowledge)
-    text = "def other(item):\n    return item == None\n"
-    fixes, editor = _fixes(knowledge, text)
-    raw = _raw(text, "None", *E711)
+    text, fixes, editor, raw = _one_e711(knowledge)
     try:
         fixes.prepare(URI, 1, [raw])
         editor.open(URI, text + "\n", version=2)
@@ -251,10 +256,7 @@ async def test_the_lightbulb_asked_as_diagnostics_arrive_has_the_worker_to_itsel
 
 
 async def test_a_document_closed_before_its_delayed_preparation_starts_nothing(knowledge: Knowledge) -> None:
-    _learn_e711_by_hand(knowledge)
-    text = "def other(item):\n    return item == None\n"
-    fixes, editor = _fixes(knowledge, text)
-    raw = _raw(text, "None", *E711)
+    _, fixes, editor, raw = _one_e711(knowledge)
     try:
         fixes.published(URI, 1, [raw])
         fixes.forget(URI)  # closed within the delay
