@@ -173,6 +173,8 @@ class LearningLoop:
         timeline.followed.append(tracked)
         doc = self._editor.open_document(uri)
         applied = doc is None or doc.source != before_text
+        if doc is not None and applied:
+            _explain(timeline, version, rewritten_lines(before_text, doc.source))
         self.watches.setdefault(uri, []).append(
             Watch(tracked, pattern, before_text, self._clock.now(), accepted=True, applied=applied)
         )
@@ -374,6 +376,11 @@ class LearningLoop:
         for tracked in result.vanished:
             if any(_same(tracked, w.tracked) for w in claimed):
                 continue
+            if tracked.explained:
+                # On lines an accepted action rewrote ("Disable for this line" silencing its
+                # neighbours too, a removal of every unused name of the statement): the tool's
+                # fix, neither one the user made by hand nor their refusal of what it was offered.
+                continue
             if not tracked.broken:
                 # Whatever fixlore makes of the fix (an import it cannot keep, a rewrite it
                 # cannot see), the user made it instead of the actions they were offered; said
@@ -494,6 +501,34 @@ class LearningLoop:
 def _as_it_was(line: int, version: int | None) -> int | None:
     """A line where it was (no timeline to carry it through edits)."""
     return line
+
+
+def rewritten_lines(before: str, after: str) -> tuple[int, int] | None:
+    """The lines of ``before`` an edit rewrote or removed (first, last); ``None`` if it only inserted lines."""
+    old, new = before.splitlines(), after.splitlines()
+    top = 0
+    while top < min(len(old), len(new)) and old[top] == new[top]:
+        top += 1
+    bottom = 0
+    while bottom < min(len(old), len(new)) - top and old[-1 - bottom] == new[-1 - bottom]:
+        bottom += 1
+    last = len(old) - bottom - 1
+    return (top, last) if last >= top else None
+
+
+def _explain(timeline: DocTimeline, version: int | None, span: tuple[int, int] | None) -> None:
+    """Mark the baseline's diagnostics of ``version`` on ``span`` (its lines) as an accepted action's to fix.
+
+    Only those of the state the action was offered in, whose lines are the ones
+    the edit was made to (carrying an older baseline's lines to that text measured
+    no better in the ranking benchmark: left to the settle, as before).
+    """
+    if span is None:
+        return
+    first, last = span
+    for tracked in timeline.baseline:
+        if tracked.version == version and first <= diag_line(tracked.raw) <= last:
+            tracked.explained = True
 
 
 def _same(a: Tracked, b: Tracked) -> bool:

@@ -68,6 +68,8 @@ class Tracked:
     """The diagnostics hub's key of the source that reported it (``""`` if unknown)."""
     broken: bool = False
     """Seen in a settled state that did not parse (a syntax error the user left standing)."""
+    explained: bool = False
+    """An accepted action's edit rewrote its lines: if it vanishes, the tool fixed it, not the user."""
 
     @property
     def key(self) -> tuple[str, str, str]:

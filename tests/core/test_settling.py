@@ -435,3 +435,48 @@ async def test_a_learned_fix_seen_and_fixed_another_way_by_hand_is_turned_down_b
         assert s.extractor.asked == [("python", BEFORE, typed)]
         assert recorded == expected
         s.close()
+
+
+async def test_what_an_accepted_action_fixed_beside_its_own_diagnostic_is_neither_a_fix_by_hand_nor_a_refusal() -> None:
+    """ruff's "Remove unused import" for `a` removes the statement, `b` with it (and "Disable for this line" all of its kind).
+
+    `b`'s diagnostic vanishes by the tool's edit: learning it as the user's hand fix
+    gave the tool's edit made-up hand-fix evidence as a learned fix of its own, and
+    counted the user's choice as turning down what `b`'s list offered. A diagnostic
+    elsewhere, fixed by hand meanwhile, is still the user's.
+    """
+    from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+    from fixlore.knowledge import EventKind
+    from fixlore.lsp.actions.assemble import action_pattern
+
+    gap = "\n" * 8
+    before = f"from m import a, b\n{gap}def f(x):\n    return x == None\n"
+    removed = f"{gap}def f(x):\n    return x == None\n"
+    fixed = f"{gap}def f(x):\n    return x is None\n"
+
+    def unused(name: str, start: int) -> dict[str, Any]:
+        return {
+            "range": {"start": {"line": 0, "character": start}, "end": {"line": 0, "character": start + 1}},
+            "source": "Ruff",
+            "code": "F401",
+            "message": f"`m.{name}` imported but unused",
+        }
+
+    first, second, e711 = unused("a", 14), unused("b", 17), _down(E711, 9)
+    info = DiagnosticInfo("Ruff", "F401", first["message"], TextRange(Position(0, 14), Position(0, 15)))
+    remove = action_pattern("python", info, "Remove unused import", "quickfix")
+    s = Session()
+    await s.open(before, [first, second, e711])
+    recorded: list[tuple[EventKind, str]] = []
+    s.loop.store.record = lambda kind, pattern: recorded.append((kind, pattern.fingerprint))  # type: ignore[method-assign]
+    s.loop.saw_offers(URI, 1, [(second, (remove,), {})])  # the user had seen `b`'s list too
+    s.editor.edit(URI, removed)  # the editor applies the action's edit, then runs its command
+    s.loop.did_change(URI, {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": removed}]})
+    s.loop.accepted(remove, (remove,), True, URI, 1, first, before)
+    s.hub.set(URI, "ruff", 2, [_down(E711, 8)])
+    await s.pause(PAUSE_S)
+    await s.type(fixed, [])  # then fixes the E711 by hand
+    await s.pause(PAUSE_S)
+    assert s.extractor.asked == [("python", removed, fixed)]  # the E711 only: one hand fix
+    assert recorded == [(EventKind.ACCEPTED, remove.fingerprint), (EventKind.SUCCEEDED, remove.fingerprint)]
+    s.close()
