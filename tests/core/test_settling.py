@@ -438,7 +438,7 @@ async def test_a_learned_fix_seen_and_fixed_another_way_by_hand_is_turned_down_b
 
 
 async def test_what_an_accepted_action_fixed_beside_its_own_diagnostic_is_neither_a_fix_by_hand_nor_a_refusal() -> None:
-    """ruff's "Remove unused import" for `a` removes the statement, `b` with it (and "Disable for this line" all of its kind).
+    """ruff's "Remove unused import" for `a` removes the statement, `b` with it ("Disable" a line's every Q000).
 
     `b`'s diagnostic vanishes by the tool's edit: learning it as the user's hand fix
     gave the tool's edit made-up hand-fix evidence as a learned fix of its own, and
@@ -468,7 +468,11 @@ async def test_what_an_accepted_action_fixed_beside_its_own_diagnostic_is_neithe
     s = Session()
     await s.open(before, [first, second, e711])
     recorded: list[tuple[EventKind, str]] = []
-    s.loop.store.record = lambda kind, pattern: recorded.append((kind, pattern.fingerprint))  # type: ignore[method-assign]
+
+    def record(kind: EventKind, pattern: Any) -> None:
+        recorded.append((kind, pattern.fingerprint))
+
+    s.loop.store.record = record  # type: ignore[method-assign]
     s.loop.saw_offers(URI, 1, [(second, (remove,), {})])  # the user had seen `b`'s list too
     s.editor.edit(URI, removed)  # the editor applies the action's edit, then runs its command
     s.loop.did_change(URI, {"textDocument": {"uri": URI, "version": 2}, "contentChanges": [{"text": removed}]})
