@@ -53,6 +53,7 @@ from fixlore.abstraction._text import (
     TextEdit,
     TextRange,
     apply_edits,
+    common_ends,
     line_opcodes,
     position_at,
 )
@@ -123,6 +124,7 @@ __all__ = [
     "may_apply",
     "is_placeholder",
     "language_for",
+    "common_ends",
     "line_opcodes",
     "position_at",
     "supported_languages",

@@ -96,6 +96,17 @@ Opcode = tuple[str, int, int, int, int]
 """As :meth:`difflib.SequenceMatcher.get_opcodes` gives them: tag, old ``[a1, a2)``, new ``[b1, b2)``."""
 
 
+def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
+    """How many lines ``old`` and ``new`` share at their head, and then at their tail (not overlapping it)."""
+    head = 0
+    while head < min(len(old), len(new)) and old[head] == new[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
+        tail += 1
+    return head, tail
+
+
 def line_opcodes(old: Sequence[str], new: Sequence[str], *, max_lines: int | None = None) -> list[Opcode]:
     """The opcodes turning lines ``old`` into ``new``, the common head and tail matched first.
 
@@ -104,12 +115,7 @@ def line_opcodes(old: Sequence[str], new: Sequence[str], *, max_lines: int | Non
     sides), that middle is one ``replace`` instead (a line diff of thousands of
     repeated lines is quadratic). The opcodes cover both sequences, as difflib's do.
     """
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
+    head, tail = common_ends(old, new)
     a_end, b_end = len(old) - tail, len(new) - tail
     out: list[Opcode] = [("equal", 0, head, 0, head)] if head else []
     if max_lines is not None and (a_end - head) + (b_end - head) > max_lines:

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Collection
 from concurrent.futures import BrokenExecutor
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
+from fixlore.abstraction import Extracted, Pattern, Signature, common_ends, syntax_problems
 from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning.clock import Clock, LoopClock
@@ -506,12 +506,7 @@ def _as_it_was(line: int, version: int | None) -> int | None:
 def rewritten_lines(before: str, after: str) -> tuple[int, int] | None:
     """The lines of ``before`` an edit rewrote or removed (first, last); ``None`` if it only inserted lines."""
     old, new = before.splitlines(), after.splitlines()
-    top = 0
-    while top < min(len(old), len(new)) and old[top] == new[top]:
-        top += 1
-    bottom = 0
-    while bottom < min(len(old), len(new)) - top and old[-1 - bottom] == new[-1 - bottom]:
-        bottom += 1
+    top, bottom = common_ends(old, new)
     last = len(old) - bottom - 1
     return (top, last) if last >= top else None
 
