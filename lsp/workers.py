@@ -429,7 +429,7 @@ class PipeWorker(Executor):
                     break
                 (number,) = _NUMBER.unpack_from(data)
                 try:
-                    ok, value = pickle.loads(data[_NUMBER.size :])
+                    ok, value = pickle.loads(memoryview(data)[_NUMBER.size :])
                 except Exception as exc:  # noqa: BLE001 - an answer this process cannot read fails its job only
                     ok, value = False, exc
                 with self._state:
@@ -470,7 +470,7 @@ def serve_pipe(conn: Any, server_pid: int) -> None:
             return
         (number,) = _NUMBER.unpack_from(data)
         try:
-            fn, args, kwargs = pickle.loads(data[_NUMBER.size :])
+            fn, args, kwargs = pickle.loads(memoryview(data)[_NUMBER.size :])
             answer: tuple[bool, Any] = (True, fn(*args, **kwargs))
         except BaseException as exc:  # noqa: BLE001 - the job's failure is its caller's to hear
             answer = (False, exc)
