@@ -192,6 +192,8 @@ def prose_words() -> frozenset[str]:
 SUPPRESSION_WORDS = frozenset(
     {
         "noqa",
+        "flake8",
+        "ruff",
         "type",
         "ignore",
         "pyright",

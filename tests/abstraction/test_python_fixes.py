@@ -117,6 +117,20 @@ def test_noqa_comment_added_is_add_suppression() -> None:
     assert p.shape is not None and p.shape.after.endswith("#\u2423noqa:\u2423$CODE")
 
 
+def test_a_tools_directive_keeps_the_tools_name_and_nothing_of_the_user() -> None:
+    """``# flake8: noqa`` was kept as ``# : noqa`` (the tool's name dropped as if it were user text)."""
+    from fixlore.abstraction._tree import render_suppression, suppression_token
+
+    for written, rule, kept in (
+        ("# flake8: noqa", "F401", "# flake8: noqa"),
+        ("# ruff: noqa: F401", "F401", "# ruff: noqa: F401"),
+        ("# noqa: F841 because total_secret is legacy", "F841", "# noqa: F841"),
+    ):
+        token = suppression_token(written, rule)
+        assert token is not None and "secret" not in token and "legacy" not in token
+        assert render_suppression(token, rule) == kept
+
+
 def test_guard_inserted_on_the_line_above_is_before_statement() -> None:
     before = code("""
         def first_name(person):
