@@ -1,6 +1,6 @@
 """Benchmark: a job's round trip to a worker process, from the event loop, as a lightbulb waits for one.
 
-fixlore's :class:`~fixlore.lsp.workers.WorkerProcess` (its :class:`PipeWorker`: one
+fixlore's :class:`~fixlore.lsp.workers.WorkerProcess` (its :class:`~fixlore.lsp.pipe_worker.PipeWorker`: one
 pipe, the caller writes, a reader thread answers) against the standard library's
 ``ProcessPoolExecutor`` with one spawned worker (what fixlore used before), in the
 same run, jobs interleaved one by one so machine noise hits both alike. Each job
@@ -23,8 +23,9 @@ import sys
 import time
 from concurrent.futures import Executor, ProcessPoolExecutor
 
+from fixlore.lsp.pipe_worker import init_child
 from fixlore.lsp.tools.cli import SWITCH_INTERVAL_S
-from fixlore.lsp.workers import WorkerProcess, init_child
+from fixlore.lsp.workers import WorkerProcess
 
 TEXT = "x = 1\n" * 2_500  # 15 KB
 

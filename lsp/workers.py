@@ -8,25 +8,23 @@ event loop), ends it when it has had nothing to do for a while (``idle_stop_s``:
 a session's idle process tree is the server alone) and starts it again at the
 next job, starts another when one dies (up to a limit), ends it at shutdown,
 and runs the jobs on a thread of the server when no process can be started.
-The child is a :class:`PipeWorker`: one pipe, no pool machinery between a job
-and its answer.
+The child is a :class:`~fixlore.lsp.pipe_worker.PipeWorker`: one pipe, no
+pool machinery between a job and its answer.
 """
 
 from __future__ import annotations
 
 import atexit
-import collections
 import functools
-import itertools
 import logging
 import os
-import pickle
-import struct
 import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import BrokenExecutor, Executor, Future, InvalidStateError, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, Executor, Future, ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
+
+from fixlore.lsp.pipe_worker import PipeWorker, settle
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -117,7 +115,7 @@ class WorkerProcess:
             try:
                 inner = self._submit_now(fn, args)
             except BaseException as exc:  # noqa: BLE001 - the caller hears it through its future
-                _settle(outer, exc)
+                settle(outer, exc)
                 return
             inner.add_done_callback(lambda done: _copy(done, outer))
 
@@ -131,7 +129,7 @@ class WorkerProcess:
     def _dropped(self, queued: Future[None], outer: Future[Any]) -> None:
         """A job still waiting for the process when the worker closed: its caller hears so (never waits on)."""
         if queued.cancelled():
-            _settle(outer, RuntimeError(f"the {self.name} worker is closed"))
+            settle(outer, RuntimeError(f"the {self.name} worker is closed"))
 
     def _submit_now(self, fn: Callable[..., T], args: tuple[Any, ...]) -> Future[T]:
         try:
@@ -254,23 +252,13 @@ def _copy(done: Future[T], outer: Future[T]) -> None:
         return
     exc = done.exception()
     if exc is not None:
-        _settle(outer, exc)
+        settle(outer, exc)
     else:
-        _settle(outer, None, done.result())
-
-
-def _settle(outer: Future[T], exc: BaseException | None, result: Any = None) -> None:
-    try:
-        if exc is not None:
-            outer.set_exception(exc)
-        else:
-            outer.set_result(result)
-    except InvalidStateError:  # the caller cancelled it meanwhile
-        pass
+        settle(outer, None, done.result())
 
 
 def _processes_of(pool: Executor | None) -> list[BaseProcess]:
-    return list((getattr(pool, "_processes", None) or {}).values())
+    return [pool.process] if isinstance(pool, PipeWorker) else []
 
 
 def _stop(pool: Executor, processes: list[BaseProcess]) -> None:
@@ -301,203 +289,3 @@ def _note_exit() -> None:
         _EXITING = True
 
     atexit.register(exiting)
-
-
-class WorkerEnded(BrokenExecutor):
-    """The worker process ended (killed, crashed, or stopped) before it answered a job."""
-
-
-class PipeWorker(Executor):
-    """One spawned child and a pipe to it: a job's round trip is one write and one read.
-
-    ``concurrent.futures.ProcessPoolExecutor`` hands every job across three threads
-    of the server (the caller wakes its manager thread, which queues the job for its
-    feeder thread, which writes it; the manager thread reads the answer): 1.6 ms for
-    an empty job on this 2-core machine, where a lightbulb waits for one. Here the
-    caller writes the job itself when the child is idle (reading, so the write cannot
-    wait on it; a writer thread sends the jobs for a busy child or one still starting,
-    so the event loop never waits on a full pipe), and one reader thread sets the
-    answers: 0.8 ms.
-
-    Each message is the job's number and a pickle, both ways, so a job that cannot be
-    unpickled (or an answer that cannot be) fails that job alone. The child ends at the
-    pipe's end; the server's end (:meth:`shutdown`, or the child found dead) fails the
-    jobs not answered with :class:`WorkerEnded`, as a dead worker's did.
-    """
-
-    def __init__(self, context: Any, server_pid: int) -> None:
-        ours, theirs = context.Pipe()
-        self._process: BaseProcess = context.Process(
-            target=serve_pipe, args=(theirs, server_pid), name="fixlore-worker", daemon=True
-        )
-        self._process.start()
-        theirs.close()
-        self._processes = {self._process.pid: self._process}
-        """As ``ProcessPoolExecutor`` names it (see :func:`_processes_of`)."""
-        self._conn = ours
-        self._state = threading.Condition()
-        self._pending: dict[int, Future[Any]] = {}
-        """Jobs sent or queued, not answered: number -> future."""
-        self._outbox: collections.deque[tuple[int, bytes]] = collections.deque()
-        self._sending = False
-        self._ended: str | None = None
-        """Why no more jobs are taken (set at :meth:`shutdown`, or when the child is found ended)."""
-        self._reader_gone = False
-        self._reading = False
-        """The child has answered a job: it is up, and reads the next as soon as it has answered the last."""
-        self._numbers = itertools.count()
-        threading.Thread(target=self._read, name="fixlore-worker-read", daemon=True).start()
-        threading.Thread(target=self._write, name="fixlore-worker-write", daemon=True).start()
-
-    def submit(self, fn: Callable[..., T], /, *args: Any, **kwargs: Any) -> Future[T]:
-        """Send ``fn(*args, **kwargs)`` to the child; raises :class:`WorkerEnded` once it has ended."""
-        future: Future[T] = Future()
-        future.set_running_or_notify_cancel()  # handed over: cancel() cannot take it back
-        try:
-            payload = pickle.dumps((fn, args, kwargs), protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as exc:  # noqa: BLE001 - this job cannot go; the worker is fine
-            future.set_exception(exc)
-            return future
-        with self._state:
-            if self._ended is not None:
-                raise WorkerEnded(self._ended)
-            number = next(self._numbers)
-            self._pending[number] = future
-            if self._sending or self._outbox or len(self._pending) > 1 or not self._reading:
-                # Behind a busy child, or one still starting (importing, not reading yet): the writer thread sends it.
-                self._outbox.append((number, payload))
-                self._state.notify_all()
-                return future
-            self._sending = True
-        try:
-            self._send(number, payload)  # the child is reading: this write does not wait on it
-        finally:
-            with self._state:
-                self._sending = False
-                self._state.notify_all()
-        return future
-
-    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
-        """End the child now (it holds nothing to keep); jobs not answered fail with :class:`WorkerEnded`."""
-        with self._state:
-            if self._ended is None:
-                self._ended = "the worker was stopped"
-            self._state.notify_all()
-        if self._process.is_alive():
-            self._process.terminate()
-        if wait:
-            self._process.join()
-
-    def _send(self, number: int, payload: bytes) -> None:
-        try:
-            self._conn.send_bytes(_NUMBER.pack(number) + payload)
-        except (OSError, ValueError):  # the pipe is gone: the child ended (the reader fails its jobs)
-            return
-
-    def _write(self) -> None:
-        """Send the jobs queued behind a busy child, in order; at the end, close the server's end of the pipe."""
-        while True:
-            with self._state:
-                while self._ended is None and (self._sending or not self._outbox):
-                    self._state.wait()
-                if self._ended is not None:
-                    break
-                number, payload = self._outbox.popleft()
-                self._sending = True
-            try:
-                self._send(number, payload)
-            finally:
-                with self._state:
-                    self._sending = False
-                    self._state.notify_all()
-        with self._state:
-            while self._sending or not self._reader_gone:  # a caller's write under way; the reader on the pipe
-                self._state.wait()
-        self._conn.close()
-
-    def _read(self) -> None:
-        """Set each answer; when the child ends, fail what it did not answer."""
-        why = "the worker process ended"
-        try:
-            while True:
-                ready = multiprocessing_wait([self._conn, self._process.sentinel])
-                if self._conn not in ready:
-                    break
-                try:
-                    data = self._conn.recv_bytes()
-                except (EOFError, OSError):
-                    break
-                (number,) = _NUMBER.unpack_from(data)
-                try:
-                    ok, value = pickle.loads(memoryview(data)[_NUMBER.size :])
-                except Exception as exc:  # noqa: BLE001 - an answer this process cannot read fails its job only
-                    ok, value = False, exc
-                with self._state:
-                    future = self._pending.pop(number, None)
-                    self._reading = True
-                if future is not None:
-                    _settle(future, None if ok else value, value if ok else None)
-        finally:
-            with self._state:
-                self._ended = self._ended or why
-                failed = list(self._pending.values())
-                self._pending.clear()
-                self._outbox.clear()
-                self._reader_gone = True
-                self._state.notify_all()
-            for future in failed:
-                _settle(future, WorkerEnded(self._ended))
-            self._process.join(5)  # reap it (ended, or ending at its pipe's end)
-
-
-_NUMBER = struct.Struct("!Q")
-
-
-def multiprocessing_wait(objects: list[Any]) -> list[Any]:
-    """``multiprocessing.connection.wait`` (imported with the first worker)."""
-    from multiprocessing.connection import wait
-
-    return list(wait(objects))
-
-
-def serve_pipe(conn: Any, server_pid: int) -> None:
-    """In the worker process: answer each job of ``conn`` in order until its end (see :class:`PipeWorker`)."""
-    init_child(server_pid)
-    while True:
-        try:
-            data = conn.recv_bytes()
-        except (EOFError, OSError):
-            return
-        (number,) = _NUMBER.unpack_from(data)
-        try:
-            fn, args, kwargs = pickle.loads(memoryview(data)[_NUMBER.size :])
-            answer: tuple[bool, Any] = (True, fn(*args, **kwargs))
-        except BaseException as exc:  # noqa: BLE001 - the job's failure is its caller's to hear
-            answer = (False, exc)
-        try:
-            reply = pickle.dumps(answer, protocol=pickle.HIGHEST_PROTOCOL)
-        except Exception as exc:  # noqa: BLE001 - an answer that cannot be sent is an error, said as text
-            reply = pickle.dumps((False, RuntimeError(f"the answer could not be sent: {type(exc).__name__}: {exc}")))
-        conn.send_bytes(_NUMBER.pack(number) + reply)
-
-
-def init_child(server_pid: int | None = None) -> None:
-    """In a worker process: let go of the editor's pipes; end with the server.
-
-    The child would otherwise hold the editor's stdout open after the server is
-    gone (an editor waits for it to close), and outlive a killed server.
-    """
-    devnull = os.open(os.devnull, os.O_RDWR)
-    for fd in (0, 1, 2):
-        os.dup2(devnull, fd)
-    os.close(devnull)
-    # The server's pid as it started us: a child that starts after the server died
-    # (its parent already init, pid 1) must not take init for the server.
-    parent = server_pid if server_pid is not None else os.getppid()
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)  # a watchdog's period, in a child with nothing else to do
-        os._exit(0)
-
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()

@@ -30,7 +30,7 @@ from collections.abc import Awaitable, Callable, Collection
 from concurrent.futures import BrokenExecutor
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import Extracted, Pattern, Signature, common_ends, syntax_problems
+from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
 from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning.clock import Clock, LoopClock
@@ -39,10 +39,10 @@ from fixlore.lsp.learning.fixes import INVOKED_WAIT_S, REQUEST_WAIT_S, LearnedFi
 from fixlore.lsp.learning.schedule import SettleSchedule
 from fixlore.lsp.learning.store import StoreSide
 from fixlore.lsp.learning.timeline import (
-    MATCH_LINES,
     DocTimeline,
     Tracked,
     absorb_broken,
+    as_it_was,
     diag_info,
     diag_line,
 )
@@ -174,7 +174,7 @@ class LearningLoop:
         doc = self._editor.open_document(uri)
         applied = doc is None or doc.source != before_text
         if doc is not None and applied:
-            _explain(timeline, version, rewritten_lines(before_text, doc.source))
+            timeline.explain_edit(version, before_text, doc.source)
         self.watches.setdefault(uri, []).append(
             Watch(tracked, pattern, before_text, self._clock.now(), accepted=True, applied=applied)
         )
@@ -198,7 +198,7 @@ class LearningLoop:
 
     def _rejected_by_hand(self, uri: str, tracked: Tracked, after: str, timeline: DocTimeline) -> None:
         """A diagnostic the user was offered actions for, fixed by hand: each of them was turned down."""
-        line_now = timeline.line_now if self.timelines.get(uri) is timeline else _as_it_was
+        line_now = timeline.line_now if self.timelines.get(uri) is timeline else as_it_was
         for pattern in self._offers.turned_down(uri, tracked, after, line_now):
             self.store.record(EventKind.REJECTED, pattern)
 
@@ -374,7 +374,7 @@ class LearningLoop:
         unknown = {t.key for t in timeline.baseline if t.origin in lagging}
         claimed = self._verify(timeline, watches, diagnostics, result.new, unknown)
         for tracked in result.vanished:
-            if any(_same(tracked, w.tracked) for w in claimed):
+            if any(tracked.same_as(w.tracked) for w in claimed):
                 continue
             if tracked.explained:
                 # On lines an accepted action rewrote ("Disable for this line" silencing its
@@ -496,35 +496,3 @@ class LearningLoop:
         timeline = self.timelines.get(uri)
         if timeline is not None and timeline.settled_version is not None:
             timeline.followed = [t for t in timeline.followed if t is not watch.tracked]
-
-
-def _as_it_was(line: int, version: int | None) -> int | None:
-    """A line where it was (no timeline to carry it through edits)."""
-    return line
-
-
-def rewritten_lines(before: str, after: str) -> tuple[int, int] | None:
-    """The lines of ``before`` an edit rewrote or removed (first, last); ``None`` if it only inserted lines."""
-    old, new = before.splitlines(), after.splitlines()
-    top, bottom = common_ends(old, new)
-    last = len(old) - bottom - 1
-    return (top, last) if last >= top else None
-
-
-def _explain(timeline: DocTimeline, version: int | None, span: tuple[int, int] | None) -> None:
-    """Mark the baseline's diagnostics of ``version`` on ``span`` (its lines) as an accepted action's to fix.
-
-    Only those of the state the action was offered in, whose lines are the ones
-    the edit was made to (carrying an older baseline's lines to that text measured
-    no better in the ranking benchmark: left to the settle, as before).
-    """
-    if span is None:
-        return
-    first, last = span
-    for tracked in timeline.baseline:
-        if tracked.version == version and first <= diag_line(tracked.raw) <= last:
-            tracked.explained = True
-
-
-def _same(a: Tracked, b: Tracked) -> bool:
-    return a.key == b.key and abs(a.line - b.line) <= MATCH_LINES

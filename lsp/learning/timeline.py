@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixlore.abstraction import DiagnosticInfo, Position, TextRange
+from fixlore.abstraction import DiagnosticInfo, Position, TextRange, common_ends
 from fixlore.lsp.transport.text_sync import to_code_points
 
 MATCH_LINES = 3
@@ -70,6 +70,10 @@ class Tracked:
     """Seen in a settled state that did not parse (a syntax error the user left standing)."""
     explained: bool = False
     """An accepted action's edit rewrote its lines: if it vanishes, the tool fixed it, not the user."""
+
+    def same_as(self, other: Tracked) -> bool:
+        """The same diagnostic as ``other``: same key, within :data:`MATCH_LINES` lines."""
+        return self.key == other.key and abs(self.line - other.line) <= MATCH_LINES
 
     @property
     def key(self) -> tuple[str, str, str]:
@@ -260,6 +264,23 @@ class DocTimeline:
                 line, _ = shift_line(line, start, end, new_lines)
         return line
 
+    def explain_edit(self, version: int | None, before: str, after: str) -> None:
+        """An accepted action turned ``before`` into ``after``: what it fixed on its lines is the tool's fix.
+
+        The baseline's diagnostics of ``version`` on the lines the edit rewrote or
+        removed are marked :attr:`Tracked.explained`. Only those of the state the
+        action was offered in, whose lines are the ones the edit was made to
+        (carrying an older baseline's lines to that text measured no better in the
+        ranking benchmark: left to the settle, as before).
+        """
+        span = rewritten_lines(before, after)
+        if span is None:
+            return
+        first, last = span
+        for tracked in self.baseline:
+            if tracked.version == version and first <= diag_line(tracked.raw) <= last:
+                tracked.explained = True
+
     def published(self, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Remember the version of the latest merged diagnostics."""
         self.latest_version = version
@@ -339,3 +360,16 @@ def _by_key(baseline: Sequence[Tracked], current: Sequence[dict[str, Any]]) -> C
 def text_digest(text: str) -> str:
     """A short digest of a document text (to compare texts without keeping them)."""
     return hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def rewritten_lines(before: str, after: str) -> tuple[int, int] | None:
+    """The lines of ``before`` an edit rewrote or removed (first, last); ``None`` if it only inserted lines."""
+    old, new = before.splitlines(), after.splitlines()
+    top, bottom = common_ends(old, new)
+    last = len(old) - bottom - 1
+    return (top, last) if last >= top else None
+
+
+def as_it_was(line: int, version: int | None) -> int | None:
+    """A line where it was (no timeline to carry it through edits): :meth:`DocTimeline.line_now`'s stand-in."""
+    return line
