@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from fixlore.abstraction._fields import code_problem, kind_problem, language_problem, shared_problem, source_problem
 from fixlore.abstraction._generalise import generalise
 from fixlore.abstraction._import_lines import is_relative, top_level_imports
-from fixlore.abstraction._instantiate import instantiate, may_apply
+from fixlore.abstraction._instantiate import instantiate, load_tables, may_apply
 from fixlore.abstraction._pattern import (
     PATTERN_FORMAT_VERSION,
     ActionTemplate,
@@ -122,6 +122,7 @@ __all__ = [
     "get_parser",
     "instantiate",
     "may_apply",
+    "load_tables",
     "is_placeholder",
     "language_for",
     "common_ends",

@@ -23,8 +23,10 @@ import tree_sitter
 
 from fixlore.abstraction._catches import catches_what_is_not_raised
 from fixlore.abstraction._ctx import _Ctx, _NoMatch
+from fixlore.abstraction._fields import rule_words
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, fits_its_use, place_import
+from fixlore.abstraction._jumps import jumps_out_of_scope
 from fixlore.abstraction._match import _edits_at_unit
 from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
@@ -52,9 +54,11 @@ from fixlore.abstraction._soundness import (
     roles_unsound,
     subject_of_diagnostic,
 )
+from fixlore.abstraction._stdlib import STDLIB_EXPORT
 from fixlore.abstraction._templates import bind_template, same_wording
 from fixlore.abstraction._text import DiagnosticInfo, TextEdit, TextRange, line_starts, offset_at, position_at
 from fixlore.abstraction._tree import Source, error_count, parsed
+from fixlore.abstraction._vocab import class_members, keywords, prose_words
 from fixlore.abstraction.languages import get_parser
 
 logger = logging.getLogger(__name__)
@@ -96,6 +100,23 @@ def may_apply(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, 
         return not isinstance(_prelude(pattern, language, text, diag, seen), Skipped)
     except Exception:  # noqa: BLE001 - instantiate() itself reports what went wrong
         return True
+
+
+@functools.cache
+def load_tables(language: str = "python") -> None:
+    """Load what :func:`instantiate` and :func:`may_apply` look names up in, ahead of their first use.
+
+    Each table is read once per process, on first use: the standard library's
+    exported names alone import ~60 modules (~0.1 s), and a lightbulb whose
+    fixes needed it first waited that long (in the server too: ``may_apply``
+    binds a message template's ``$H`` holes). A worker calls this when it is
+    idle, the server on a thread of its own.
+    """
+    class_members(language, STDLIB_EXPORT)
+    get_parser(language)
+    keywords(language)
+    prose_words()
+    rule_words()
 
 
 def _instantiate(
@@ -153,6 +174,7 @@ def _instantiate(
             or format_left_unapplied(old_part, new_part)
             or renames_a_working_name(pattern, seen, text)
             or catches_what_is_not_raised(src, d0, old_part, new_part)
+            or jumps_out_of_scope(src, min(e[0] for e in edits), old_part, new_part)
         )
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)

@@ -173,11 +173,27 @@ class PipeWorker(Executor):
 _NUMBER = struct.Struct("!Q")
 
 
+_when_idle: collections.deque[Callable[[], object]] = collections.deque()
+"""In a worker process: what to run once no job waits (see :func:`when_idle`)."""
+
+
+def when_idle(fn: Callable[[], object]) -> None:
+    """In a worker process: run ``fn`` once no job waits on the pipe, before reading the next.
+
+    For loading what later jobs need off the path of the jobs waited for now;
+    a job sent meanwhile waits for ``fn`` to end. What ``fn`` raises is dropped.
+    """
+    _when_idle.append(fn)
+
+
 def serve_pipe(conn: Any, server_pid: int) -> None:
     """In the worker process: answer each job of ``conn`` in order until its end (see :class:`PipeWorker`)."""
     init_child(server_pid)
     while True:
         try:
+            if _when_idle and not conn.poll():
+                _run_idle(_when_idle.popleft())
+                continue
             data = conn.recv_bytes()
         except (EOFError, OSError):
             return
@@ -192,6 +208,13 @@ def serve_pipe(conn: Any, server_pid: int) -> None:
         except Exception as exc:  # noqa: BLE001 - an answer that cannot be sent is an error, said as text
             reply = pickle.dumps((False, RuntimeError(f"the answer could not be sent: {type(exc).__name__}: {exc}")))
         conn.send_bytes(_NUMBER.pack(number) + reply)
+
+
+def _run_idle(fn: Callable[[], object]) -> None:
+    try:
+        fn()
+    except Exception:  # noqa: BLE001, S110 - best effort: the job that needs it does the work itself
+        pass
 
 
 def settle(outer: Future[T], exc: BaseException | None, result: Any = None) -> None:

@@ -31,6 +31,7 @@ from fixlore.abstraction import (
     TextEdit,
     TextRange,
     abstract_signature,
+    load_tables,
     may_apply,
     quoted_names,
 )
@@ -152,6 +153,8 @@ class LearnedFixes:
         """Signature -> when no learned fix was found for it."""
         self._later: dict[str, asyncio.TimerHandle] = {}
         """uri -> the preparation of its latest diagnostics, due :data:`PREPARE_DELAY_S` after they came."""
+        self._tables: set[str] = set()
+        """Languages whose lookup tables (:func:`~fixlore.abstraction.load_tables`) are loaded, or being loaded."""
 
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix for ``signature`` (None: any) may be new: stop believing there is none."""
@@ -182,6 +185,10 @@ class LearnedFixes:
             return
         if self._store.knowledge is not None:
             self._jobs.warm(uri, language, doc.source)
+            if language not in self._tables:
+                # may_apply() reads them on the loop when a request finds its fixes not ready
+                self._tables.add(language)
+                self._store.executor.submit(load_tables, language)
         if language == "python":
             self.imports.read_later(uri, doc.source)
 

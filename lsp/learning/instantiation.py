@@ -18,6 +18,7 @@ started, or the worker dies twice, the same jobs run on a thread instead.
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import logging
 import threading
@@ -26,7 +27,8 @@ from concurrent.futures import BrokenExecutor, CancelledError, Future, ThreadPoo
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate, parsed
+from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate, load_tables, parsed
+from fixlore.lsp.pipe_worker import when_idle
 from fixlore.lsp.workers import REQUEST_IDLE_S, WorkerProcess
 
 logger = logging.getLogger(__name__)
@@ -62,6 +64,8 @@ MAX_PATTERNS = 50_000
 _texts: collections.OrderedDict[str, tuple[int, str]] = collections.OrderedDict()
 """uri -> (the server's token for the text, the text)."""
 _patterns: dict[str, Pattern] = {}
+_loaded: set[str] = set()
+"""Languages whose lookup tables this worker loads (or has loaded) when idle."""
 
 
 def run(
@@ -79,6 +83,9 @@ def run(
         return None
     if not items:  # a document just opened: parse it now, before its diagnostics come (see warm())
         parsed(language, known[1])
+        if language not in _loaded:
+            _loaded.add(language)
+            when_idle(functools.partial(load_tables, language))  # a first job of a kind no longer loads them
         return []
     if len(_patterns) > MAX_PATTERNS:
         _patterns.clear()
