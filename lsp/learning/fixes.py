@@ -172,8 +172,9 @@ class LearnedFixes:
         self.imports.close()
 
     def forget(self, uri: str) -> None:
-        """Drop the cache of a closed document."""
+        """Drop the cache of a closed document, and the jobs still queued for it."""
         self._cache.pop(uri, None)
+        self._jobs.forget(uri)
         if (timer := self._later.pop(uri, None)) is not None:
             timer.cancel()
 
@@ -358,6 +359,10 @@ class LearnedFixes:
             except TimeoutError:
                 logger.debug("learned fixes not ready in time; answering without them")
                 return []
+            except asyncio.CancelledError:
+                if not future.cancelled():
+                    raise  # the request itself was cancelled
+                return []  # the job was dropped (the session ends)
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug(
                     "learned fixes: %d patterns, waited %.1f ms for a job started %.1f ms before the request",

@@ -138,6 +138,8 @@ class Instantiator:
         self._tokens = itertools.count()
         self._patterns: set[str] = set()
         self._here = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-instantiate-now")
+        self._latest: dict[str, str] = {}
+        """uri -> the text of its newest job: a job still queued for another text (or a closed document) is dropped."""
 
     def submit(self, job: Job) -> Future[list[Found]]:
         """Queue ``job``; its :attr:`Job.result` is set when the worker is done with it."""
@@ -146,8 +148,14 @@ class Instantiator:
                 job.result.cancel()
                 return job.result
             self._queue.append(job)
+            self._latest[job.uri] = job.text
             self._feed_locked()
         return job.result
+
+    def forget(self, uri: str) -> None:
+        """``uri`` was closed: the jobs still queued for it are dropped when their turn comes."""
+        with self._lock:
+            self._latest.pop(uri, None)
 
     def warm(self, uri: str, language: str, text: str) -> None:
         """Send the worker a document just opened, to hold and parse before its diagnostics arrive.
@@ -193,7 +201,13 @@ class Instantiator:
 
     def _feed_locked(self) -> None:
         while self._current is None and not self._closed and (self._urgent or self._queue):
+            urgent = bool(self._urgent)
             job = (self._urgent or self._queue).popleft()
+            if not urgent and (latest := self._latest.get(job.uri)) is not job.text and latest != job.text:
+                # Made for a text the document no longer has (typing goes on), or a closed one:
+                # nobody asks for it. (A request's job, hurried, is made whatever comes after it.)
+                job.result.cancel()
+                continue
             if not job.result.set_running_or_notify_cancel():
                 continue
             self._hand_over_locked(job, force=False)
