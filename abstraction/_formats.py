@@ -8,7 +8,10 @@ source is carried into the f-string, in order, so none is ever dropped, each
 directive's flags, width and precision with it (``%08x`` -> ``{x:08x}``,
 ``%-5s`` -> ``{x!s:<5}``); what the rewrite cannot express exactly
 (``%(name)s``, ``%*d``, ``%c``, operands with quotes, backslashes or line
-breaks, a single operand that may be a tuple) is left alone.
+breaks, a single operand that may be a tuple) is left alone. An operand that
+is ``str(x)``, ``repr(x)`` or ``ascii(x)`` for a ``%s`` becomes the conversion
+it is (``{x!r}``, as ruff's RUF010 asks; ``{repr(x)}`` is the same text, but
+a new diagnostic), unless the file binds that name itself.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import io
 import re
 import tokenize
 
+from fixlore.abstraction._scope import visible_names
 from fixlore.abstraction._tree import parsed
 
 _DIRECTIVE = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d+))?(.)")
@@ -27,18 +31,25 @@ _BETWEEN = frozenset(
     {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
 )
 """Tokens that may stand between the pieces of an implicitly concatenated literal."""
+_CONVERSIONS = {"str": "s", "repr": "r", "ascii": "a"}
+"""Builtins whose call on a ``%s`` operand is an f-string conversion (``{x!r}``)."""
+_CALLS = re.compile(r"\b(?:str|repr|ascii)\s*\(")
 _INTEGER = frozenset("dixXo")
 _FLOAT = frozenset("eEfFgG")
 
 
-def percent_to_fstring(expression: str, *, plain_d: bool = False, integers: bool | None = None) -> str | None:
+def percent_to_fstring(
+    expression: str, *, plain_d: bool = False, integers: bool | None = None, builtins: frozenset[str] = frozenset()
+) -> str | None:
     """The f-string equal to ``expression`` (a ``%`` of a string literal), or ``None`` if unsure.
 
     ``%d`` becomes ``{x:d}``: the same text for an ``int`` or a ``bool``, and an
     error, never another text, for a ``float`` (``%d`` truncates it). With
     ``plain_d``, the user's habit once they showed it, ``{x}``. ``integers``:
     ``True`` converts only an expression with a ``%d`` (or ``%i``), ``False``
-    only one without, ``None`` either.
+    only one without, ``None`` either. ``builtins``: those of ``str``, ``repr``
+    and ``ascii`` that are the builtins where the expression stands (their calls
+    become conversions).
     An implicit concatenation keeps its pieces, and only those with a directive
     become f-strings.
     """
@@ -67,6 +78,7 @@ def percent_to_fstring(expression: str, *, plain_d: bool = False, integers: bool
     texts = [_operand(source, o, quotes) for o in operands]
     if any(t is None for t in texts):
         return None
+    folded = [_conversion(source, o, quotes, builtins) for o in operands]
     assert literal is not None
     out: list[str] = []
     pos = 0
@@ -75,7 +87,7 @@ def percent_to_fstring(expression: str, *, plain_d: bool = False, integers: bool
     for start, end, prefix, quote in pieces:
         out.append(literal[pos:start])  # what stands between two pieces: space, a line break, a comment
         body = literal[start + len(prefix) + len(quote) : end - len(quote)]
-        converted = _converted(body, [str(t) for t in texts[used:]], plain_d)
+        converted = _converted(body, [str(t) for t in texts[used:]], folded[used:], plain_d)
         if converted is None:
             return None
         text, taken, taken_integers = converted
@@ -126,8 +138,13 @@ def _pieces(literal: str) -> list[tuple[int, int, str, str]] | None:
     return out
 
 
-def _converted(body: str, operands: list[str], plain_d: bool) -> tuple[str, int, int] | None:
-    """``body`` with its directives replaced by the next of ``operands``, how many it took, how many ``%d``."""
+def _converted(
+    body: str, operands: list[str], folded: list[tuple[str, str] | None], plain_d: bool
+) -> tuple[str, int, int] | None:
+    """``body`` with its directives replaced by the next of ``operands``, how many it took, how many ``%d``.
+
+    ``folded[i]``: operand ``i`` as ``(x, conversion)`` when it is ``str(x)`` (``repr``, ``ascii``).
+    """
     out: list[str] = []
     pos = 0
     used = 0
@@ -144,7 +161,11 @@ def _converted(body: str, operands: list[str], plain_d: bool) -> tuple[str, int,
         field = _field(flags, width, precision, kind, plain_d)
         if field is None or used == len(operands):
             return None
-        out.append("{" + operands[used] + field + "}")
+        fold = folded[used]
+        if fold is not None and kind == "s" and (not field or field.startswith("!s")):
+            out.append("{" + fold[0] + "!" + fold[1] + field[2:] + "}")  # %s of repr(x): {x!r}
+        else:
+            out.append("{" + operands[used] + field + "}")
         used += 1
         integer_fields += kind in "di"
     if "%" in body[pos:]:
@@ -191,7 +212,13 @@ def percent_rewrite(
     rewrite takes the whole ``literal % operands`` it is the left of.
     """
     start, end = _percent_expression(text, start, end)
-    new = percent_to_fstring(text[start:end], plain_d=plain_d, integers=integers)
+    expression = text[start:end]
+    builtins: frozenset[str] = frozenset()
+    if _CALLS.search(expression):
+        src = parsed("python", text)
+        bound = visible_names(src.root, src.data, src.byte(start))
+        builtins = frozenset() if bound is None else frozenset(_CONVERSIONS) - bound
+    new = percent_to_fstring(expression, plain_d=plain_d, integers=integers, builtins=builtins)
     return None if new is None else (start, end, new)
 
 
@@ -224,6 +251,21 @@ def _operand(source: str, node: ast.expr, quotes: set[str]) -> str | None:
     if isinstance(node, (ast.Lambda, ast.NamedExpr)):
         return "(" + text + ")"
     return " " + text if text.startswith("{") else text
+
+
+def _conversion(source: str, node: ast.expr, quotes: set[str], builtins: frozenset[str]) -> tuple[str, str] | None:
+    """``str(x)`` (``repr``, ``ascii``, one of ``builtins``) as ``("x", "s")``; ``None`` for any other operand."""
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in builtins
+        and len(node.args) == 1
+        and not node.keywords
+        and not isinstance(node.args[0], ast.Starred)
+    ):
+        return None
+    text = _operand(source, node.args[0], quotes)
+    return None if text is None else (text, _CONVERSIONS[node.func.id])
 
 
 def _may_be_tuple(node: ast.expr) -> bool:

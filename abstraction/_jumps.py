@@ -22,14 +22,14 @@ import tree_sitter
 from fixlore.abstraction._tree import Source
 
 _WORDS = re.compile(r"\b(?:return|yield|await|nonlocal|break|continue)\b")
-_IN_FUNCTION = {
+_IN_FUNCTION: dict[type[ast.AST], str] = {
     ast.Return: "return",
     ast.Yield: "yield",
     ast.YieldFrom: "yield",
     ast.Await: "await",
     ast.Nonlocal: "nonlocal",
 }
-_IN_LOOP = {ast.Break: "break", ast.Continue: "continue"}
+_IN_LOOP: dict[type[ast.AST], str] = {ast.Break: "break", ast.Continue: "continue"}
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 

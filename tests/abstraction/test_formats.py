@@ -88,6 +88,26 @@ def test_learned_on_one_operand_it_rewrites_two_with_their_conversions() -> None
     assert apply_edits(text, result.edits) == 'def pair(a, b):\n    return f"{a}, {b.name!r}"\n'
 
 
+def test_a_str_or_repr_call_on_a_percent_s_becomes_its_conversion() -> None:
+    # f"{repr(x)}" prints the same but is ruff's RUF010: the fix would trade one diagnostic for another
+    pattern = _learn_once()
+    text = 'def path(key, n):\n    return "/%s/%-6s" % (str(key), repr(n))\n'
+    result = instantiate(pattern, "python", text, diag_at(text, '"/%s/%-6s" % (str(key), repr(n))', *UP031))
+    assert isinstance(result, Instantiated), result
+    assert apply_edits(text, result.edits) == 'def path(key, n):\n    return f"/{key!s}/{n!r:<6}"\n'
+    # another directive than %s, or more than one argument: the call stays as written
+    assert percent_to_fstring('"%r|%d" % (str(a), str(b))', builtins=frozenset({"str"})) == 'f"{str(a)!r}|{str(b):d}"'
+    assert percent_to_fstring("'%s' % str(b, 'ascii')", builtins=frozenset({"str"})) is None  # quotes: left alone
+
+
+def test_a_name_the_file_binds_is_not_taken_for_the_builtin() -> None:
+    pattern = _learn_once()
+    text = 'from six import text_type as str\n\n\ndef path(key):\n    return "/%s/" % str(key)\n'
+    result = instantiate(pattern, "python", text, diag_at(text, '"/%s/" % str(key)', *UP031))
+    assert isinstance(result, Instantiated), result
+    assert apply_edits(text, result.edits).endswith('return f"/{str(key)}/"\n')
+
+
 def test_a_percent_format_it_cannot_express_gets_no_fix() -> None:
     pattern = _learn_once()
     text = 'def pad(a):\n    return "%*s" % (5, a)\n'
