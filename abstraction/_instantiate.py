@@ -53,6 +53,7 @@ from fixlore.abstraction._soundness import (
     renames_a_working_name,
     roles_unsound,
     subject_of_diagnostic,
+    unbinds_a_used_name,
 )
 from fixlore.abstraction._stdlib import STDLIB_EXPORT
 from fixlore.abstraction._templates import bind_template, same_wording
@@ -175,6 +176,7 @@ def _instantiate(
             or renames_a_working_name(pattern, seen, text)
             or catches_what_is_not_raised(src, d0, old_part, new_part)
             or jumps_out_of_scope(src, min(e[0] for e in edits), old_part, new_part)
+            or unbinds_a_used_name(old_part, new_part, lambda: _edited(src, edits), _subjects(ctx))
         )
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)

@@ -473,6 +473,29 @@ def brings_unbound_name(
     return None
 
 
+def unbinds_a_used_name(old: str, new: str, result: Callable[[], str], subjects: Set[str] = frozenset()) -> str | None:
+    """Why a Python fix would remove a binding the file still uses, or ``None``.
+
+    A removal learned from two unused imports side by side (``from . $1 import
+    $2`` and ``from . $1 import $3`` deleted together) would delete the line
+    under the next diagnostic *and its neighbour*, whether the file uses the
+    neighbour or not. Every name ``old`` binds that ``new`` no longer does,
+    apart from ``subjects`` (the names the diagnostic is about: an unused
+    import's own name may go), must not occur in ``result()``, the whole file
+    after the fix. A mention in a string or a comment counts too: the guard
+    errs towards not offering.
+    """
+    before, after = _bound_names(old), _bound_names(new)
+    gone = [name for name in before - after if name not in subjects]
+    if not gone:
+        return None
+    text = result()
+    for name in gone:
+        if re.search(rf"(?<![\w.]){re.escape(name)}\b", text) is not None:
+            return "removes a binding the file still uses"
+    return None
+
+
 _BUILTINS = frozenset(dir(builtins))
 _MODULE_DUNDERS = frozenset({"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__path__"})
 

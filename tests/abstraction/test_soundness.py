@@ -387,3 +387,22 @@ def test_a_fix_does_not_leave_the_name_it_is_about_unbound() -> None:
     typo = "class Gauge:\n    def show(self):\n        pass\n\n    def write(slf, data):\n        self.send(data)\n"
     result = instantiate(p, "python", typo, diag_at(typo, "self", "Ruff", "F821", message.format("self"), nth=1))
     assert isinstance(result, Skipped) and result.detail == "leaves its name unbound", result
+
+
+def test_a_removal_learned_on_two_unused_imports_keeps_a_neighbour_the_file_uses() -> None:
+    """Two unused imports deleted together were learned as one fix; it deleted the next diagnostic's neighbour too."""
+    message = "`{}` imported but unused; consider removing, adding to `__all__`, or using a redundant alias"
+    before = "from .alpha import Beta\nfrom .gamma import Delta\nfrom .gamma import Epsilon\nfrom .zeta import Eta\n"
+    p = learn(
+        "python",
+        before,
+        "from .alpha import Beta\nfrom .zeta import Eta\n",
+        diag_at(before, "Delta", "Ruff", "F401", message.format(".gamma.Delta")),
+    )
+    head = "from .one import Two\nfrom .three import Four\nfrom .three import Six\nfrom .seven import Eight\n\n"
+    used = head + "print(Six, Two, Eight)\n"
+    result = instantiate(p, "python", used, diag_at(used, "Four", "Ruff", "F401", message.format(".three.Four")))
+    assert isinstance(result, Skipped) and result.detail == "removes a binding the file still uses", result
+    unused = head + "print(Two, Eight)\n"
+    fixed = apply(p, "python", unused, diag_at(unused, "Four", "Ruff", "F401", message.format(".three.Four")))
+    assert fixed == "from .one import Two\nfrom .seven import Eight\n\nprint(Two, Eight)\n"
