@@ -21,6 +21,7 @@ import textwrap
 import libcst
 
 from fixlore.abstraction._cst import python_context
+from fixlore.abstraction._debugging import only_debugging
 from fixlore.abstraction._imports import lift_import
 from fixlore.abstraction._locate import _Change, _locate
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern
@@ -69,6 +70,8 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
         return Skipped(SkipReason.NO_CHANGE)
     if len(hunks) > MAX_HUNKS:
         return Skipped(SkipReason.TOO_MANY_PLACES, f"{len(hunks)} separate edits")
+    if all(i1 == i2 for i1, i2, *_ in hunks) and only_debugging(language, _inserted(after, hunks)):
+        return Skipped(SkipReason.NOT_A_FIX, "a debugging statement")
     spans = [_byte_span(b_src, a_src, h) for h in hunks]
     d0 = b_src.byte(offset_at(before, diag.range.start))
     d1 = max(d0, b_src.byte(offset_at(before, diag.range.end)))
@@ -168,6 +171,11 @@ def _hunks(before: str, after: str) -> list[tuple[int, int, int, int, list[int],
     b_off = _line_offsets(bl)
     a_off = _line_offsets(al)
     return [(i1, i2, j1, j2, b_off, a_off) for tag, i1, i2, j1, j2 in line_opcodes(bl, al) if tag != "equal"]
+
+
+def _inserted(after: str, hunks: list[tuple[int, int, int, int, list[int], list[int]]]) -> list[str]:
+    """The text each hunk inserts (whole lines of ``after``)."""
+    return [after[a_off[j1] : a_off[j2]] for _, _, j1, j2, _, a_off in hunks]
 
 
 def _line_offsets(lines: list[str]) -> list[int]:

@@ -362,7 +362,7 @@ class LearnedFixes:
             except asyncio.CancelledError:
                 if not future.cancelled():
                     raise  # the request itself was cancelled
-                return []  # the job was dropped (the session ends)
+                return []  # the job was dropped: the document changed since, or the session ends
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug(
                     "learned fixes: %d patterns, waited %.1f ms for a job started %.1f ms before the request",
