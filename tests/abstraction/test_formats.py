@@ -80,21 +80,23 @@ def test_one_fix_by_hand_is_learned_as_the_rewrite_and_holds_no_user_code() -> N
     assert "record" not in repr(pattern)
 
 
-def test_learned_on_one_operand_it_rewrites_two_with_their_conversions() -> None:
-    pattern = _learn_once()
-    text = 'def pair(a, b):\n    return "%s, %r" % (a, b.name)\n'
-    result = instantiate(pattern, "python", text, diag_at(text, '"%s, %r" % (a, b.name)', *UP031))
+def _fixed_once_learned(text: str, needle: str) -> str:
+    """``text`` with the UP031 at ``needle`` fixed by the rewrite learned from one hand fix."""
+    result = instantiate(_learn_once(), "python", text, diag_at(text, needle, *UP031))
     assert isinstance(result, Instantiated), result
-    assert apply_edits(text, result.edits) == 'def pair(a, b):\n    return f"{a}, {b.name!r}"\n'
+    return apply_edits(text, result.edits)
+
+
+def test_learned_on_one_operand_it_rewrites_two_with_their_conversions() -> None:
+    text = 'def pair(a, b):\n    return "%s, %r" % (a, b.name)\n'
+    assert _fixed_once_learned(text, '"%s, %r" % (a, b.name)') == 'def pair(a, b):\n    return f"{a}, {b.name!r}"\n'
 
 
 def test_a_str_or_repr_call_on_a_percent_s_becomes_its_conversion() -> None:
     # f"{repr(x)}" prints the same but is ruff's RUF010: the fix would trade one diagnostic for another
-    pattern = _learn_once()
     text = 'def path(key, n):\n    return "/%s/%-6s" % (str(key), repr(n))\n'
-    result = instantiate(pattern, "python", text, diag_at(text, '"/%s/%-6s" % (str(key), repr(n))', *UP031))
-    assert isinstance(result, Instantiated), result
-    assert apply_edits(text, result.edits) == 'def path(key, n):\n    return f"/{key!s}/{n!r:<6}"\n'
+    fixed = _fixed_once_learned(text, '"/%s/%-6s" % (str(key), repr(n))')
+    assert fixed == 'def path(key, n):\n    return f"/{key!s}/{n!r:<6}"\n'
     # another directive than %s, or more than one argument: the call stays as written
     assert percent_to_fstring('"%r|%d" % (str(a), str(b))', builtins=frozenset({"str"})) == 'f"{str(a)!r}|{str(b):d}"'
     assert percent_to_fstring("'%s' % str(b, 'ascii')", builtins=frozenset({"str"})) is None  # quotes: left alone
