@@ -287,19 +287,22 @@ def test_format_call_to_f_string_moves_the_argument_into_its_field() -> None:
 
 
 def test_print_is_a_name_in_python_3_and_renders_without_a_space() -> None:
-    """The grammar still knows Python 2's ``print`` statement: a learned ``print(x)`` is not ``print (x)``."""
-    rule = ("Ruff", "RET504")
+    """The grammar still knows Python 2's ``print`` statement: a learned ``print(x)`` is not ``print (x)``.
+
+    (A ``print`` only inserted is a debugging statement, not learned: here it wraps a useless expression.)
+    """
+    rule = ("Ruff", "B018", "Found useless expression. Either assign it to a variable or remove it.")
     before = code("""
-        def total(parts):
-            amount = sum(parts)
-            return amount
+        def show(report):
+            report.total
+            return 0
         """)
-    after = before.replace("    return amount", "    print(repr(amount))\n    return amount")
-    p = learn("python", before, after, diag_at(before, "amount", *rule, "Unnecessary assignment to `amount`", nth=1))
+    after = before.replace("    report.total", "    print(report.total)")
+    p = learn("python", before, after, diag_at(before, "report.total", *rule))
     other = code("""
-        def mean(values):
-            middle = sum(values) / len(values)
-            return middle
+        def mean(stats):
+            stats.amount
+            return 1
         """)
-    fixed = apply(p, "python", other, diag_at(other, "middle", *rule, "Unnecessary assignment to `middle`", nth=1))
-    assert "    print(repr(middle))\n    return middle\n" in fixed
+    fixed = apply(p, "python", other, diag_at(other, "stats.amount", *rule))
+    assert fixed == "def mean(stats):\n    print(stats.amount)\n    return 1\n"
