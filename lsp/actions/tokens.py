@@ -80,6 +80,8 @@ def with_command(action: dict[str, Any], offer: Offer, tokens: Tokens, titles: s
     out = dict(action)
     title = str(out.get("title", ""))
     unique, n = title, 2
+    if unique in titles and (line := _first_line(out)) is not None:
+        unique = f"{title} (line {line + 1})"  # the same words for another place: say which
     while unique in titles:
         unique, n = f"{title} ({n})", n + 1
     titles.add(unique)
@@ -95,3 +97,26 @@ def with_command(action: dict[str, Any], offer: Offer, tokens: Tokens, titles: s
     token = tokens.new(offer)
     out["command"] = {"title": unique, "command": ACCEPT, "arguments": [token]}
     return out
+
+
+def _first_line(action: dict[str, Any]) -> int | None:
+    """The line (0-based) of the first text edit of ``action``'s workspace edit, if it carries one.
+
+    Two actions may have one title and edit different places: a learned
+    "Remove `from time import sleep`" for a redefinition, and the same words
+    for the import it redefines. A menu of "X" and "X (2)" does not say which is which.
+    """
+    edit = action.get("edit")
+    if not isinstance(edit, dict):
+        return None
+    changes = edit.get("changes")
+    edits: Any = next(iter(changes.values()), None) if isinstance(changes, dict) and changes else None
+    if edits is None:
+        document_changes = edit.get("documentChanges")
+        first = document_changes[0] if isinstance(document_changes, list) and document_changes else None
+        edits = first.get("edits") if isinstance(first, dict) else None
+    try:
+        line = edits[0]["range"]["start"]["line"]
+    except (TypeError, KeyError, IndexError):
+        return None
+    return line if isinstance(line, int) and line >= 0 else None

@@ -165,3 +165,28 @@ async def test_resolve_goes_to_the_owner_with_its_own_command_and_keeps_fixlores
     assert upstreams.resolved[0]["command"] == REMOVE["command"]  # the upstream sees its own command
     assert resolved["command"] == shown["command"]  # the editor keeps fixlore's
     assert resolved["edit"] == REMOVE["edit"]
+
+
+def test_two_actions_with_one_title_say_which_line_each_changes() -> None:
+    from fixlore.lsp.actions.tokens import Offer, Tokens, with_command
+
+    def action(line: int | None, document_changes: bool = False) -> dict[str, Any]:
+        if line is None:
+            return {"title": "Remove `from time import sleep`", "kind": "quickfix"}
+        edit = {"range": {"start": {"line": line, "character": 0}, "end": {"line": line + 1, "character": 0}}}
+        edits = [{**edit, "newText": ""}]
+        if document_changes:
+            return {"title": "Remove `from time import sleep`", "edit": {"documentChanges": [{"edits": edits}]}}
+        return {"title": "Remove `from time import sleep`", "edit": {"changes": {URI: edits}}}
+
+    tokens, titles = Tokens(), set[str]()
+    offer = Offer(None, (), invoked=True, uri=URI, version=1, diag=None, text="", original=None, learned=False)
+    out = [
+        with_command(a, offer, tokens, titles)["title"] for a in (action(2), action(11), action(11, True), action(None))
+    ]
+    assert out == [
+        "Remove `from time import sleep`",
+        "Remove `from time import sleep` (line 12)",
+        "Remove `from time import sleep` (2)",  # that line's title is taken: numbered, as without an edit
+        "Remove `from time import sleep` (3)",
+    ]
