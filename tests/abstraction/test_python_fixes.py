@@ -8,8 +8,10 @@ from fixlore.abstraction import (
     Anchor,
     Extracted,
     FixCategory,
+    Instantiated,
     Skipped,
     SkipReason,
+    apply_edits,
     extract_pattern,
     instantiate,
     syntax_problems,
@@ -234,10 +236,12 @@ def test_a_string_prefix_removed_is_learned_and_keeps_the_users_string() -> None
         "python", before, after.replace('"first', 'b"first'), diag_at(before, 'u"first text"', "Ruff", "UP025", msg)
     )
     assert to_bytes.shape is not None and (to_bytes.shape.before, to_bytes.shape.after) == ("u$S", "b$S")
-    assert (
-        apply(to_bytes, "python", other, diag_at(other, "u'other words'", "Ruff", "UP025", msg))
-        == "label = b'other words'\n"
-    )
+    # text made bytes changes the value's type: the user's habit only once made twice
+    diag = diag_at(other, "u'other words'", "Ruff", "UP025", msg)
+    once = instantiate(to_bytes, "python", other, diag)
+    assert isinstance(once, Skipped) and once.reason is SkipReason.UNSOUND, once
+    twice = instantiate(to_bytes, "python", other, diag, seen=2)
+    assert isinstance(twice, Instantiated) and apply_edits(other, twice.edits) == "label = b'other words'\n"
 
 
 def test_a_raw_prefix_added_for_an_escape_is_learned() -> None:

@@ -406,3 +406,21 @@ def test_a_removal_learned_on_two_unused_imports_keeps_a_neighbour_the_file_uses
     unused = head + "print(Two, Eight)\n"
     fixed = apply(p, "python", unused, diag_at(unused, "Four", "Ruff", "F401", message.format(".three.Four")))
     assert fixed == "from .one import Two\nfrom .seven import Eight\n\nprint(Two, Eight)\n"
+
+
+def test_a_string_made_bytes_once_is_an_example_not_a_habit() -> None:
+    """Learned from one message made bytes in a port to Python 3, ``"…" % x`` -> ``b"…" % x`` made all bytes."""
+    before = 'def send(write, boundary):\n    write("--%s\\r\\n" % boundary)\n'
+    p = learn(
+        "python",
+        before,
+        before.replace('write("--', 'write(b"--'),
+        diag_at(before, '"--%s\\r\\n" % boundary', "Ruff", "UP031", UP031),
+    )
+    text = 'def show(obj):\n    return "<%s>" % obj.name\n'
+    diag = diag_at(text, '"<%s>" % obj.name', "Ruff", "UP031", UP031)
+    once = instantiate(p, "python", text, diag)
+    assert isinstance(once, Skipped) and once.detail == "turns text into bytes or back on one example's word", once
+    habit = instantiate(p, "python", text, diag, seen=2)  # the user's own way by now: theirs to take
+    assert isinstance(habit, Instantiated), habit
+    assert apply_edits(text, habit.edits) == text.replace('return "<', 'return b"<')
