@@ -30,6 +30,13 @@ from fixlore.abstraction._jumps import jumps_out_of_scope
 from fixlore.abstraction._match import _edits_at_unit
 from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
+from fixlore.abstraction._python_result import (
+    brings_unbound_name,
+    format_left_unapplied,
+    python_roles,
+    roles_unsound,
+    unbinds_a_used_name,
+)
 from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts, replace_title
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
 from fixlore.abstraction._rewrites import TITLES, Rewrite, Site, changes_behaviour, rewrite_of
@@ -43,17 +50,12 @@ from fixlore.abstraction._shape import (
 )
 from fixlore.abstraction._soundness import (
     EVIDENCE,
-    brings_unbound_name,
     deletable,
     dropped,
     edit_unsound,
-    format_left_unapplied,
     pattern_unsound,
-    python_roles,
     renames_a_working_name,
-    roles_unsound,
     subject_of_diagnostic,
-    unbinds_a_used_name,
 )
 from fixlore.abstraction._stdlib import STDLIB_EXPORT
 from fixlore.abstraction._templates import bind_template, same_wording

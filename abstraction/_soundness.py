@@ -13,23 +13,34 @@ Two checks, both pure:
   placeholder is one the pattern may delete. This catches what the shape
   cannot show (a binding that renders to less than it matched).
 
-Both return a reason (no user text) or ``None``.
+Both return a reason (no user text) or ``None``. The checks that parse a
+Python result (roles kept, names bound, bindings still used) are in
+:mod:`fixlore.abstraction._python_result`.
 """
 
 from __future__ import annotations
 
-import ast
-import builtins
 import difflib
 import functools
 import keyword
 import re
 from collections import Counter
-from collections.abc import Callable, Set
-from typing import NamedTuple
+from collections.abc import Set
 
 from fixlore.abstraction._pattern import Pattern
-from fixlore.abstraction._placeholders import IDENTIFIER, NUMBER, PLACEHOLDER, STRING, is_numbered, tokenizer
+from fixlore.abstraction._placeholders import (
+    IDENTIFIER,
+    NUMBER,
+    PLACEHOLDER,
+    STRING,
+    STRING_QUOTE,
+    is_numbered,
+    is_string,
+    quote_of,
+    string_prefix,
+    tokenizer,
+)
+from fixlore.abstraction._python_result import BUILTINS, bound_names
 
 _PLACEHOLDERS = tokenizer(r"\S+")
 _IN_TEXT = re.compile(PLACEHOLDER)
@@ -138,7 +149,7 @@ def renames_a_working_name(pattern: Pattern, seen: int, text: str) -> str | None
     renamed = _renamed_kept_names(pattern)
     if not renamed:
         return None
-    if renamed & _BUILTINS or renamed & _bound_names(text):
+    if renamed & BUILTINS or renamed & bound_names(text):
         return "replaces a name that works, on one example's word"
     return None
 
@@ -239,9 +250,6 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
     return None
 
 
-_PREFIXED = re.compile(r"([A-Za-z]{1,2})(?:\"\"\"|\'\'\'|\"|\'|\$S)")
-
-
 def _byte_strings(shape: str) -> int:
     """How many of a Python shape's strings are bytes (``b$S``, ``rb$S``, ``b" $S %s "``): their prefix is their type.
 
@@ -249,7 +257,16 @@ def _byte_strings(shape: str) -> int:
     that made one message bytes, stops UP031 (bytes are not f-strings) and makes
     every other message bytes, which `"%s" % name` then fails on.
     """
-    return sum(1 for tok in shape.split() if (m := _PREFIXED.fullmatch(tok)) and "b" in m.group(1).lower())
+    return sum("b" in _prefix(tok).lower() for tok in shape.split())
+
+
+def _prefix(token: str) -> str:
+    """The prefix of a whole string (``u$S``) or of a structured string's quote (``rb"``), else ``""``."""
+    if is_string(token):
+        return string_prefix(token)
+    if STRING_QUOTE.match(token):
+        return token[: len(token) - len(quote_of(token))]
+    return ""
 
 
 _CONTROL_FLOW = ("return", "raise", "yield", "break", "continue", "await")
@@ -341,186 +358,6 @@ def subject_of_diagnostic(
 _WORD_BYTES = re.compile(rb"\w")
 
 
-@functools.lru_cache(maxsize=64)
-def _python_facts(text: str) -> _Facts | None:
-    """One parse of a Python text: its roles (see :func:`python_roles`), the names it binds, its format strings.
-
-    Cached: the text before a fix is the same for every pattern tried on it,
-    and each check of one result asks for all of them.
-    """
-    try:
-        tree = compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
-        return None
-    roles: Counter[str] = Counter()
-    bound: set[str] = set()
-    formats: Counter[str] = Counter()
-    applied: Counter[str] = Counter()
-    for node in _walk(tree):
-        if isinstance(node, ast.Name):
-            roles["N:" + node.id] += 1
-            if isinstance(node.ctx, ast.Store):
-                bound.add(node.id)
-        elif isinstance(node, ast.Attribute):
-            roles["A:" + node.attr] += 1
-            if node.attr == "format" and _is_str(node.value):
-                applied[node.value.value] += 1  # type: ignore[attr-defined]
-        elif isinstance(node, ast.Constant):
-            if isinstance(node.value, int | float | complex):
-                roles["C:" + repr(node.value)] += 1
-            elif isinstance(node.value, str) and _has_fields(node.value):
-                formats[node.value] += 1
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_str(node.left):
-            applied[node.left.value] += 1  # type: ignore[attr-defined]
-        elif isinstance(node, ast.alias):
-            bound.add((node.asname or node.name).split(".")[0])
-        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            bound.add(node.name)
-        elif isinstance(node, ast.arg):
-            bound.add(node.arg)
-    return _Facts(roles, frozenset(bound), formats, applied)
-
-
-class _Facts(NamedTuple):
-    roles: Counter[str]
-    bound: frozenset[str]
-    formats: Counter[str]
-    """String constants that hold replacement fields (``{name}``, ``%s``), by value."""
-    applied: Counter[str]
-    """String constants formatted where they stand (``"...".format(...)``, ``"..." % x``), by value."""
-
-
-def _is_str(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
-_BRACE_FIELD = re.compile(r"\{[^{}]*\}")
-_PERCENT_FIELD = re.compile(r"%(?:\(\w+\))?[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[sdrifgeExXoca]")
-
-
-def _has_fields(value: str) -> bool:
-    """Whether a string holds a replacement field of ``str.format`` or ``%`` (``{{``/``%%`` aside)."""
-    if "{" in value and _BRACE_FIELD.search(value.replace("{{", "").replace("}}", "")):
-        return True
-    return "%" in value and _PERCENT_FIELD.search(value.replace("%%", "")) is not None
-
-
-def format_left_unapplied(old: str, new: str) -> str | None:
-    """Why a Python fix leaves a format string without its arguments (its ``.format(...)`` or ``% x`` cut away).
-
-    Learned where the human also rewrote the string, ``"<{type} 'int'>".format(type=T)``
-    -> ``"<class 'int'>"`` abstracts to deleting the call; on other code the
-    string would keep ``{type}`` and print it.
-    """
-    before, after = _python_facts(old), _python_facts(new)
-    if before is None or after is None:
-        return None
-    for value, n in after.formats.items():
-        bare_after = n - after.applied[value]
-        bare_before = before.formats[value] - before.applied[value]
-        if bare_after > bare_before and before.applied[value] > after.applied[value]:
-            return "leaves a format string without its arguments"
-    return None
-
-
-def python_roles(text: str) -> Counter[str] | None:
-    """Names (``N:``), attribute names (``A:``) and numbers (``C:``) of a Python text; ``None`` if it does not parse."""
-    facts = _python_facts(text)
-    return None if facts is None else facts[0]
-
-
-def roles_unsound(old: str, new: str, may_go: frozenset[str]) -> str | None:
-    """Why a Python fix loses a name, attribute or number in its role (``x`` -> ``self.x``), or ``None``.
-
-    ``may_go`` holds what the pattern itself deletes (in the user's words).
-    """
-    before, after = python_roles(old), python_roles(new)
-    if before is None or after is None:
-        return None
-    for key, n in before.items():
-        if after[key] < n and key[2:] not in may_go:
-            return "a kept name changes its role"
-    return None
-
-
-def brings_unbound_name(
-    old: str,
-    new: str,
-    text: str,
-    visible: Callable[[], frozenset[str] | None] | None = None,
-    subjects: Set[str] = frozenset(),
-) -> str | None:
-    """Why a Python fix would use a name the file does not have (``six.text_type`` without six), or ``None``.
-
-    A name the fix adds must be a builtin, be bound by the fix itself (an
-    import, an assignment) or be bound where the fix is: ``visible`` gives the
-    names of the enclosing scopes (see :mod:`._scope`; ``None`` when unknown,
-    as with a star import), and without it the name must occur in the file.
-    A learned ``unicode`` -> ``six.text_type`` fits only files that have
-    ``six``; a learned ``x`` -> ``self.x`` only methods that have ``self``.
-    ``subjects``, the names the diagnostic is about, must not be left unbound
-    either: ``x`` -> ``self.x`` applied to an undefined ``self`` itself
-    (``slf`` the parameter) makes ``self.self``.
-    """
-    before, after = python_roles(old), python_roles(new)
-    if before is None or after is None:
-        return None
-    added = [key[2:] for key, n in after.items() if key.startswith("N:") and n > before[key]]
-    kept = [name for name in subjects if after["N:" + name] and name not in added]
-    if not added and not kept:
-        return None
-    bound = _bound_names(new)
-    scope: frozenset[str] | None = None
-    asked = visible is None
-    for name in [*added, *kept]:
-        if name in _BUILTINS or name in _MODULE_DUNDERS or name in bound:
-            continue
-        if not asked and visible is not None:
-            scope, asked = visible(), True
-        if scope is not None:
-            if name not in scope:
-                return "uses a name not bound where the fix is" if name in added else "leaves its name unbound"
-            continue
-        if name in kept or before["N:" + name]:
-            continue
-        if re.search(rf"(?<![\w.]){re.escape(name)}\b", text) is None:
-            return "uses a name the file does not have"
-    return None
-
-
-def unbinds_a_used_name(old: str, new: str, result: Callable[[], str], subjects: Set[str] = frozenset()) -> str | None:
-    """Why a Python fix would remove a binding the file still uses, or ``None``.
-
-    A removal learned from two unused imports side by side (``from . $1 import
-    $2`` and ``from . $1 import $3`` deleted together) would delete the line
-    under the next diagnostic *and its neighbour*, whether the file uses the
-    neighbour or not. Every name ``old`` binds that ``new`` no longer does,
-    apart from ``subjects`` (the names the diagnostic is about: an unused
-    import's own name may go), must not occur in ``result()``, the whole file
-    after the fix. A mention in a string or a comment counts too: the guard
-    errs towards not offering.
-    """
-    before, after = _bound_names(old), _bound_names(new)
-    gone = [name for name in before - after if name not in subjects]
-    if not gone:
-        return None
-    text = result()
-    for name in gone:
-        if re.search(rf"(?<![\w.]){re.escape(name)}\b", text) is not None:
-            return "removes a binding the file still uses"
-    return None
-
-
-_BUILTINS = frozenset(dir(builtins))
-_MODULE_DUNDERS = frozenset({"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__path__"})
-
-
-def _bound_names(text: str) -> frozenset[str]:
-    """Names a Python text binds (imports, assignments, definitions, parameters)."""
-    facts = _python_facts(text)
-    return frozenset() if facts is None else facts[1]
-
-
 def edit_unsound(binding: dict[str, str], allowed: frozenset[str], old: str, new: str) -> str | None:
     """Why replacing ``old`` by ``new`` drops a bound user name, or ``None``.
 
@@ -537,22 +374,3 @@ def edit_unsound(binding: dict[str, str], allowed: frozenset[str], old: str, new
         if new_words[name] < old_words[name]:
             return f"drops a name ({placeholder})"
     return None
-
-
-def _walk(tree: ast.AST) -> list[ast.AST]:
-    """Every node of ``tree`` (``ast.walk`` without its generator and field tuples)."""
-    out: list[ast.AST] = []
-    stack = [tree]
-    push = stack.append
-    while stack:
-        node = stack.pop()
-        out.append(node)
-        for name in node._fields:
-            value = getattr(node, name, None)
-            if isinstance(value, ast.AST):
-                push(value)
-            elif isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        push(item)
-    return out

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from fixlore.abstraction import Pattern
+from fixlore.lsp.actions.preferred import own_edits
 
 ACCEPT = "fixlore.accept"
 MAX_TOKENS = 1024
@@ -80,7 +81,7 @@ def with_command(action: dict[str, Any], offer: Offer, tokens: Tokens, titles: s
     out = dict(action)
     title = str(out.get("title", ""))
     unique, n = title, 2
-    if unique in titles and (line := _first_line(out)) is not None:
+    if unique in titles and (line := _first_line(out, offer.uri)) is not None:
         unique = f"{title} (line {line + 1})"  # the same words for another place: say which
     while unique in titles:
         unique, n = f"{title} ({n})", n + 1
@@ -99,22 +100,14 @@ def with_command(action: dict[str, Any], offer: Offer, tokens: Tokens, titles: s
     return out
 
 
-def _first_line(action: dict[str, Any]) -> int | None:
-    """The line (0-based) of the first text edit of ``action``'s workspace edit, if it carries one.
+def _first_line(action: dict[str, Any], uri: str) -> int | None:
+    """The line (0-based) where ``action``'s inline edit of ``uri`` starts, if it carries one.
 
     Two actions may have one title and edit different places: a learned
     "Remove `from time import sleep`" for a redefinition, and the same words
     for the import it redefines. A menu of "X" and "X (2)" does not say which is which.
     """
-    edit = action.get("edit")
-    if not isinstance(edit, dict):
-        return None
-    changes = edit.get("changes")
-    edits: Any = next(iter(changes.values()), None) if isinstance(changes, dict) and changes else None
-    if edits is None:
-        document_changes = edit.get("documentChanges")
-        first = document_changes[0] if isinstance(document_changes, list) and document_changes else None
-        edits = first.get("edits") if isinstance(first, dict) else None
+    edits = own_edits(action, uri)
     try:
         line = edits[0]["range"]["start"]["line"]
     except (TypeError, KeyError, IndexError):

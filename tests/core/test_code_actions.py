@@ -187,6 +187,6 @@ def test_two_actions_with_one_title_say_which_line_each_changes() -> None:
     assert out == [
         "Remove `from time import sleep`",
         "Remove `from time import sleep` (line 12)",
-        "Remove `from time import sleep` (2)",  # that line's title is taken: numbered, as without an edit
+        "Remove `from time import sleep` (2)",  # its edit names no document: numbered, as without an edit
         "Remove `from time import sleep` (3)",
     ]

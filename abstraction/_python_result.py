@@ -1,0 +1,227 @@
+"""Checks on the result of a Python fix, from one parse of the statements it changes.
+
+The soundness guard (:mod:`fixlore.abstraction._soundness`) decides on a
+pattern; these decide on one instantiation's text, before and after: every
+name, attribute and number keeps its role (:func:`roles_unsound`), a name the
+fix brings in is bound where it lands (:func:`brings_unbound_name`), a
+binding it removes is not still used (:func:`unbinds_a_used_name`), a format
+string keeps its arguments (:func:`format_left_unapplied`). Each parse is
+cached (:func:`_python_facts`): every check of a result, and every pattern
+tried on one text, asks for the same texts.
+
+All return a reason (no user text) or ``None``.
+"""
+
+from __future__ import annotations
+
+import ast
+import builtins
+import functools
+import re
+from collections import Counter
+from collections.abc import Callable, Set
+from typing import NamedTuple
+
+
+@functools.lru_cache(maxsize=64)
+def _python_facts(text: str) -> _Facts | None:
+    """One parse of a Python text: its roles (see :func:`python_roles`), the names it binds, its format strings.
+
+    Cached: the text before a fix is the same for every pattern tried on it,
+    and each check of one result asks for all of them.
+    """
+    try:
+        tree = compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    roles: Counter[str] = Counter()
+    bound: set[str] = set()
+    formats: Counter[str] = Counter()
+    applied: Counter[str] = Counter()
+    for node in _walk(tree):
+        if isinstance(node, ast.Name):
+            roles["N:" + node.id] += 1
+            if isinstance(node.ctx, ast.Store):
+                bound.add(node.id)
+        elif isinstance(node, ast.Attribute):
+            roles["A:" + node.attr] += 1
+            if node.attr == "format" and _is_str(node.value):
+                applied[node.value.value] += 1  # type: ignore[attr-defined]
+        elif isinstance(node, ast.Constant):
+            if isinstance(node.value, int | float | complex):
+                roles["C:" + repr(node.value)] += 1
+            elif isinstance(node.value, str) and _has_fields(node.value):
+                formats[node.value] += 1
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod) and _is_str(node.left):
+            applied[node.left.value] += 1  # type: ignore[attr-defined]
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+    return _Facts(roles, frozenset(bound), formats, applied)
+
+
+class _Facts(NamedTuple):
+    roles: Counter[str]
+    bound: frozenset[str]
+    formats: Counter[str]
+    """String constants that hold replacement fields (``{name}``, ``%s``), by value."""
+    applied: Counter[str]
+    """String constants formatted where they stand (``"...".format(...)``, ``"..." % x``), by value."""
+
+
+def _is_str(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+_BRACE_FIELD = re.compile(r"\{[^{}]*\}")
+_PERCENT_FIELD = re.compile(r"%(?:\(\w+\))?[-#0 +]*(?:\d+|\*)?(?:\.\d+)?[sdrifgeExXoca]")
+
+
+def _has_fields(value: str) -> bool:
+    """Whether a string holds a replacement field of ``str.format`` or ``%`` (``{{``/``%%`` aside)."""
+    if "{" in value and _BRACE_FIELD.search(value.replace("{{", "").replace("}}", "")):
+        return True
+    return "%" in value and _PERCENT_FIELD.search(value.replace("%%", "")) is not None
+
+
+def format_left_unapplied(old: str, new: str) -> str | None:
+    """Why a Python fix leaves a format string without its arguments (its ``.format(...)`` or ``% x`` cut away).
+
+    Learned where the human also rewrote the string, ``"<{type} 'int'>".format(type=T)``
+    -> ``"<class 'int'>"`` abstracts to deleting the call; on other code the
+    string would keep ``{type}`` and print it.
+    """
+    before, after = _python_facts(old), _python_facts(new)
+    if before is None or after is None:
+        return None
+    for value, n in after.formats.items():
+        bare_after = n - after.applied[value]
+        bare_before = before.formats[value] - before.applied[value]
+        if bare_after > bare_before and before.applied[value] > after.applied[value]:
+            return "leaves a format string without its arguments"
+    return None
+
+
+def python_roles(text: str) -> Counter[str] | None:
+    """Names (``N:``), attribute names (``A:``) and numbers (``C:``) of a Python text; ``None`` if it does not parse."""
+    facts = _python_facts(text)
+    return None if facts is None else facts[0]
+
+
+def roles_unsound(old: str, new: str, may_go: frozenset[str]) -> str | None:
+    """Why a Python fix loses a name, attribute or number in its role (``x`` -> ``self.x``), or ``None``.
+
+    ``may_go`` holds what the pattern itself deletes (in the user's words).
+    """
+    before, after = python_roles(old), python_roles(new)
+    if before is None or after is None:
+        return None
+    for key, n in before.items():
+        if after[key] < n and key[2:] not in may_go:
+            return "a kept name changes its role"
+    return None
+
+
+def brings_unbound_name(
+    old: str,
+    new: str,
+    text: str,
+    visible: Callable[[], frozenset[str] | None] | None = None,
+    subjects: Set[str] = frozenset(),
+) -> str | None:
+    """Why a Python fix would use a name the file does not have (``six.text_type`` without six), or ``None``.
+
+    A name the fix adds must be a builtin, be bound by the fix itself (an
+    import, an assignment) or be bound where the fix is: ``visible`` gives the
+    names of the enclosing scopes (see :mod:`._scope`; ``None`` when unknown,
+    as with a star import), and without it the name must occur in the file.
+    A learned ``unicode`` -> ``six.text_type`` fits only files that have
+    ``six``; a learned ``x`` -> ``self.x`` only methods that have ``self``.
+    ``subjects``, the names the diagnostic is about, must not be left unbound
+    either: ``x`` -> ``self.x`` applied to an undefined ``self`` itself
+    (``slf`` the parameter) makes ``self.self``.
+    """
+    before, after = python_roles(old), python_roles(new)
+    if before is None or after is None:
+        return None
+    added = [key[2:] for key, n in after.items() if key.startswith("N:") and n > before[key]]
+    kept = [name for name in subjects if after["N:" + name] and name not in added]
+    if not added and not kept:
+        return None
+    bound = bound_names(new)
+    scope: frozenset[str] | None = None
+    asked = visible is None
+    for name in [*added, *kept]:
+        if name in BUILTINS or name in _MODULE_DUNDERS or name in bound:
+            continue
+        if not asked and visible is not None:
+            scope, asked = visible(), True
+        if scope is not None:
+            if name not in scope:
+                return "uses a name not bound where the fix is" if name in added else "leaves its name unbound"
+            continue
+        if name in kept or before["N:" + name]:
+            continue
+        if not mentioned(name, text):
+            return "uses a name the file does not have"
+    return None
+
+
+def unbinds_a_used_name(old: str, new: str, result: Callable[[], str], subjects: Set[str] = frozenset()) -> str | None:
+    """Why a Python fix would remove a binding the file still uses, or ``None``.
+
+    A removal learned from two unused imports side by side (``from . $1 import
+    $2`` and ``from . $1 import $3`` deleted together) would delete the line
+    under the next diagnostic *and its neighbour*, whether the file uses the
+    neighbour or not. Every name ``old`` binds that ``new`` no longer does,
+    apart from ``subjects`` (the names the diagnostic is about: an unused
+    import's own name may go), must not occur in ``result()``, the whole file
+    after the fix. A mention in a string or a comment counts too: the guard
+    errs towards not offering.
+    """
+    before, after = bound_names(old), bound_names(new)
+    gone = [name for name in before - after if name not in subjects]
+    if not gone:
+        return None
+    text = result()
+    for name in gone:
+        if mentioned(name, text):
+            return "removes a binding the file still uses"
+    return None
+
+
+def mentioned(name: str, text: str) -> bool:
+    """Whether ``name`` occurs in ``text`` as a name, not as an attribute (``x.name``) or inside a word."""
+    return re.search(rf"(?<![\w.]){re.escape(name)}\b", text) is not None
+
+
+BUILTINS = frozenset(dir(builtins))
+_MODULE_DUNDERS = frozenset({"__file__", "__name__", "__doc__", "__spec__", "__loader__", "__package__", "__path__"})
+
+
+def bound_names(text: str) -> frozenset[str]:
+    """Names a Python text binds (imports, assignments, definitions, parameters)."""
+    facts = _python_facts(text)
+    return frozenset() if facts is None else facts[1]
+
+
+def _walk(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` (``ast.walk`` without its generator and field tuples)."""
+    out: list[ast.AST] = []
+    stack = [tree]
+    push = stack.append
+    while stack:
+        node = stack.pop()
+        out.append(node)
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if isinstance(value, ast.AST):
+                push(value)
+            elif isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        push(item)
+    return out
