@@ -31,7 +31,7 @@ from __future__ import annotations
 import json
 import re
 from functools import cache, lru_cache
-from importlib import resources
+from pathlib import Path
 
 from fixlore.abstraction._vocab import prose_words
 from fixlore.abstraction.languages import supported_languages
@@ -79,7 +79,7 @@ _BIOME_CATEGORIES = frozenset({"lint", "assist", "syntax", "parse", "format", "s
 
 @cache
 def _data() -> dict[str, object]:
-    text = resources.files("fixlore.abstraction").joinpath("fields.json").read_text("utf-8")
+    text = Path(__file__).with_name("fields.json").read_text("utf-8")  # as _vocab reads its table
     loaded: dict[str, object] = json.loads(text)
     return loaded
 

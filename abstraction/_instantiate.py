@@ -113,13 +113,16 @@ def load_tables(language: str = "python") -> None:
     exported names alone import ~60 modules (~0.1 s), and a lightbulb whose
     fixes needed it first waited that long (in the server too: ``may_apply``
     binds a message template's ``$H`` holes). A worker calls this when it is
-    idle, the server on a thread of its own.
+    idle, the server on a thread of its own when a document opens. Those every
+    lightbulb needs come first (the grammar and the words that rank the
+    upstream's actions: the first lightbulb of a session loaded them itself);
+    the standard library's exports, which only learned fixes need, last.
     """
-    class_members(language, STDLIB_EXPORT)
     get_parser(language)
     keywords(language)
     prose_words()
     rule_words()
+    class_members(language, STDLIB_EXPORT)
 
 
 def _instantiate(

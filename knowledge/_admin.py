@@ -12,7 +12,6 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from fixlore.abstraction import Pattern, Scope
@@ -61,7 +60,7 @@ class PatternDetail:
 def base_records(verifier: Verifier) -> list[Record]:
     """The base knowledge shipped in ``fixlore.knowledge.base`` (validated like an import)."""
     try:
-        data = resources.files("fixlore.knowledge.base").joinpath(BASE_FILE).read_bytes()
+        data = (Path(__file__).parent / "base" / BASE_FILE).read_bytes()
         return parse_document(data, verifier, now=float("inf"))
     except (OSError, InvalidImport) as exc:
         logger.error("base knowledge not loaded: %s", exc)

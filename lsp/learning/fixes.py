@@ -186,10 +186,12 @@ class LearnedFixes:
             return
         if self._store.knowledge is not None:
             self._jobs.warm(uri, language, doc.source)
-            if language not in self._tables:
-                # may_apply() reads them on the loop when a request finds its fixes not ready
-                self._tables.add(language)
-                self._store.executor.submit(load_tables, language)
+        if language not in self._tables:
+            # Whether or not the knowledge is open yet (the first document of a session
+            # usually comes first): ranking the upstream's actions reads the grammar and
+            # the words, may_apply() the rest when a request finds its fixes not ready.
+            self._tables.add(language)
+            self._store.executor.submit(load_tables, language)
         if language == "python":
             self.imports.read_later(uri, doc.source)
 

@@ -266,3 +266,28 @@ async def test_a_document_closed_before_its_delayed_preparation_starts_nothing(k
         assert URI not in fixes._cache and fixes._jobs._worker.processes() == []
     finally:
         fixes.close()
+
+
+def test_the_first_document_loads_the_lookup_tables_before_the_knowledge_is_open() -> None:
+    # The store opens on a thread after `initialized`; the session's first document
+    # usually comes before it. Ranking the upstream's actions reads the grammar and the
+    # words either way: the first lightbulb loaded them on the event loop (~25 ms).
+    submitted: list[tuple[Any, tuple[Any, ...]]] = []
+
+    class Recording(ThreadPoolExecutor):
+        def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+            submitted.append((fn, args))
+            return super().submit(fn, *args, **kwargs)
+
+    editor = FakeEditor()
+    editor.open(URI, "import os\n")
+    host = Host.__new__(Host)
+    host.knowledge, host.server, host.executor = None, editor, Recording(max_workers=1)  # type: ignore[assignment]
+    fixes = LearnedFixes(host)  # type: ignore[arg-type]
+    try:
+        fixes.opened(URI)
+        fixes.opened(URI)  # once per language
+        assert [(fn.__name__, args) for fn, args in submitted] == [("load_tables", ("python",))]
+    finally:
+        fixes.close()
+        host.executor.shutdown(wait=True)
