@@ -286,13 +286,22 @@ def _groups(src: Source, block: list[_Imp]) -> list[list[_Imp]]:
 
 
 def _join_from(src: Source, imports: list[_Imp], module: str, name: str) -> Edit | None:
-    """Add ``name`` to an existing single-line ``from module import a, b`` (in order if it is sorted)."""
+    """Add ``name`` to an existing ``from module import a, b`` (in order if it is sorted).
+
+    A single-line statement, or a parenthesised one with a name per line (as
+    black and ruff's formatter write them): the name gets a line of its own there.
+    """
     for imp in imports:
         if imp.kind != "from" or imp.module != module:
             continue
         node = imp.node
         names = node.children_by_field_name("name")
-        if not names or any(c.type in ("wildcard_import", "(") for c in node.children):
+        if not names or any(c.type == "wildcard_import" for c in node.children):
+            continue
+        if any(c.type == "(" for c in node.children):
+            joined = _join_listed(src, node, names, name)
+            if joined is not None:
+                return joined
             continue
         if src.data.count(b"\n", node.start_byte, node.end_byte):
             continue
@@ -304,6 +313,35 @@ def _join_from(src: Source, imports: list[_Imp], module: str, name: str) -> Edit
                     return (n.start_byte, n.start_byte, name + ", ")
         return (names[-1].end_byte, names[-1].end_byte, ", " + name)
     return None
+
+
+def _join_listed(src: Source, node: tree_sitter.Node, names: list[tree_sitter.Node], name: str) -> Edit | None:
+    """``name`` on a line of its own in ``from m import (`` … ``)`` with one name per line; else None.
+
+    Before the first name that sorts after it when the names are sorted, else
+    last; with a trailing comma where the statement has one after its last name.
+    """
+    rows = [n.start_point.row for n in names]
+    first_row = node.start_point.row
+    if len(set(rows)) != len(rows) or rows[0] == first_row or node.end_point.row == rows[-1]:
+        return None  # names share a line, or one is on the line of `(` or `)`: not that layout
+    if any(c.type == "comment" for c in node.children):
+        return None  # where a comment belongs is not ours to guess
+    indent = src.line_indent(names[0].start_byte)
+    if any(src.line_indent(n.start_byte) != indent for n in names):
+        return None
+    texts = [src.slice(n.start_byte, n.end_byte) for n in names]
+    if len(texts) > 1 and sorted(texts, key=_name_key) == texts:
+        for n, text in zip(names, texts, strict=True):
+            if _name_key(text) > _name_key(name):
+                at = _line_start(src, n.start_byte)
+                return (at, at, f"{indent}{name},\n")
+    last = names[-1]
+    after = last.next_sibling
+    if after is not None and after.type == ",":
+        end = src.line_end(after.end_byte)
+        return (end, end, f"\n{indent}{name},")
+    return (last.end_byte, last.end_byte, f",\n{indent}{name}")
 
 
 def _name_key(name: str) -> tuple[int, str, str]:

@@ -115,6 +115,31 @@ def test_a_name_joining_a_single_imported_name_goes_after_it() -> None:
     assert _fix(p, new, "OrderedDict").splitlines()[0] == "from collections import deque, OrderedDict"
 
 
+def test_a_name_joins_a_parenthesised_import_on_a_line_of_its_own() -> None:
+    """``from typing import (`` one name per line ``)``, as black writes it: sorted in, trailing comma kept."""
+    p = _learn_import("from pathlib import Path", "Path")
+    listed = "from typing import (\n    Any,\n    Dict,\n    Optional,\n)\n\n"
+    fixed = _fix(p, listed + "x: ContextManager[Any] = Dict()\n", "ContextManager")
+    assert fixed.splitlines()[:6] == [
+        "from typing import (",
+        "    Any,",
+        "    ContextManager,",
+        "    Dict,",
+        "    Optional,",
+        ")",
+    ]
+    last = _fix(p, listed + "x: Union[Any, Dict] = Optional\n", "Union")
+    assert last.splitlines()[3:6] == ["    Optional,", "    Union,", ")"]
+
+
+def test_a_parenthesised_import_in_another_layout_is_left_as_it_is() -> None:
+    p = _learn_import("from pathlib import Path", "Path")
+    # names sharing a line, and a comment the new name would have to be placed around
+    for block in ("from typing import (Any, Dict,\n    Optional)\n\n", "from typing import (\n    Any,  # why\n)\n\n"):
+        fixed = _fix(p, block + "x = Union\n", "Union")
+        assert fixed.startswith(block.rstrip("\n") + "\nfrom typing import Union\n")
+
+
 def test_from_import_goes_in_sorted_position_among_from_imports() -> None:
     p = _learn_import("from pathlib import Path", "Path")
     new = "import os\nfrom abc import ABC\nfrom typing import Any\n\nx = dataclass(ABC, Any, os)\n"
