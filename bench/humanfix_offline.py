@@ -25,7 +25,7 @@ workspace each), so the knowledge grows past what one repository gives; the
 latency is printed by how many patterns were learned (``--bucket`` per line).
 
 Usage: ``python bench/humanfix_offline.py [--events PATH] [--repos a,b] [--rules F821,...] [--no-base]
-[--one-user] [-v]``
+[--one-user] [--show-misses] [-v]``
 (the events default to ``../shared/humanfix/events.jsonl.gz`` beside this checkout).
 """
 
@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import difflib
 import gzip
 import importlib.util
 import json
@@ -83,6 +84,17 @@ def diag_of(event: dict[str, Any]) -> DiagnosticInfo:
     return DiagnosticInfo("Ruff", event["rule"], event["message"], rng)
 
 
+def ruff_matches(event: dict[str, Any]) -> bool:
+    """Whether ruff's own fix for the event is the human's (then nothing learned is needed)."""
+    return bool((event.get("ruff_fix") or {}).get("matches_human"))
+
+
+def _diff(label: str, before: str, after: str, lines: int = 12) -> str:
+    """The first ``lines`` lines of a unified diff, indented under ``label``."""
+    body = list(difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0))[2 : 2 + lines]
+    return f"  {label}:\n" + "".join(f"    {line}\n" for line in body)
+
+
 def base_hand_fixes() -> list[Pattern]:
     """The hand fixes the base knowledge ships (patterns with a shape)."""
     from fixlore.knowledge import base
@@ -107,6 +119,12 @@ def main() -> None:
         help="one user fixing all the repositories' events in time order (knowledge grows past a repository's)",
     )
     parser.add_argument("--bucket", type=int, default=100, help="latency by how many patterns learned, per this many")
+    parser.add_argument(
+        "--show-misses",
+        action="store_true",
+        help="print each first offer that is not the human's fix (both diffs), and each recurring event"
+        " ruff's fix does not match where nothing was offered (the patterns' reasons)",
+    )
     args = parser.parse_args()
     base = [] if args.no_base else base_hand_fixes()
     fr = _replay_module(args.events)
@@ -163,6 +181,7 @@ def main() -> None:
             statement = workspace.statement_for(name, uri) if name else None
             imports = {name: statement} if name and statement else None
             event_s = 0.0
+            reasons: collections.Counter[str] = collections.Counter()
             parsed("python", e["before"])  # the server's worker parses a document when it opens (not timed)
             for entry in pool:
                 pattern: Pattern = entry[0]
@@ -171,6 +190,7 @@ def main() -> None:
                 event_s += time.perf_counter() - t0
                 n_inst += 1
                 if not isinstance(result, Instantiated) or not result.edits:
+                    reasons[result.detail or result.reason.value if isinstance(result, Skipped) else "no edit"] += 1
                     continue
                 text = apply_edits(e["before"], list(result.edits))
                 exact = fr.normalize(text) == want
@@ -179,12 +199,19 @@ def main() -> None:
                     rec["exact"] = exact
                     rec["wrong"] = bool(fr.unfaithful(e["before"], e["after"], text))
                     rec["title"] = result.title
+                    if args.show_misses and not exact:
+                        print(f"=== {e['repo']} {e['rule']} {e['path']}:{rec['line']} offered {result.title!r}")
+                        print(_diff("human", e["before"], e["after"]) + _diff("offer", e["before"], text))
                     if args.verbose and rec["wrong"]:
                         print(f"WRONG {e['repo']} {e['rule']}: {result.title!r}\n  shape {pattern.shape}")
                 if exact:
                     rec["any_exact"] = True
                     break
             inst_s += event_s
+            if args.show_misses and rec["recurring"] and not rec["offered"] and not ruff_matches(e):
+                print(f"=== {e['repo']} {e['rule']} {e['path']}:{rec['line']} nothing offered of {len(pool)} patterns:")
+                print("    " + ", ".join(f"{reason} ({n})" for reason, n in reasons.most_common(4)))
+                print(_diff("human", e["before"], e["after"]))
             rec["inst_ms"] = event_s * 1000
             # as the server does it: at most MAX_TRIED patterns, best evidence first, until MAX_LEARNED apply
             t0 = time.perf_counter()
