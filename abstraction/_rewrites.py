@@ -218,7 +218,9 @@ def _stacklevel(site: Site) -> Change | None:
 
     A call with one argument a line and a trailing comma gets ``stacklevel=2,`` on a
     line of its own, indented like the argument before it; any other gets
-    ``, stacklevel=2`` after its last argument.
+    ``, stacklevel=2`` after its last argument, or, where that line would pass
+    the line length the file keeps to (:func:`_line_limit`), ``stacklevel=2`` on
+    a line of its own under the first argument, as PEP 8 aligns it.
     """
     text = site.text
     parens = _call_parens(text, site.end)
@@ -245,7 +247,25 @@ def _stacklevel(site: Site) -> Change | None:
     if "#" in inner:
         return None
     at = open_at + 1 + len(body)
-    return at, at, " stacklevel=2," if body.endswith(",") else ", stacklevel=2"
+    added = " stacklevel=2," if body.endswith(",") else ", stacklevel=2"
+    line_start = text.rfind("\n", 0, at) + 1
+    line_end = text.find("\n", at)
+    line_end = len(text) if line_end < 0 else line_end
+    if line_end - line_start + len(added) > _line_limit(text) and not body.endswith(","):
+        # Past the file's line length: on a line of its own, under the first argument.
+        column = open_at + 1 - (text.rfind("\n", 0, open_at) + 1)
+        return at, at, ",\n" + " " * column + "stacklevel=2"
+    return at, at, added
+
+
+_LINE_LIMITS = (79, 88, 99, 100, 119, 120)
+"""The line lengths projects keep to (PEP 8, black, pylint, …)."""
+
+
+def _line_limit(text: str) -> float:
+    """The line length ``text`` keeps to: the first of :data:`_LINE_LIMITS` no line of it passes (else none)."""
+    longest = max((len(line) for line in text.splitlines()), default=0)
+    return next((limit for limit in _LINE_LIMITS if longest <= limit), float("inf"))
 
 
 def _drop_unused(site: Site) -> Change | None:

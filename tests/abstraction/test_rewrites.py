@@ -12,7 +12,7 @@ from fixlore.abstraction import (
     verify_privacy,
 )
 from fixlore.abstraction._raises import caught_name
-from tests.abstraction._helpers import code, diag_at
+from tests.abstraction._helpers import apply, code, diag_at, learn
 
 B904 = (
     "Ruff",
@@ -270,3 +270,18 @@ def test_a_stacklevel_added_follows_the_calls_own_layout() -> None:
     assert apply_edits(nested, fixed.edits) == 'warn(Deprecated("use (the) new one"), stacklevel=2)\n'
     for untouched in ("warn(*messages)\n", "warn(message, stacklevel=3)\n", "warn(**options)\n"):
         assert isinstance(instantiate(result.pattern, "python", untouched, diag_at(untouched, "warn", *B028)), Skipped)
+
+
+def test_a_stacklevel_that_would_pass_the_files_line_length_goes_under_the_first_argument() -> None:
+    before = 'import warnings\nwarnings.warn("old", DeprecationWarning)\n'
+    after = before.replace("DeprecationWarning)", "DeprecationWarning, stacklevel=2)")
+    pattern = learn("python", before, after, diag_at(before, "warnings.warn", *B028))
+    # Every line of this file keeps to 79 characters; the call's line would not.
+    short = "def method(self):\n    warn(DeprecationWarning('Method removed, use the new one instead'))\n"
+    fixed = apply(pattern, "python", short, diag_at(short, "warn", *B028))
+    assert fixed == short.replace("instead'))", "instead'),\n         stacklevel=2)")
+    # A file with longer lines keeps to a longer limit: the same call stays on its line.
+    wide = short + "x = " + "'" + "a" * 80 + "'\n"
+    assert apply(pattern, "python", wide, diag_at(wide, "warn", *B028)) == wide.replace(
+        "instead'))", "instead'), stacklevel=2)"
+    )
