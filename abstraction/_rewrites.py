@@ -251,7 +251,8 @@ def _stacklevel(site: Site) -> Change | None:
     line_start = text.rfind("\n", 0, at) + 1
     line_end = text.find("\n", at)
     line_end = len(text) if line_end < 0 else line_end
-    if line_end - line_start + len(added) > _line_limit(text) and not body.endswith(","):
+    longer = line_end - line_start + len(added)
+    if not body.endswith(",") and longer > _LINE_LIMITS[0] and longer > _line_limit(text):
         # Past the file's line length: on a line of its own, under the first argument.
         column = open_at + 1 - (text.rfind("\n", 0, open_at) + 1)
         return at, at, ",\n" + " " * column + "stacklevel=2"
