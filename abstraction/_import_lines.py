@@ -31,6 +31,17 @@ _STATEMENT = re.compile(
 _COMMENT = re.compile(r"#[^\n]*")
 
 
+def defines_at_top(name: str, text: str) -> bool:
+    """Whether a column-0 ``class``, ``def`` or assignment of ``text`` binds ``name`` (its own, not an import).
+
+    Such a name used above its definition is a forward reference, which no import
+    fixes: importing a namesake would shadow the module's own until it is defined.
+    """
+    escaped = re.escape(name)
+    pattern = rf"^(?:(?:async[ \t]+)?def|class)[ \t]+{escaped}\b|^{escaped}[ \t]*(?::[^=\n]*)?=(?!=)"
+    return re.search(pattern, text, re.MULTILINE) is not None
+
+
 def _dotted(name: str) -> bool:
     return all(part.isidentifier() for part in name.split("."))
 

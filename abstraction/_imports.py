@@ -23,6 +23,7 @@ from dataclasses import dataclass, replace
 
 import tree_sitter
 
+from fixlore.abstraction._import_lines import defines_at_top, statement_binds
 from fixlore.abstraction._pattern import Hole, Pattern
 from fixlore.abstraction._stdlib import STDLIB_EXPORT, STDLIB_HOME, home_of
 from fixlore.abstraction._tree import Source, is_docstring
@@ -139,8 +140,20 @@ class _Imp:
     stdlib: bool
 
 
+def imports_its_own(text: str, statement: str) -> bool:
+    """Whether ``statement`` imports a name ``text`` defines itself (:func:`defines_at_top`).
+
+    "Undefined name `Task`" above ``class Task:`` is a forward reference: an
+    import of a namesake (``from asyncio import Task``) would shadow the module's own.
+    """
+    name = statement_binds(statement)
+    return name is not None and defines_at_top(name, text)
+
+
 def place_import(src: Source, statement: str) -> list[Edit] | None:
     """Edits adding one import statement (concrete text) to a Python file; ``None`` if not one.
+
+    ``None`` too when the file defines the imported name itself (:func:`imports_its_own`).
 
     One name per statement: ``import m``, ``import m as a``, ``from m import n``,
     ``from m import n as a``, ``m`` relative or not.
@@ -148,6 +161,8 @@ def place_import(src: Source, statement: str) -> list[Edit] | None:
     plain = _PLAIN.match(statement)
     from_ = _FROM.match(statement)
     if plain is None and from_ is None:
+        return None
+    if imports_its_own(src.text, statement):
         return None
     module = plain.group(1) if plain else from_.group(1) if from_ else ""
     imports = _top_imports(src)

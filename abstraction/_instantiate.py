@@ -25,7 +25,7 @@ from fixlore.abstraction._catches import catches_what_is_not_raised
 from fixlore.abstraction._ctx import _Ctx, _NoMatch
 from fixlore.abstraction._fields import rule_words
 from fixlore.abstraction._generalise import lift
-from fixlore.abstraction._imports import derive_holes, fits_its_use, place_import
+from fixlore.abstraction._imports import derive_holes, fits_its_use, imports_its_own, place_import
 from fixlore.abstraction._jumps import jumps_out_of_scope
 from fixlore.abstraction._match import _edits_at_unit
 from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
@@ -364,6 +364,8 @@ def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tupl
     anchor = ctx.pattern.shape.anchor if ctx.pattern.shape else Anchor.AT_DIAGNOSTIC
     if anchor is Anchor.IMPORT_BLOCK:
         body = _render_block(ctx, after, "")
+        if src.language == "python" and imports_its_own(src.text, body):
+            return None  # a forward reference, not a missing import
         placed = place_import(src, body) if src.language == "python" else None
         if placed is not None:
             return placed

@@ -14,7 +14,9 @@ earlier, unused import a redefinition's message points at (F811), by
 :mod:`~fixlore.abstraction._bindings`; an undefined name -> the bound name it is
 one typo of (``isisntance`` -> ``isinstance``, F821), by
 :mod:`~fixlore.abstraction._typos`; an undefined Python 2 builtin -> its Python 3
-name (``unicode`` -> ``str``, F821), by :mod:`~fixlore.abstraction._py2`; an undefined name -> the import the
+name (``unicode`` -> ``str``, F821), by :mod:`~fixlore.abstraction._py2`; a forward
+reference in an annotation -> the name quoted (``task: Task`` above ``class Task`` ->
+``task: "Task"``, F821), by :mod:`~fixlore.abstraction._forward_refs`; an undefined name -> the import the
 project's other files bind it with (``from six.moves import xrange``, read by the
 server from the workspace and passed in :attr:`Site.imports`; F821). At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
@@ -34,6 +36,7 @@ from dataclasses import dataclass
 
 from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export_at
 from fixlore.abstraction._formats import percent_rewrite
+from fixlore.abstraction._forward_refs import quoted_forward_ref
 from fixlore.abstraction._import_lines import statement_binds, top_level_imports, without_imports
 from fixlore.abstraction._imports import is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
@@ -418,6 +421,10 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         for index, old in enumerate(COMPAT_NAMES)
     },
     "meant_name": (_unless_imported(_meant_name), EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ $1")),
+    "quote_forward_ref": (
+        _in_place(quoted_forward_ref),
+        EditShape(Anchor.AT_DIAGNOSTIC, "Annotation", "$1", '" $S "'),
+    ),
     "import_as_elsewhere": (
         _import_as_elsewhere,
         EditShape(Anchor.IMPORT_BLOCK, "Import", "", "from $2 import $1 ~ import $1"),

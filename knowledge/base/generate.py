@@ -17,7 +17,8 @@ undefined name that is one typo of a name bound where it stands
 (``unicode`` -> ``str``), ``except:`` -> ``except Exception:``,
 ``type(x) == T`` -> ``type(x) is T`` (and ``!=`` -> ``is not``: identity, as
 the rule asks, never ``isinstance``, which would also accept subclasses),
-``raise ... from err`` in an ``except`` clause, and the earlier, unused import
+``raise ... from err`` in an ``except`` clause, a forward reference in an
+annotation quoted (``task: Task`` above ``class Task`` -> ``task: "Task"``), and the earlier, unused import
 a redefinition points at dropped (ruff's own F811 fix is missing in some layouts). Each is learned with
 ``extract_pattern`` from a made-up before/after pair, exactly as the server
 learns a user's hand fix, and counts as one such fix in the base scope: it is
@@ -175,6 +176,15 @@ HAND_FIXES = (
         (3, 38, 3, 42),
         "import six\n\ndef zz_whole(zz_value):\n    return isinstance(zz_value, (int, long))\n",
         "import six\n\ndef zz_whole(zz_value):\n    return isinstance(zz_value, six.integer_types)\n",
+    ),
+    (
+        "F821",
+        "Undefined name `zz_Task`",
+        (1, 30, 1, 37),
+        "class zz_Queue:\n    def zz_put(self, zz_task: zz_Task) -> None:\n        pass\n\n\n"
+        "class zz_Task:\n    pass\n",
+        'class zz_Queue:\n    def zz_put(self, zz_task: "zz_Task") -> None:\n        pass\n\n\n'
+        "class zz_Task:\n    pass\n",
     ),
     (
         "F811",

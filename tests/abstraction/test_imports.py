@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
-from fixlore.abstraction import Extracted, Hole, Pattern, Skipped, extract_pattern, instantiate, verify_privacy
+from fixlore.abstraction import (
+    Extracted,
+    Hole,
+    Instantiated,
+    Pattern,
+    Skipped,
+    extract_pattern,
+    instantiate,
+    verify_privacy,
+)
 
 from ._helpers import apply, code, diag_at, learn
 
 F821 = ("Ruff", "F821")
+W = "Undefined name `Widget`"
 
 
 def _learn_import(statement: str, name: str) -> Pattern:
@@ -194,3 +204,24 @@ def test_in_a_block_kept_in_no_order_an_import_goes_beside_its_package() -> None
     # a sorted block keeps the sort order, wherever the package's other imports are
     ordered = "import abc\nimport sys\n\nimport yaml\nfrom zipp import Path\n\nrun()\n"
     assert placed(ordered, "import attr") == ordered.replace("import yaml\n", "import attr\nimport yaml\n")
+
+
+def test_no_import_is_offered_for_a_name_the_module_defines_further_down() -> None:
+    """``x: Decimal`` above ``class Decimal:`` is a forward reference: importing ``Decimal`` would shadow it."""
+    p = _learn_import("from pathlib import Path", "Path")
+    forward = "def run(amount: Decimal) -> None:\n    pass\n\n\nclass Decimal:\n    pass\n"
+    result = instantiate(p, "python", forward, diag_at(forward, "Decimal", *F821, "Undefined name `Decimal`"))
+    assert isinstance(result, Skipped), result
+    # The same name undefined, and the module not defining it: the standard library's import.
+    missing = "def run(amount: Decimal) -> None:\n    pass\n"
+    assert _fix(p, missing, "Decimal").splitlines()[0] == "from decimal import Decimal"
+    # Nor the project's own import of that name from another of its files.
+    before = "def f():\n    return Widget\n"
+    elsewhere = learn("python", before, "from mylib import Widget\n\n\n" + before, diag_at(before, "Widget", *F821, W))
+    imports = {"Widget": "from mylib import Widget"}
+    forward = "def show(item: Widget) -> None:\n    pass\n\n\nclass Widget:\n    pass\n"
+    result = instantiate(elsewhere, "python", forward, diag_at(forward, "Widget", *F821, W), imports=imports)
+    assert isinstance(result, Skipped), result
+    assert isinstance(
+        instantiate(elsewhere, "python", before, diag_at(before, "Widget", *F821, W), imports=imports), Instantiated
+    )

@@ -285,3 +285,27 @@ def test_a_stacklevel_that_would_pass_the_files_line_length_goes_under_the_first
     assert apply(pattern, "python", wide, diag_at(wide, "warn", *B028)) == wide.replace(
         "instead'))", "instead'), stacklevel=2)"
     )
+
+
+F821 = ("Ruff", "F821")
+
+
+def test_a_forward_reference_in_an_annotation_is_quoted_where_the_module_binds_the_name_further_down() -> None:
+    before = "class Queue:\n    def put(self, job: Job) -> None:\n        pass\n\n\nclass Job:\n    pass\n"
+    after = before.replace("job: Job", 'job: "Job"')
+    pattern = learn("python", before, after, diag_at(before, "Job", *F821, "Undefined name `Job`"))
+    assert ("rewrite", "quote_forward_ref") in pattern.extra
+    assert verify_privacy(pattern).ok and "Job" not in repr(pattern.to_dict())
+    # Another name, inside a subscript, bound by an assignment further down.
+    other = "from typing import Optional\n\n\ndef load(raw: Optional[Item]) -> None:\n    pass\n\n\nItem = dict\n"
+    fixed = apply(pattern, "python", other, diag_at(other, "Item", *F821, "Undefined name `Item`"))
+    assert fixed == other.replace("Optional[Item]", 'Optional["Item"]')
+    # A method naming its own class.
+    own = "class Node:\n    def add(self, other: Node) -> None:\n        pass\n"
+    assert apply(pattern, "python", own, diag_at(own, "Node", *F821, "Undefined name `Node`", nth=1)) == own.replace(
+        "other: Node", 'other: "Node"'
+    )
+    # Not an annotation (a call at run time), or a name nothing binds: something else is wrong.
+    for text in ("def make():\n    return Job()\n\n\nclass Job:\n    pass\n", "def put(job: Job) -> None:\n    pass\n"):
+        result = instantiate(pattern, "python", text, diag_at(text, "Job", *F821, "Undefined name `Job`"))
+        assert isinstance(result, Skipped), result
