@@ -37,6 +37,13 @@ def defines_at_top(name: str, text: str) -> bool:
     Such a name used above its definition is a forward reference, which no import
     fixes: importing a namesake would shadow the module's own until it is defined.
     """
+    if (
+        f"\n{name}" not in text
+        and not text.startswith(name)
+        and f"class {name}" not in text
+        and f"def {name}" not in text
+    ):
+        return False  # the usual answer, found without the regular expression (~0.5 ms on a long file)
     escaped = re.escape(name)
     pattern = rf"^(?:(?:async[ \t]+)?def|class)[ \t]+{escaped}\b|^{escaped}[ \t]*(?::[^=\n]*)?=(?!=)"
     return re.search(pattern, text, re.MULTILINE) is not None

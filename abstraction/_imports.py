@@ -153,16 +153,12 @@ def imports_its_own(text: str, statement: str) -> bool:
 def place_import(src: Source, statement: str) -> list[Edit] | None:
     """Edits adding one import statement (concrete text) to a Python file; ``None`` if not one.
 
-    ``None`` too when the file defines the imported name itself (:func:`imports_its_own`).
-
     One name per statement: ``import m``, ``import m as a``, ``from m import n``,
     ``from m import n as a``, ``m`` relative or not.
     """
     plain = _PLAIN.match(statement)
     from_ = _FROM.match(statement)
     if plain is None and from_ is None:
-        return None
-    if imports_its_own(src.text, statement):
         return None
     module = plain.group(1) if plain else from_.group(1) if from_ else ""
     imports = _top_imports(src)

@@ -8,7 +8,8 @@ any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`
 ``from exc`` (B904); ``a == b`` -> ``a is b`` and ``type(a) == B`` ->
 ``isinstance(a, B)`` (E721); ``x: T = None`` -> ``x: Optional[T] = None`` or
 ``typing.Optional[T]``, as the file imports it (RUF013); ``warn(…)`` ->
-``warn(…, stacklevel=2)`` in the call's own layout (B028); an unused import dropped
+``warn(…, stacklevel=2)`` in the call's own layout (B028), by
+:mod:`~fixlore.abstraction._expressions`; an unused import dropped
 from its statement or made an explicit re-export (``X as X``, F401), and the
 earlier, unused import a redefinition's message points at (F811), by
 :mod:`~fixlore.abstraction._bindings`; an undefined name -> the bound name it is
@@ -27,18 +28,16 @@ the code at hand. Each rewrite carries the user's code over whole or not at all.
 
 from __future__ import annotations
 
-import ast
-import io
 import re
-import tokenize
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export_at
+from fixlore.abstraction._expressions import eq_to_is, optional, stacklevel, type_eq_isinstance, typing_optional
 from fixlore.abstraction._formats import percent_rewrite
 from fixlore.abstraction._forward_refs import quoted_forward_ref
 from fixlore.abstraction._import_lines import statement_binds, top_level_imports, without_imports
-from fixlore.abstraction._imports import is_stdlib_import, place_import
+from fixlore.abstraction._imports import imports_its_own, is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
 from fixlore.abstraction._py2 import COMPAT_NAMES, PY2_MEANS_OTHERWISE, PY3_NAMES, compat_name, py3_name, still_python_2
@@ -74,6 +73,11 @@ def _in_place(rewrite: Callable[[str, int, int], str | None]) -> Rewrite:
     return at
 
 
+def _whole(rewrite: Callable[[str, int, int], Change | None]) -> Rewrite:
+    """A rewrite that answers its own edit from ``(text, start, end)`` (:func:`~._expressions.stacklevel`)."""
+    return lambda site: rewrite(site.text, site.start, site.end)
+
+
 def _literal(rewrite: Callable[[str, int, str], Change | None]) -> Rewrite:
     """A rewrite of a string literal (:mod:`~fixlore.abstraction._literals`): ``(text, start, message)``."""
     return lambda site: rewrite(site.text, site.start, site.message)
@@ -86,190 +90,6 @@ REWRITE = "rewrite"
 def _percent(*, integers: bool, plain_d: bool = False) -> Rewrite:
     """UP031, one of three rewrites (:func:`~fixlore.abstraction._formats.percent_rewrite`)."""
     return lambda site: percent_rewrite(site.text, site.start, site.end, integers=integers, plain_d=plain_d)
-
-
-def _comparison(text: str, start: int, end: int) -> tuple[str, ast.Compare] | None:
-    """``text[start:end]`` if it is one ``==`` or ``!=`` comparison of two operands."""
-    snippet = text[start:end]
-    if "\n" in snippet or "#" in snippet:
-        return None
-    try:
-        tree = ast.parse("(" + snippet + ")", mode="eval")
-    except (SyntaxError, ValueError):
-        return None
-    node = tree.body
-    if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))):
-        return None
-    return snippet, node
-
-
-def _with_depth(source: str) -> Iterator[tuple[tokenize.TokenInfo, int]]:
-    """Python's tokens of ``source``, each with the bracket depth it leaves (brackets in strings and comments aside).
-
-    Raises what :mod:`tokenize` raises on what it cannot read (an unclosed bracket at the end, say).
-    """
-    depth = 0
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type == tokenize.OP and tok.string in "([{":
-            depth += 1
-        elif tok.type == tokenize.OP and tok.string in ")]}":
-            depth -= 1
-        yield tok, depth
-
-
-def _eq_to_is(text: str, start: int, end: int) -> str | None:
-    """``a == b`` -> ``a is b``, ``a != b`` -> ``a is not b`` (E721 on types), the operands untouched."""
-    found = _comparison(text, start, end)
-    if found is None:
-        return None
-    snippet, _ = found
-    try:
-        tokens = list(_with_depth(snippet))
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        return None
-    for tok, depth in tokens:
-        if depth == 0 and tok.type == tokenize.OP and tok.string in ("==", "!="):
-            col0, col1 = tok.start[1], tok.end[1]
-            new = "is" if tok.string == "==" else "is not"
-            before, after = snippet[:col0], snippet[col1:]
-            # `a==b` -> `a is b`, not `aisb`: the keyword needs space where the operator did not.
-            return before + ("" if before[-1:].isspace() else " ") + new + ("" if after[:1].isspace() else " ") + after
-    return None
-
-
-def _type_eq_isinstance(text: str, start: int, end: int) -> str | None:
-    """``type(a) == B`` -> ``isinstance(a, B)``, ``!=`` -> ``not isinstance(a, B)``."""
-    found = _comparison(text, start, end)
-    if found is None:
-        return None
-    snippet, node = found
-    source = "(" + snippet + ")"
-    left = node.left
-    if not (
-        isinstance(left, ast.Call)
-        and isinstance(left.func, ast.Name)
-        and left.func.id == "type"
-        and len(left.args) == 1
-        and not left.keywords
-    ):
-        return None
-    subject = ast.get_source_segment(source, left.args[0])
-    klass = ast.get_source_segment(source, node.comparators[0])
-    if subject is None or klass is None:
-        return None
-    call = f"isinstance({subject}, {klass})"
-    return call if isinstance(node.ops[0], ast.Eq) else "not " + call
-
-
-_FROM_TYPING = re.compile(r"^[ \t]*from[ \t]+typing[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.MULTILINE)
-_IMPORT_TYPING = re.compile(r"^[ \t]*import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*typing[ \t]*(?:,|$|#)", re.MULTILINE)
-
-
-def _annotation(text: str, start: int, end: int) -> str | None:
-    """``text[start:end]`` if it is one whole expression (an annotation), not yet ``Optional``."""
-    snippet = text[start:end]
-    if not text[:start].rstrip().endswith((":", "->")):
-        return None  # not where an annotation stands
-    try:
-        tree = ast.parse("(" + snippet + "\n)", mode="eval")
-    except (SyntaxError, ValueError):
-        return None
-    if "#" in snippet or ast.unparse(tree).startswith(("Optional[", "typing.Optional[")):
-        return None
-    return snippet
-
-
-def _typing_optional(text: str, start: int, end: int) -> str | None:
-    """RUF013: ``x: T = None`` -> ``x: typing.Optional[T] = None``, where the file imports ``typing``."""
-    found = _annotation(text, start, end)
-    if found is None or not _IMPORT_TYPING.search(text):
-        return None
-    return f"typing.Optional[{found}]"
-
-
-def _optional(text: str, start: int, end: int) -> str | None:
-    """RUF013: ``x: T = None`` -> ``x: Optional[T] = None``, where the file has ``from typing import Optional``."""
-    found = _annotation(text, start, end)
-    if found is None:
-        return None
-    imported = any(re.search(r"(?<![\w.])Optional\b(?!\s+as\b)", m.group(1)) for m in _FROM_TYPING.finditer(text))
-    return f"Optional[{found}]" if imported else None
-
-
-def _call_parens(text: str, func_end: int) -> tuple[int, int] | None:
-    """The offsets of the ``(`` right after ``func_end`` and of its matching ``)``."""
-    open_at = func_end
-    while open_at < len(text) and text[open_at] in " \t":
-        open_at += 1
-    if text[open_at : open_at + 1] != "(":
-        return None
-    try:
-        for tok, depth in _with_depth(text[open_at:]):
-            if depth == 0:  # the first token, "(", took it to 1: this is its ")"
-                row, col = tok.start
-                base = open_at if row == 1 else text.index("\n", open_at) + 1
-                for _ in range(row - 2):
-                    base = text.index("\n", base) + 1
-                return open_at, base + col
-    except (tokenize.TokenError, SyntaxError, ValueError):
-        return None
-    return None
-
-
-def _stacklevel(site: Site) -> Change | None:
-    """B028: ``warn(…)`` -> ``warn(…, stacklevel=2)``, in the call's own layout.
-
-    A call with one argument a line and a trailing comma gets ``stacklevel=2,`` on a
-    line of its own, indented like the argument before it; any other gets
-    ``, stacklevel=2`` after its last argument, or, where that line would pass
-    the line length the file keeps to (:func:`_line_limit`), ``stacklevel=2`` on
-    a line of its own under the first argument, as PEP 8 aligns it.
-    """
-    text = site.text
-    parens = _call_parens(text, site.end)
-    if parens is None:
-        return None
-    open_at, close_at = parens
-    try:
-        call = ast.parse("(" + text[site.start : close_at + 1] + "\n)", mode="eval").body
-    except (SyntaxError, ValueError):
-        return None
-    if not isinstance(call, ast.Call) or not call.args or any(k.arg in (None, "stacklevel") for k in call.keywords):
-        return None
-    if any(isinstance(a, ast.Starred) for a in call.args):
-        return None
-    if len(call.args) == 1 and not call.keywords and isinstance(call.args[0], ast.GeneratorExp):
-        return None  # `f(x for x in y)`: a bare generator must be the only argument
-    inner = text[open_at + 1 : close_at]
-    body = inner.rstrip()
-    if body.endswith(",") and "\n" in inner[len(body) :]:
-        last_line = body[body.rfind("\n") + 1 :]
-        indent = last_line[: len(last_line) - len(last_line.lstrip())]
-        at = open_at + 1 + len(body) + inner[len(body) :].index("\n") + 1
-        return at, at, f"{indent}stacklevel=2,\n"
-    if "#" in inner:
-        return None
-    at = open_at + 1 + len(body)
-    added = " stacklevel=2," if body.endswith(",") else ", stacklevel=2"
-    line_start = text.rfind("\n", 0, at) + 1
-    line_end = text.find("\n", at)
-    line_end = len(text) if line_end < 0 else line_end
-    longer = line_end - line_start + len(added)
-    if not body.endswith(",") and longer > _LINE_LIMITS[0] and longer > _line_limit(text):
-        # Past the file's line length: on a line of its own, under the first argument.
-        column = open_at + 1 - (text.rfind("\n", 0, open_at) + 1)
-        return at, at, ",\n" + " " * column + "stacklevel=2"
-    return at, at, added
-
-
-_LINE_LIMITS = (79, 88, 99, 100, 119, 120)
-"""The line lengths projects keep to (PEP 8, black, pylint, …)."""
-
-
-def _line_limit(text: str) -> float:
-    """The line length ``text`` keeps to: the first of :data:`_LINE_LIMITS` no line of it passes (else none)."""
-    longest = max((len(line) for line in text.splitlines()), default=0)
-    return next((limit for limit in _LINE_LIMITS if longest <= limit), float("inf"))
 
 
 def _drop_unused(site: Site) -> Change | None:
@@ -328,7 +148,7 @@ def _import_as_elsewhere(site: Site) -> Change | None:
     if not site.imports or not quotes(site.message, name):
         return None
     statement = site.imports.get(name)
-    if statement is None or statement_binds(statement) != name:
+    if statement is None or statement_binds(statement) != name or imports_its_own(site.text, statement):
         return None
     src = parsed("python", site.text)
     if src.root.has_error:
@@ -389,17 +209,17 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         )
         for index, name in enumerate(CAUGHT_NAMES)
     },
-    "eq_to_is": (_in_place(_eq_to_is), EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "$1 == $2", "$1 is $2")),
+    "eq_to_is": (_in_place(eq_to_is), EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "$1 == $2", "$1 is $2")),
     "type_eq_isinstance": (
-        _in_place(_type_eq_isinstance),
+        _in_place(type_eq_isinstance),
         EditShape(Anchor.AT_DIAGNOSTIC, "Comparison", "type ( $1 ) == $2", "isinstance ( $1 , $2 )"),
     ),
     "typing_optional": (
-        _in_place(_typing_optional),
+        _in_place(typing_optional),
         EditShape(Anchor.AT_DIAGNOSTIC, "Annotation", "$1", "typing . Optional [ $1 ]"),
     ),
-    "optional": (_in_place(_optional), EditShape(Anchor.AT_DIAGNOSTIC, "Annotation", "$1", "Optional [ $1 ]")),
-    "stacklevel": (_stacklevel, EditShape(Anchor.AT_DIAGNOSTIC, "Call", "$1 ( $2 )", "$1 ( $2 , $3 = $N )")),
+    "optional": (_in_place(optional), EditShape(Anchor.AT_DIAGNOSTIC, "Annotation", "$1", "Optional [ $1 ]")),
+    "stacklevel": (_whole(stacklevel), EditShape(Anchor.AT_DIAGNOSTIC, "Call", "$1 ( $2 )", "$1 ( $2 , $3 = $N )")),
     "drop_unused_import": (
         _drop_unused,
         EditShape(Anchor.AT_DIAGNOSTIC, "ImportAlias", "from $1 import $2 , $3", "from $1 import $3"),
