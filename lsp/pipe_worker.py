@@ -45,10 +45,10 @@ class PipeWorker(Executor):
     jobs not answered with :class:`WorkerEnded`, as a dead worker's did.
     """
 
-    def __init__(self, context: Any, server_pid: int) -> None:
+    def __init__(self, context: Any, server_pid: int, *, nice: int = 0) -> None:
         ours, theirs = context.Pipe()
         self._process: BaseProcess = context.Process(
-            target=serve_pipe, args=(theirs, server_pid), name="fixlore-worker", daemon=True
+            target=serve_pipe, args=(theirs, server_pid, nice), name="fixlore-worker", daemon=True
         )
         self._process.start()
         theirs.close()
@@ -186,9 +186,9 @@ def when_idle(fn: Callable[[], object]) -> None:
     _when_idle.append(fn)
 
 
-def serve_pipe(conn: Any, server_pid: int) -> None:
+def serve_pipe(conn: Any, server_pid: int, nice: int = 0) -> None:
     """In the worker process: answer each job of ``conn`` in order until its end (see :class:`PipeWorker`)."""
-    init_child(server_pid)
+    init_child(server_pid, nice)
     while True:
         try:
             if _when_idle and not conn.poll():
@@ -228,12 +228,20 @@ def settle(outer: Future[T], exc: BaseException | None, result: Any = None) -> N
         pass
 
 
-def init_child(server_pid: int | None = None) -> None:
-    """In a worker process: let go of the editor's pipes; end with the server.
+def init_child(server_pid: int | None = None, nice: int = 0) -> None:
+    """In a worker process: let go of the editor's pipes; end with the server; step back by ``nice``.
 
     The child would otherwise hold the editor's stdout open after the server is
-    gone (an editor waits for it to close), and outlive a killed server.
+    gone (an editor waits for it to close), and outlive a killed server. A
+    background worker (``nice`` > 0: learning from a fix nobody waits for)
+    yields the CPU to the server, the upstreams and the editor while they are busy,
+    and runs at full speed when they are not.
     """
+    if nice > 0 and hasattr(os, "nice"):
+        try:
+            os.nice(nice)
+        except OSError:  # not allowed here: run as it is
+            pass
     devnull = os.open(os.devnull, os.O_RDWR)
     for fd in (0, 1, 2):
         os.dup2(devnull, fd)

@@ -35,6 +35,13 @@ T = TypeVar("T")
 
 BACKGROUND_IDLE_S = 60.0
 """A background worker (extraction, big files' syntax checks) ends after this long without a job."""
+BACKGROUND_NICE = 10
+"""How much a background worker (see :class:`WorkerProcess`) steps back (``os.nice``).
+
+Extraction runs libcst over the file of a fix just made (~0.9 s of CPU to load it,
+up to a few hundred ms a fix in long files); on a loaded machine it competed with
+the upstream and the instantiation worker that the next lightbulb waits for. At
+niceness 10 it gets about a tenth of a contended core and all of an idle one."""
 REQUEST_IDLE_S = 600.0
 """The instantiation worker ends after this long without a job (a restart costs a lightbulb its learned fixes)."""
 
@@ -47,8 +54,12 @@ class WorkerProcess:
     be started at all sends the jobs to the thread at once.
     """
 
-    def __init__(self, name: str, *, processes: int | None = 1, idle_stop_s: float | None = None) -> None:
+    def __init__(
+        self, name: str, *, processes: int | None = 1, idle_stop_s: float | None = None, background: bool = False
+    ) -> None:
         self.name = name
+        self._nice = BACKGROUND_NICE if background else 0
+        """The process's niceness: a background worker's work waits while the request path is busy."""
         self._limit = processes
         self._started = 0
         """Processes started that did not end idle (the live one and the dead ones)."""
@@ -177,7 +188,7 @@ class WorkerProcess:
     def _new_locked(self) -> Executor:
         if not self._on_thread and (self._limit is None or self._started < self._limit):
             try:
-                self._pool = worker_process_pool()
+                self._pool = worker_process_pool(nice=self._nice)
                 self._started += 1
                 return self._pool
             except (OSError, RuntimeError) as exc:
@@ -267,13 +278,16 @@ def _stop(pool: Executor, processes: list[BaseProcess]) -> None:
     pool.shutdown(wait=False, cancel_futures=True)
 
 
-def worker_process_pool() -> PipeWorker:
-    """One worker process (spawned: no copy of the server's threads) that ends with the server."""
+def worker_process_pool(*, nice: int = 0) -> PipeWorker:
+    """One worker process (spawned: no copy of the server's threads) that ends with the server.
+
+    ``nice``: how much it steps back (:data:`BACKGROUND_NICE` for a background worker).
+    """
     import multiprocessing  # here: most sessions never start a worker, and `initialize` need not wait for it
     import multiprocessing.util  # its exit hook (which ends the children) registered before ours
 
     _note_exit()
-    return PipeWorker(multiprocessing.get_context("spawn"), os.getpid())
+    return PipeWorker(multiprocessing.get_context("spawn"), os.getpid(), nice=nice)
 
 
 _EXITING = False

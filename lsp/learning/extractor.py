@@ -70,7 +70,7 @@ class Extractor:
     """
 
     def __init__(self) -> None:
-        self._worker = WorkerProcess("extractor", processes=1, idle_stop_s=BACKGROUND_IDLE_S)
+        self._worker = WorkerProcess("extractor", processes=1, idle_stop_s=BACKGROUND_IDLE_S, background=True)
 
     def start(self) -> None:
         """Start the worker and load libcst in it ahead of the first fix (the server lets the first fix start it)."""

@@ -19,7 +19,7 @@ import pytest
 
 from fixlore.lsp.learning import instantiation
 from fixlore.lsp.pipe_worker import when_idle
-from fixlore.lsp.workers import WorkerProcess
+from fixlore.lsp.workers import BACKGROUND_NICE, WorkerProcess
 
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
@@ -316,3 +316,18 @@ def test_the_instantiation_worker_loads_its_tables_after_the_first_document(work
     while not worker.submit(_tables_loaded).result(TIMEOUT_S):
         assert time.monotonic() < deadline, "the tables were never loaded"
         time.sleep(0.05)
+
+
+@pytest.mark.skipif(not hasattr(os, "nice"), reason="no process priorities here")
+def test_a_background_worker_steps_back_and_a_request_worker_does_not() -> None:
+    background = WorkerProcess("learning", background=True)
+    request = WorkerProcess("lightbulb")
+    try:
+        ours = os.nice(0)
+        assert background.submit(os.getpid).result(TIMEOUT_S) != os.getpid()
+        assert background.submit(os.nice, 0).result(TIMEOUT_S) == min(ours + BACKGROUND_NICE, 19)
+        assert request.submit(os.nice, 0).result(TIMEOUT_S) == ours
+        assert os.nice(0) == ours  # the server itself is left as it was
+    finally:
+        background.close()
+        request.close()
