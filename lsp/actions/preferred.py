@@ -44,6 +44,13 @@ class Item:
 
 
 _SUPPRESSION = re.compile(r"(?i)\b(disable|suppress|ignore|noqa)\b")
+"""A word of the title that says the action silences the diagnostic ("Disable for this line")."""
+_CODE_SPAN = re.compile(r"`[^`]*`")
+_SUPPRESSION_COMMENT = re.compile(
+    r"(?i)(#|//|/\*|--)\s*(noqa|type:\s*ignore|pyright:\s*ignore|pylint:\s*disable|mypy:\s*ignore|"
+    r"eslint-disable|biome-ignore|@ts-ignore|@ts-expect-error|nolint|NOSONAR)"
+)
+"""A suppression comment written in a title's code span ("Add `# pyright: ignore[...]`")."""
 
 
 def may_be_preferred(item: Item) -> bool:
@@ -57,8 +64,20 @@ def may_be_preferred(item: Item) -> bool:
 
 
 def suppresses(item: Item) -> bool:
-    """Whether an action is a suppression (a title that says so, or a pattern of that category)."""
-    if _SUPPRESSION.search(str(item.action.get("title", ""))):
+    """Whether an action is a suppression (a title that says so, or a pattern of that category).
+
+    The title's words outside its code spans say what the action does; a code
+    span is code the action writes or names. ruff's SIM105 fix, "Replace
+    `try`-`except`-`pass` with `with contextlib.suppress(Exception): ...`",
+    rewrites the code and is no suppression (read as one, it was ranked after
+    every learned fix and never preferred); "Remove unused `noqa` directive"
+    takes one away. A span that writes a suppression comment ("Add `# pyright:
+    ignore[...]`") does make one.
+    """
+    title = str(item.action.get("title", ""))
+    if _SUPPRESSION.search(_CODE_SPAN.sub(" ", title)):
+        return True
+    if any(_SUPPRESSION_COMMENT.search(span) for span in _CODE_SPAN.findall(title)):
         return True
     return item.pattern is not None and item.pattern.category is FixCategory.ADD_SUPPRESSION
 

@@ -249,3 +249,27 @@ def test_a_suppression_comes_after_every_fix_where_evidence_does_not_tell_them_a
     )
     titles = [a["title"] for a in answer(actions, fix, Evidence(stats))]
     assert titles[0] == "Disable for this line"
+
+
+def test_a_fix_whose_code_says_suppress_is_a_fix_and_a_suppression_comment_in_code_is_not() -> None:
+    """Words outside a title's code spans say what an action does; a span is the code it writes."""
+    from fixlore.lsp.actions.preferred import Item, suppresses
+
+    def title(text: str) -> bool:
+        return suppresses(Item({"title": text}))
+
+    assert not title("Ruff (SIM105): Replace `try`-`except`-`pass` with `with contextlib.suppress(OSError): ...`")
+    assert not title("Ruff (RUF100): Remove unused `noqa` directive")  # takes a suppression away
+    assert not title("Replace `ignore_case` with `ignore`")
+    assert title("Ruff (E711): Disable for this line")
+    assert title("Suppress rule lint/style/useConst for this line")  # Biome
+    assert title("Disable no-unused-vars for the entire file")  # ESLint
+    assert title("Add `# pyright: ignore[reportUnusedVariable]`")
+    assert title("Insert `// @ts-expect-error`")
+
+    # ranked as a fix: ahead of the learned one (no evidence: the upstream's order), the Disable last
+    fix = learned_fix(Counts())
+    rewrite = "Replace `total == None` with `contextlib.suppress(total)`"
+    disable = {"range": DIAG["range"], "newText": "total == None  # noqa: E711"}
+    titles = [a["title"] for a in answer([upstream(rewrite, OTHER), upstream("Disable for this line", disable)], fix)]
+    assert titles[0] == rewrite and titles[1].startswith(LEARNED_PREFIX) and titles[2] == "Disable for this line"
