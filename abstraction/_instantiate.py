@@ -32,6 +32,7 @@ from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._python_result import (
     brings_unbound_name,
+    changes_a_mapping,
     format_left_unapplied,
     python_roles,
     roles_unsound,
@@ -179,6 +180,7 @@ def _instantiate(
             )
             or format_left_unapplied(old_part, new_part)
             or renames_a_working_name(pattern, seen, text)
+            or (changes_a_mapping(old_part, new_part) if seen < EVIDENCE else None)
             or catches_what_is_not_raised(src, d0, old_part, new_part)
             or jumps_out_of_scope(src, min(e[0] for e in edits), old_part, new_part)
             or unbinds_a_used_name(old_part, new_part, lambda: _edited(src, edits), _subjects(ctx))

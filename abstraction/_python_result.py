@@ -38,7 +38,14 @@ def _python_facts(text: str) -> _Facts | None:
     bound: set[str] = set()
     formats: Counter[str] = Counter()
     applied: Counter[str] = Counter()
+    kinds: Counter[str] = Counter()
     for node in _walk(tree):
+        if (kind := _COLLECTIONS.get(type(node))) is not None or (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and (kind := _CONSTRUCTORS.get(node.func.id)) is not None
+        ):
+            kinds[kind] += 1
         if isinstance(node, ast.Name):
             roles["N:" + node.id] += 1
             if isinstance(node.ctx, ast.Store):
@@ -60,7 +67,7 @@ def _python_facts(text: str) -> _Facts | None:
             bound.add(node.name)
         elif isinstance(node, ast.arg):
             bound.add(node.arg)
-    return _Facts(roles, frozenset(bound), formats, applied)
+    return _Facts(roles, frozenset(bound), formats, applied, kinds)
 
 
 class _Facts(NamedTuple):
@@ -70,6 +77,39 @@ class _Facts(NamedTuple):
     """String constants that hold replacement fields (``{name}``, ``%s``), by value."""
     applied: Counter[str]
     """String constants formatted where they stand (``"...".format(...)``, ``"..." % x``), by value."""
+    kinds: Counter[str]
+    """Displays, comprehensions and constructor calls by what they make: ``mapping`` or ``collection``."""
+
+
+_COLLECTIONS: dict[type, str] = {
+    ast.Dict: "mapping",
+    ast.DictComp: "mapping",
+    ast.Set: "collection",
+    ast.SetComp: "collection",
+    ast.List: "collection",
+    ast.ListComp: "collection",
+}
+_CONSTRUCTORS = {"dict": "mapping", "set": "collection", "frozenset": "collection", "list": "collection"}
+
+
+def changes_a_mapping(old: str, new: str) -> str | None:
+    """Why a Python fix turns a collection into a mapping or a mapping into a collection, or ``None``.
+
+    ``set(a.name for a in attrs)`` -> ``{a.name: a for a in attrs}`` keeps every
+    name and removes the diagnostic (C401), and makes a dict where a set was:
+    the human who did it wanted a dict there, another set elsewhere is wanted
+    as a set. The rewrites the linters make keep the kind (``dict((k, v) for
+    ...)`` -> ``{k: v for ...}``, ``set([x])`` -> ``{x}``, ``[x for x in y]`` ->
+    ``list(y)``), so this stops only a fix that changes what the code computes.
+    """
+    before, after = _python_facts(old), _python_facts(new)
+    if before is None or after is None:
+        return None
+    mappings = after.kinds["mapping"] - before.kinds["mapping"]
+    collections = after.kinds["collection"] - before.kinds["collection"]
+    if (mappings > 0 and collections < 0) or (mappings < 0 and collections > 0):
+        return "turns a collection into a mapping" if mappings > 0 else "turns a mapping into a collection"
+    return None
 
 
 def _is_str(node: ast.AST) -> bool:

@@ -424,3 +424,33 @@ def test_a_string_made_bytes_once_is_an_example_not_a_habit() -> None:
     habit = instantiate(p, "python", text, diag, seen=2)  # the user's own way by now: theirs to take
     assert isinstance(habit, Instantiated), habit
     assert apply_edits(text, habit.edits) == text.replace('return "<', 'return b"<')
+
+
+C401 = ("Ruff", "C401", "Unnecessary generator (rewrite as a set comprehension)")
+
+
+def _learned_c401(after_expr: str):  # type: ignore[no-untyped-def]
+    before = "def names(fields):\n    return set(f.label for f in fields)\n"
+    after = before.replace("set(f.label for f in fields)", after_expr)
+    return learn("python", before, after, diag_at(before, "set(f.label for f in fields)", *C401))
+
+
+OTHER_SET = "class Registry:\n    def keys(self, rows):\n        return set(r.tag for r in rows)\n"
+
+
+def test_a_set_made_a_dict_once_is_an_example_not_a_habit() -> None:
+    """A fix that turns a collection into a mapping changes what the code computes: offered again only as a habit."""
+    pattern = _learned_c401("{f.label: f for f in fields}")
+    diag = diag_at(OTHER_SET, "set(r.tag for r in rows)", *C401)
+    once = instantiate(pattern, "python", OTHER_SET, diag, seen=1)
+    assert isinstance(once, Skipped) and once.reason is SkipReason.UNSOUND, once
+    assert once.detail == "turns a collection into a mapping"
+    habit = instantiate(pattern, "python", OTHER_SET, diag, seen=2)
+    assert isinstance(habit, Instantiated), habit
+    assert "return {r.tag: r for r in rows}" in apply_edits(OTHER_SET, habit.edits)
+
+
+def test_the_linters_rewrite_of_a_set_keeps_its_kind_and_is_offered_from_one_example() -> None:
+    pattern = _learned_c401("{f.label for f in fields}")
+    fixed = apply(pattern, "python", OTHER_SET, diag_at(OTHER_SET, "set(r.tag for r in rows)", *C401))
+    assert "return {r.tag for r in rows}" in fixed
