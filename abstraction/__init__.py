@@ -54,6 +54,7 @@ from fixlore.abstraction._text import (
     TextRange,
     apply_edits,
     common_ends,
+    lf,
     line_opcodes,
     position_at,
 )
@@ -114,6 +115,7 @@ __all__ = [
     "abstract_rule_action",
     "abstract_signature",
     "apply_edits",
+    "lf",
     "canonical_json",
     "extract_pattern",
     "fingerprint_of",

@@ -60,7 +60,16 @@ from fixlore.abstraction._soundness import (
 )
 from fixlore.abstraction._stdlib import STDLIB_EXPORT
 from fixlore.abstraction._templates import bind_template, same_wording
-from fixlore.abstraction._text import DiagnosticInfo, TextEdit, TextRange, line_starts, offset_at, position_at
+from fixlore.abstraction._text import (
+    DiagnosticInfo,
+    TextEdit,
+    TextRange,
+    crlf_edits,
+    lf,
+    line_starts,
+    offset_at,
+    position_at,
+)
 from fixlore.abstraction._tree import Source, error_count, parsed
 from fixlore.abstraction._vocab import class_members, keywords, prose_words
 from fixlore.abstraction.languages import get_parser
@@ -85,7 +94,11 @@ def instantiate(
     import statement), for the rewrite that adds such an import.
     """
     try:
-        return _instantiate(pattern, language, text, diag, seen, imports)
+        plain = lf(text)
+        result = _instantiate(pattern, language, plain, diag, seen, imports)
+        if plain is not text and isinstance(result, Instantiated):  # Windows line ends: the edits' too
+            return Instantiated(crlf_edits(result.edits), result.title)
+        return result
     except Exception as exc:  # noqa: BLE001 - the contract: a result, never a raise
         logger.warning("instantiation failed for a %s pattern", language)
         return Failed.from_exception(exc)
@@ -101,7 +114,7 @@ def may_apply(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, 
     a diagnostic none of whose patterns may fit is answered at once.
     """
     try:
-        return not isinstance(_prelude(pattern, language, text, diag, seen), Skipped)
+        return not isinstance(_prelude(pattern, language, lf(text), diag, seen), Skipped)
     except Exception:  # noqa: BLE001 - instantiate() itself reports what went wrong
         return True
 

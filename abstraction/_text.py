@@ -48,6 +48,29 @@ class DiagnosticInfo:
     range: TextRange
 
 
+def lf(text: str) -> str:
+    r"""``text`` with its Windows line ends (``\r\n``) as ``\n``: the same lines and characters, the same positions.
+
+    The abstraction layer reads code by lines, and a ``\r`` left at each line's end
+    broke it in places (a bare ``except:`` no longer ended its line, a parsed import
+    kept it): learned fixes were not offered in a file of Windows line ends, or not
+    the one the same file with Unix ones got. :func:`instantiate` and
+    :func:`extract_pattern` work on this text, and the edits they give back use the
+    document's line ends (:func:`crlf_edits`).
+    """
+    return _lf(text) if "\r\n" in text else text
+
+
+@functools.lru_cache(maxsize=8)
+def _lf(text: str) -> str:
+    return text.replace("\r\n", "\n")
+
+
+def crlf_edits(edits: tuple[TextEdit, ...]) -> tuple[TextEdit, ...]:
+    """``edits`` made on :func:`lf`'s text, for the document with Windows line ends (their ranges are the same)."""
+    return tuple(TextEdit(e.range, e.new_text.replace("\n", "\r\n")) if "\n" in e.new_text else e for e in edits)
+
+
 def offset_at(text: str, pos: Position) -> int:
     """The string index of ``pos`` in ``text`` (clamped to the text)."""
     starts = line_starts(text)

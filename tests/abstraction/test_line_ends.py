@@ -1,0 +1,88 @@
+"""Files of Windows line ends: the same learned fixes as with Unix ones, and edits that keep their line ends."""
+
+from __future__ import annotations
+
+from fixlore.abstraction import Extracted, Instantiated, apply_edits, extract_pattern, instantiate, lf
+from fixlore.lsp.learning.workspace_imports import WorkspaceImports
+from tests.abstraction._helpers import code, diag_at, learn
+
+B904 = (
+    "Ruff",
+    "B904",
+    "Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None`",
+)
+F821 = ("Ruff", "F821")
+
+
+def crlf(text: str) -> str:
+    return text.replace("\n", "\r\n")
+
+
+LOAD = code(
+    """
+    def load(path):
+        try:
+            return open(path)
+        except OSError:
+            raise Missing(path)
+    """
+)
+PARSE = code(
+    """
+    import json
+
+
+    def parse(text):
+        try:
+            return int(text)
+        except ValueError:
+            raise BadValue(text)
+    """
+)
+
+
+def test_a_fix_learned_on_either_line_ends_applies_to_both_and_keeps_the_documents() -> None:
+    after = LOAD.replace("except OSError:", "except OSError as err:").replace(
+        "Missing(path)\n", "Missing(path) from err\n"
+    )
+    for before, fixed in ((LOAD, after), (crlf(LOAD), crlf(after))):
+        result = extract_pattern("python", before, fixed, diag_at(before, "raise Missing(path)", *B904))
+        assert isinstance(result, Extracted), result
+        want = PARSE.replace("except ValueError:", "except ValueError as err:").replace(
+            "BadValue(text)\n", "BadValue(text) from err\n"
+        )
+        for text, expected in ((PARSE, want), (crlf(PARSE), crlf(want))):
+            made = instantiate(result.pattern, "python", text, diag_at(text, "raise BadValue(text)", *B904))
+            assert isinstance(made, Instantiated), made
+            assert apply_edits(text, made.edits) == expected
+
+
+def test_an_import_added_to_a_file_of_windows_line_ends_is_a_line_of_its_own() -> None:
+    before = code(
+        """
+        import os
+
+
+        def here():
+            return Path(os.getcwd())
+        """
+    )
+    after = before.replace("import os\n", "import os\nfrom pathlib import Path\n")
+    pattern = learn("python", before, after, diag_at(before, "Path", *F821, "Undefined name `Path`"))
+    text = crlf("import sys\n\n\ndef where():\n    return Path(sys.prefix)\n")
+    made = instantiate(pattern, "python", text, diag_at(text, "Path", *F821, "Undefined name `Path`"))
+    assert isinstance(made, Instantiated), made
+    fixed = apply_edits(text, made.edits)
+    assert fixed == crlf("import sys\nfrom pathlib import Path\n\n\ndef where():\n    return Path(sys.prefix)\n")
+    assert "\n" not in fixed.replace("\r\n", "")  # no line of Unix ends in among the Windows ones
+
+
+def test_the_workspace_reads_the_imports_of_a_file_of_windows_line_ends() -> None:
+    imports = WorkspaceImports()
+    try:
+        imports.update("file:///w/a.py", crlf("from acme.billing import Ledger\nimport acme.tax\n"))
+        assert imports.statement_for("Ledger", "file:///w/b.py") == "from acme.billing import Ledger"
+        assert imports.statement_for("acme", "file:///w/b.py") == "import acme.tax"
+    finally:
+        imports.close()
+    assert lf(crlf(LOAD)) == LOAD and lf(LOAD) is LOAD
