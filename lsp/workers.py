@@ -41,7 +41,8 @@ BACKGROUND_NICE = 10
 Extraction runs libcst over the file of a fix just made (~0.9 s of CPU to load it,
 up to a few hundred ms a fix in long files); on a loaded machine it competed with
 the upstream and the instantiation worker that the next lightbulb waits for. At
-niceness 10 it gets about a tenth of a contended core and all of an idle one."""
+niceness 10 it gets about a tenth of a contended core and all of an idle one. It steps
+back once its first job (the warm-up) is done (:func:`~fixlore.lsp.pipe_worker.step_back`)."""
 REQUEST_IDLE_S = 600.0
 """The instantiation worker ends after this long without a job (a restart costs a lightbulb its learned fixes)."""
 
