@@ -32,7 +32,7 @@ from fixlore.abstraction._rewrites import Site, learned_rewrite
 from fixlore.abstraction._shape import IMPORT_KINDS, ancestors, header_end, is_statement, layout
 from fixlore.abstraction._soundness import AT_DIAGNOSTIC, dropped, never_sound, subject_of_diagnostic
 from fixlore.abstraction._templates import Namer, signature_with
-from fixlore.abstraction._text import DiagnosticInfo, lf, line_opcodes, offset_at
+from fixlore.abstraction._text import DiagnosticInfo, line_opcodes, offset_at, plain, shifted
 from fixlore.abstraction._tree import Source, parsed
 from fixlore.abstraction.languages import get_parser
 from fixlore.abstraction.syntax import python_parses
@@ -46,7 +46,8 @@ MAX_HUNKS = 2
 def extract_pattern(language: str, before: str, after: str, diag: DiagnosticInfo) -> Extracted | Skipped | Failed:
     """Extract the pattern of a fix; never raises on user code."""
     try:
-        return _extract(language, lf(before), lf(after), diag)
+        (old, bom), (new, _) = plain(before), plain(after)
+        return _extract(language, old, new, shifted(diag, -1) if bom else diag)
     except Exception as exc:  # noqa: BLE001 - the contract: a result, never a raise
         logger.warning("extraction failed for a %s fix", language)
         return Failed.from_exception(exc)

@@ -65,10 +65,12 @@ from fixlore.abstraction._text import (
     TextEdit,
     TextRange,
     crlf_edits,
-    lf,
     line_starts,
     offset_at,
+    plain,
     position_at,
+    shift_edits,
+    shifted,
 )
 from fixlore.abstraction._tree import Source, error_count, parsed
 from fixlore.abstraction._vocab import class_members, keywords, prose_words
@@ -94,10 +96,11 @@ def instantiate(
     import statement), for the rewrite that adds such an import.
     """
     try:
-        plain = lf(text)
-        result = _instantiate(pattern, language, plain, diag, seen, imports)
-        if plain is not text and isinstance(result, Instantiated):  # Windows line ends: the edits' too
-            return Instantiated(crlf_edits(result.edits), result.title)
+        read, bom = plain(text)
+        result = _instantiate(pattern, language, read, shifted(diag, -1) if bom else diag, seen, imports)
+        if read is not text and isinstance(result, Instantiated):  # the document's own line ends and BOM
+            edits = shift_edits(result.edits, 1) if bom else result.edits
+            return Instantiated(crlf_edits(edits) if "\r\n" in text else edits, result.title)
         return result
     except Exception as exc:  # noqa: BLE001 - the contract: a result, never a raise
         logger.warning("instantiation failed for a %s pattern", language)
@@ -114,7 +117,8 @@ def may_apply(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, 
     a diagnostic none of whose patterns may fit is answered at once.
     """
     try:
-        return not isinstance(_prelude(pattern, language, lf(text), diag, seen), Skipped)
+        read, bom = plain(text)
+        return not isinstance(_prelude(pattern, language, read, shifted(diag, -1) if bom else diag, seen), Skipped)
     except Exception:  # noqa: BLE001 - instantiate() itself reports what went wrong
         return True
 

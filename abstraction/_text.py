@@ -66,6 +66,47 @@ def _lf(text: str) -> str:
     return text.replace("\r\n", "\n")
 
 
+BOM = "\ufeff"
+
+
+def plain(text: str) -> tuple[str, bool]:
+    """``text`` as the abstraction layer reads it (:func:`lf`, no leading byte-order mark); whether it had a BOM.
+
+    A file saved with a BOM reaches a server with it when a client sends the
+    file's text as it is on disk (editors strip it when they load the file);
+    Python's ``compile`` refuses it in a ``str``, and every parse check refused
+    the file: on the dev set with a BOM added, learned fixes were offered on 241
+    events instead of 761. Positions on the first line move by one (the BOM is
+    one character there): :func:`shifted` moves a diagnostic, :func:`shift_edits`
+    the edits made for it back.
+    """
+    if not text.startswith(BOM):
+        return lf(text), False
+    return _without_bom(text), True
+
+
+@functools.lru_cache(maxsize=8)
+def _without_bom(text: str) -> str:
+    return lf(text)[1:]
+
+
+def _moved(pos: Position, delta: int) -> Position:
+    return Position(0, max(0, pos.character + delta)) if pos.line == 0 else pos
+
+
+def shifted(diag: DiagnosticInfo, delta: int) -> DiagnosticInfo:
+    """``diag`` with its first-line positions moved by ``delta`` characters (see :func:`plain`)."""
+    rng = TextRange(_moved(diag.range.start, delta), _moved(diag.range.end, delta))
+    return diag if rng == diag.range else DiagnosticInfo(diag.source, diag.code, diag.message, rng)
+
+
+def shift_edits(edits: tuple[TextEdit, ...], delta: int) -> tuple[TextEdit, ...]:
+    """``edits`` with their first-line positions moved by ``delta`` characters (see :func:`plain`)."""
+    return tuple(
+        TextEdit(TextRange(_moved(e.range.start, delta), _moved(e.range.end, delta)), e.new_text) for e in edits
+    )
+
+
 def crlf_edits(edits: tuple[TextEdit, ...]) -> tuple[TextEdit, ...]:
     """``edits`` made on :func:`lf`'s text, for the document with Windows line ends (their ranges are the same)."""
     return tuple(TextEdit(e.range, e.new_text.replace("\n", "\r\n")) if "\n" in e.new_text else e for e in edits)

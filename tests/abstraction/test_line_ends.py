@@ -86,3 +86,32 @@ def test_the_workspace_reads_the_imports_of_a_file_of_windows_line_ends() -> Non
     finally:
         imports.close()
     assert lf(crlf(LOAD)) == LOAD and lf(LOAD) is LOAD
+
+
+def test_a_file_saved_with_a_byte_order_mark_gets_the_same_fixes_at_the_same_places() -> None:
+    """Python's compile() refuses a BOM in a str: every parse check refused such a file, so nothing was offered."""
+    bom = "\ufeff"
+    before = "import sys\n\n\ndef here():\n    return Path(sys.prefix)\n"
+    after = before.replace("import sys\n", "import sys\nfrom pathlib import Path\n")
+    # learned from a file with a BOM, applied to one with a BOM and to one without
+    pattern = learn("python", bom + before, bom + after, diag_at(bom + before, "Path", *F821, "Undefined name `Path`"))
+    for text in (bom + crlf(PATH_USE), bom + PATH_USE, PATH_USE):
+        made = instantiate(pattern, "python", text, diag_at(text, "Path", *F821, "Undefined name `Path`"))
+        assert isinstance(made, Instantiated), made
+        fixed = PATH_USE.replace("import os\n", "import os\nfrom pathlib import Path\n")
+        want = text.replace(PATH_USE, fixed) if "\r\n" not in text else bom + crlf(fixed)
+        assert apply_edits(text, made.edits) == want
+    # a fix on the first line, where the BOM is a character before the code
+    first = bom + "import os, sys\nprint(sys.argv)\n"
+    removal = learn(
+        "python",
+        "import os, json\nprint(json.dumps(1))\n",
+        "import json\nprint(json.dumps(1))\n",
+        diag_at("import os, json\n", "os", "Ruff", "F401", "`os` imported but unused"),
+    )
+    made = instantiate(removal, "python", first, diag_at(first, "os", "Ruff", "F401", "`os` imported but unused"))
+    assert isinstance(made, Instantiated), made
+    assert apply_edits(first, made.edits) == bom + "import sys\nprint(sys.argv)\n"
+
+
+PATH_USE = "import os\n\n\ndef where():\n    return Path(os.getcwd())\n"
