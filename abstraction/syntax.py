@@ -8,6 +8,7 @@ know, and its positions are exact). Pure: text in, problems out.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import enum
 from dataclasses import dataclass
 
@@ -44,6 +45,14 @@ class SyntaxProblem:
     code: SyntaxCode
 
 
+def _after_bom(problem: SyntaxProblem) -> SyntaxProblem:
+    def moved(pos: Position) -> Position:
+        return Position(0, pos.character + 1) if pos.line == 0 else pos
+
+    rng = TextRange(moved(problem.range.start), moved(problem.range.end))
+    return dataclasses.replace(problem, range=rng)
+
+
 def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
     """All syntax problems of ``text`` in ``language`` (empty if it parses).
 
@@ -52,6 +61,10 @@ def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
     """
     if "\x00" in text:
         return []
+    if text.startswith("\ufeff"):
+        # A byte-order mark (a file sent as it is on disk) is no syntax error: Python's
+        # compile() refuses one in a str. Checked without it; the first line moves back by one.
+        return [_after_bom(p) for p in syntax_problems(language, text[1:])]
     problems: list[SyntaxProblem] = []
     python_line: int | None = None
     if language == "python" and len(text) <= PYTHON_PARSER_MAX_CHARS:

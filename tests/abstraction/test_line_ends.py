@@ -115,3 +115,14 @@ def test_a_file_saved_with_a_byte_order_mark_gets_the_same_fixes_at_the_same_pla
 
 
 PATH_USE = "import os\n\n\ndef where():\n    return Path(os.getcwd())\n"
+
+
+def test_a_byte_order_mark_is_no_syntax_error_and_an_error_after_it_stays_where_it_is() -> None:
+    from fixlore.abstraction import syntax_problems
+
+    assert syntax_problems("python", "\ufeffimport os\r\nx = 1\r\n") == []
+    broken = "import os(\nx = 1\n"
+    [plain_problem] = syntax_problems("python", broken)
+    [bom_problem] = syntax_problems("python", "\ufeff" + broken)
+    assert bom_problem.range.start.character == plain_problem.range.start.character + 1
+    assert bom_problem.message == plain_problem.message
