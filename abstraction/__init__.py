@@ -54,11 +54,10 @@ from fixlore.abstraction._text import (
     TextRange,
     apply_edits,
     common_ends,
-    lf,
     line_opcodes,
     position_at,
 )
-from fixlore.abstraction._tree import parsed
+from fixlore.abstraction._tree import parsed, writes_suppression
 from fixlore.abstraction.languages import get_parser, language_for, supported_languages
 from fixlore.abstraction.syntax import SyntaxCode, SyntaxProblem, syntax_problems
 
@@ -115,7 +114,6 @@ __all__ = [
     "abstract_rule_action",
     "abstract_signature",
     "apply_edits",
-    "lf",
     "canonical_json",
     "extract_pattern",
     "fingerprint_of",
@@ -133,5 +131,6 @@ __all__ = [
     "supported_languages",
     "syntax_problems",
     "verify_privacy",
+    "writes_suppression",
     "verify_shared",
 ]

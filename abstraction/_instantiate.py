@@ -100,7 +100,8 @@ def instantiate(
         result = _instantiate(pattern, language, read, shifted(diag, -1) if bom else diag, seen, imports)
         if read is not text and isinstance(result, Instantiated):  # the document's own line ends and BOM
             edits = shift_edits(result.edits, 1) if bom else result.edits
-            return Instantiated(crlf_edits(edits) if "\r\n" in text else edits, result.title)
+            crlf = len(read) + bom < len(text)  # what plain() took away beyond the BOM: \r of \r\n
+            return Instantiated(crlf_edits(edits) if crlf else edits, result.title)
         return result
     except Exception as exc:  # noqa: BLE001 - the contract: a result, never a raise
         logger.warning("instantiation failed for a %s pattern", language)

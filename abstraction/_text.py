@@ -55,20 +55,16 @@ def lf(text: str) -> str:
     broke it in places (a bare ``except:`` no longer ended its line, a parsed import
     kept it): learned fixes were not offered in a file of Windows line ends, or not
     the one the same file with Unix ones got. :func:`instantiate` and
-    :func:`extract_pattern` work on this text, and the edits they give back use the
-    document's line ends (:func:`crlf_edits`).
+    :func:`extract_pattern` work on this text (:func:`plain`), and the edits they give
+    back use the document's line ends (:func:`crlf_edits`).
     """
-    return _lf(text) if "\r\n" in text else text
-
-
-@functools.lru_cache(maxsize=8)
-def _lf(text: str) -> str:
-    return text.replace("\r\n", "\n")
+    return text.replace("\r\n", "\n") if "\r\n" in text else text
 
 
 BOM = "\ufeff"
 
 
+@functools.lru_cache(maxsize=8)
 def plain(text: str) -> tuple[str, bool]:
     """``text`` as the abstraction layer reads it (:func:`lf`, no leading byte-order mark); whether it had a BOM.
 
@@ -78,33 +74,32 @@ def plain(text: str) -> tuple[str, bool]:
     the file: on the dev set with a BOM added, learned fixes were offered on 241
     events instead of 761. Positions on the first line move by one (the BOM is
     one character there): :func:`shifted` moves a diagnostic, :func:`shift_edits`
-    the edits made for it back.
+    the edits made for it back. ``text`` itself when it has neither. Cached: every
+    pattern tried at a diagnostic asks about the same text, and scanning a long
+    file for Windows line ends each time is not free (on the server too: ``may_apply``).
     """
-    if not text.startswith(BOM):
-        return lf(text), False
-    return _without_bom(text), True
+    bom = text.startswith(BOM)
+    return lf(text[1:] if bom else text), bom
 
 
-@functools.lru_cache(maxsize=8)
-def _without_bom(text: str) -> str:
-    return lf(text)[1:]
+def shift_range(rng: TextRange, delta: int) -> TextRange:
+    """``rng`` with its first-line positions moved by ``delta`` characters (a BOM set aside or put back)."""
 
+    def moved(pos: Position) -> Position:
+        return Position(0, max(0, pos.character + delta)) if pos.line == 0 else pos
 
-def _moved(pos: Position, delta: int) -> Position:
-    return Position(0, max(0, pos.character + delta)) if pos.line == 0 else pos
+    return TextRange(moved(rng.start), moved(rng.end))
 
 
 def shifted(diag: DiagnosticInfo, delta: int) -> DiagnosticInfo:
     """``diag`` with its first-line positions moved by ``delta`` characters (see :func:`plain`)."""
-    rng = TextRange(_moved(diag.range.start, delta), _moved(diag.range.end, delta))
+    rng = shift_range(diag.range, delta)
     return diag if rng == diag.range else DiagnosticInfo(diag.source, diag.code, diag.message, rng)
 
 
 def shift_edits(edits: tuple[TextEdit, ...], delta: int) -> tuple[TextEdit, ...]:
     """``edits`` with their first-line positions moved by ``delta`` characters (see :func:`plain`)."""
-    return tuple(
-        TextEdit(TextRange(_moved(e.range.start, delta), _moved(e.range.end, delta)), e.new_text) for e in edits
-    )
+    return tuple(TextEdit(shift_range(e.range, delta), e.new_text) for e in edits)
 
 
 def crlf_edits(edits: tuple[TextEdit, ...]) -> tuple[TextEdit, ...]:

@@ -383,6 +383,19 @@ def suppression_token(comment: str, code: str) -> str | None:
     return "\u2423".join(body.split())
 
 
+_COMMENT_MARKER = re.compile(r"#|//|/\*|--")
+
+
+def writes_suppression(code: str) -> bool:
+    """Whether a piece of code holds a suppression comment (``x = 1  # noqa``, ``// @ts-expect-error``).
+
+    A suppression word outside a comment is code (``contextlib.suppress``, a
+    ``noqa`` that a title names): only what follows a comment marker counts.
+    """
+    marker = _COMMENT_MARKER.search(code)
+    return marker is not None and _SUPPRESSION.search(code, marker.end()) is not None
+
+
 def render_suppression(token: str, code: str) -> str:
     """Concrete text of a suppression token."""
     return token.replace("\u2423", " ").replace(CODE, code)

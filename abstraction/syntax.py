@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from fixlore.abstraction._text import Position, TextRange
+from fixlore.abstraction._text import BOM, Position, TextRange, shift_range
 from fixlore.abstraction.languages import get_parser
 
 MAX_PROBLEMS = 20
@@ -45,14 +45,6 @@ class SyntaxProblem:
     code: SyntaxCode
 
 
-def _after_bom(problem: SyntaxProblem) -> SyntaxProblem:
-    def moved(pos: Position) -> Position:
-        return Position(0, pos.character + 1) if pos.line == 0 else pos
-
-    rng = TextRange(moved(problem.range.start), moved(problem.range.end))
-    return dataclasses.replace(problem, range=rng)
-
-
 def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
     """All syntax problems of ``text`` in ``language`` (empty if it parses).
 
@@ -61,10 +53,10 @@ def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
     """
     if "\x00" in text:
         return []
-    if text.startswith("\ufeff"):
+    if text.startswith(BOM):
         # A byte-order mark (a file sent as it is on disk) is no syntax error: Python's
         # compile() refuses one in a str. Checked without it; the first line moves back by one.
-        return [_after_bom(p) for p in syntax_problems(language, text[1:])]
+        return [dataclasses.replace(p, range=shift_range(p.range, 1)) for p in syntax_problems(language, text[1:])]
     problems: list[SyntaxProblem] = []
     python_line: int | None = None
     if language == "python" and len(text) <= PYTHON_PARSER_MAX_CHARS:

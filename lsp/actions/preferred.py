@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from fixlore.abstraction import FixCategory, Pattern, TextRange
+from fixlore.abstraction import FixCategory, Pattern, TextRange, writes_suppression
 from fixlore.abstraction.keeps import deletes_code
 from fixlore.lsp.hub import from_lsp_edits
 
@@ -46,11 +46,6 @@ class Item:
 _SUPPRESSION = re.compile(r"(?i)\b(disable|suppress|ignore|noqa)\b")
 """A word of the title that says the action silences the diagnostic ("Disable for this line")."""
 _CODE_SPAN = re.compile(r"`[^`]*`")
-_SUPPRESSION_COMMENT = re.compile(
-    r"(?i)(#|//|/\*|--)\s*(noqa|type:\s*ignore|pyright:\s*ignore|pylint:\s*disable|mypy:\s*ignore|"
-    r"eslint-disable|biome-ignore|@ts-ignore|@ts-expect-error|nolint|NOSONAR)"
-)
-"""A suppression comment written in a title's code span ("Add `# pyright: ignore[...]`")."""
 
 
 def may_be_preferred(item: Item) -> bool:
@@ -77,7 +72,7 @@ def suppresses(item: Item) -> bool:
     title = str(item.action.get("title", ""))
     if _SUPPRESSION.search(_CODE_SPAN.sub(" ", title)):
         return True
-    if any(_SUPPRESSION_COMMENT.search(span) for span in _CODE_SPAN.findall(title)):
+    if any(writes_suppression(span) for span in _CODE_SPAN.findall(title)):
         return True
     return item.pattern is not None and item.pattern.category is FixCategory.ADD_SUPPRESSION
 

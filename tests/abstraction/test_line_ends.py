@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from fixlore.abstraction import Extracted, Instantiated, apply_edits, extract_pattern, instantiate, lf
+from fixlore.abstraction import Extracted, Instantiated, apply_edits, extract_pattern, instantiate
+from fixlore.abstraction._text import lf
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
 from tests.abstraction._helpers import code, diag_at, learn
 
