@@ -17,7 +17,6 @@ the disk or logs text.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 from collections import deque
@@ -25,7 +24,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixlore.abstraction import DiagnosticInfo, Position, TextRange, common_ends
+from fixlore.abstraction import DiagnosticInfo, Position, TextRange, common_ends, line_opcodes
 from fixlore.lsp.transport.text_sync import to_code_points
 
 MATCH_LINES = 3
@@ -162,11 +161,13 @@ def diff_spans(old_text: str, new_text: str) -> list[tuple[int, int, int]]:
     """The changed lines of two texts as :func:`change_spans` gives them, bottom first.
 
     Each span replaces whole lines ``a1..a2-1`` by ``b2-b1`` lines; bottom
-    first, so each is in the coordinates the ones before it left.
+    first, so each is in the coordinates the ones before it left. Only what
+    lies between the first and the last changed line is diffed: a line diff of
+    a whole 3,000-line file took the event loop ~16 ms for a fix of four lines
+    typed in one change (a real-fix replay).
     """
-    old_lines, new_lines = old_text.split("\n"), new_text.split("\n")
-    matcher = difflib.SequenceMatcher(None, old_lines, new_lines, autojunk=False)
-    spans = [(a1, a2 - 1, (b2 - b1) - 1) for tag, a1, a2, b1, b2 in matcher.get_opcodes() if tag != "equal"]
+    opcodes = line_opcodes(old_text.split("\n"), new_text.split("\n"))
+    spans = [(a1, a2 - 1, (b2 - b1) - 1) for tag, a1, a2, b1, b2 in opcodes if tag != "equal"]
     return spans[::-1]
 
 

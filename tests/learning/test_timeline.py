@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import difflib
 from typing import Any
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from lsprotocol import types
@@ -15,6 +17,7 @@ from fixlore.lsp.learning.timeline import (
     change_spans,
     compare,
     diag_info,
+    diff_spans,
     shift_line,
     to_code_points,
 )
@@ -228,3 +231,43 @@ def test_a_whole_text_replacement_deleting_a_block_keeps_the_diagnostics_below_i
     result = compare(timeline.baseline, now)
     assert [t.raw["range"]["start"]["line"] for t in result.vanished] == [21]
     assert not result.new
+
+
+def _whole_file_spans(old: str, new: str) -> list[tuple[int, int, int]]:
+    """The spans a line diff of the two whole texts gives (what diff_spans did before it trimmed the ends)."""
+    matcher = difflib.SequenceMatcher(None, old.split("\n"), new.split("\n"), autojunk=False)
+    return [(a1, a2 - 1, (b2 - b1) - 1) for tag, a1, a2, b1, b2 in matcher.get_opcodes() if tag != "equal"][::-1]
+
+
+def test_a_wide_change_in_a_long_file_diffs_only_the_lines_between_its_ends(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fix of a few lines typed in one change: the event loop diffs those, not the 3,000 lines around them."""
+    lines = [f"value_{i} = compute({i})" for i in range(3000)]
+    old = "\n".join(lines) + "\n"
+    new = "\n".join([*lines[:1500], "try:", "    run()", "except Exception:", "    pass", *lines[1502:]]) + "\n"
+    compared: list[int] = []
+    real = difflib.SequenceMatcher
+
+    def counting(isjunk: Any, a: Any, b: Any, autojunk: bool = True) -> difflib.SequenceMatcher[str]:
+        compared.append(len(a) + len(b))
+        return real(isjunk, a, b, autojunk)
+
+    monkeypatch.setattr(difflib, "SequenceMatcher", counting)
+    spans = diff_spans(old, new)
+    monkeypatch.undo()
+    assert spans == _whole_file_spans(old, new) == [(1500, 1501, 3)]
+    assert compared == [6]  # the 2 lines replaced and the 4 that replaced them
+
+
+@given(
+    st.lists(st.integers(0, 59), max_size=6),
+    st.lists(st.tuples(st.integers(0, 59), st.integers(1, 3)), max_size=4),
+)
+def test_trimming_the_common_ends_gives_the_whole_file_diffs_spans(
+    deleted: list[int], inserted: list[tuple[int, int]]
+) -> None:
+    lines = [f"line {i}" for i in range(60)]
+    new_lines = [line for i, line in enumerate(lines) if i not in set(deleted)]
+    for at, count in inserted:
+        new_lines[at % (len(new_lines) + 1) : at % (len(new_lines) + 1)] = [f"new {at} {k}" for k in range(count)]
+    old, new = "\n".join(lines), "\n".join(new_lines)
+    assert diff_spans(old, new) == _whole_file_spans(old, new)
