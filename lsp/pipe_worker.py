@@ -17,6 +17,8 @@ from collections.abc import Callable
 from concurrent.futures import BrokenExecutor, Executor, Future, InvalidStateError
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from fixlore.lsp import heap
+
 if TYPE_CHECKING:
     from multiprocessing.process import BaseProcess
 
@@ -193,7 +195,12 @@ def serve_pipe(conn: Any, server_pid: int, nice: int = 0) -> None:
     it needs), the worker steps back by that much (:func:`step_back`).
     """
     init_child(server_pid)
+    heap.loading(collect=True)
+    settling = False  # the first job is done: once what it left for idle time is loaded too, freeze
     while True:
+        if settling and not _when_idle:
+            heap.loaded()
+            settling = False
         try:
             if _when_idle and not conn.poll():
                 _run_idle(_when_idle.popleft())
@@ -212,6 +219,8 @@ def serve_pipe(conn: Any, server_pid: int, nice: int = 0) -> None:
         except Exception as exc:  # noqa: BLE001 - an answer that cannot be sent is an error, said as text
             reply = pickle.dumps((False, RuntimeError(f"the answer could not be sent: {type(exc).__name__}: {exc}")))
         conn.send_bytes(_NUMBER.pack(number) + reply)
+        if number == 0:
+            settling = True
         if nice > 0:
             step_back(nice)
             nice = 0

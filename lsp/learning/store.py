@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from fixlore.abstraction import Pattern, Signature
 from fixlore.knowledge import Event, EventKind
+from fixlore.lsp import heap
 
 if TYPE_CHECKING:
     from fixlore.knowledge import Knowledge
@@ -126,6 +127,7 @@ class StoreSide:
                 self.server.notify_user("fixlore: cannot open its knowledge store; see the log.", key="knowledge")
                 return
             self.knowledge = f.result()
+            heap.loaded()  # the store's modules and its index stay for the session
             logger.info("knowledge open (learning %s)", self.knowledge.learning)
             early, self._early = self._early, []
             for kind, pattern, at in early:

@@ -13,7 +13,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from fixlore.lsp import __version__
+from fixlore.lsp import __version__, heap
 
 MODULE_COMMANDS = ("knowledge", "dashboard", "team", "explain")
 """Sub-commands registered by their own modules (imported only when needed, see :func:`build_parser`)."""
@@ -231,6 +231,7 @@ def _serve(args: argparse.Namespace) -> int:
     # editor; at CPython's default 5 ms a request waits up to that long for the GIL at each
     # turn (a code action takes several). 0.5 ms keeps the loop's share of it small.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
+    heap.loading()  # until the server is built (see fixlore.lsp.heap)
     if args.log_file:
         try:
             open(args.log_file, "a", encoding="utf-8").close()  # noqa: SIM115 - only: can it be written?
@@ -245,6 +246,7 @@ def _serve(args: argparse.Namespace) -> int:
     from fixlore.lsp.server import CannotListen
 
     server = _server(settings, args.log_file)
+    heap.loaded()
     if address is None:
         server.start_io()
         return 0

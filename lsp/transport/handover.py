@@ -34,6 +34,7 @@ import threading
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
+from fixlore.lsp import heap
 from fixlore.lsp.transport.early import Child, Front, is_stream
 from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, dumps, loads
 from fixlore.lsp.transport.relay import Link, Relay
@@ -60,7 +61,9 @@ def serve_stdio(build: Callable[[], Server], preload: Callable[[], None], cli_se
     (:mod:`.relay`).
     """
     if os.name == "nt" or not is_stream(0):  # a file, a terminal, Windows pipes (no select): the ordinary path
-        build().start_io()
+        server = build()
+        heap.loaded()
+        server.start_io()
         return
     front = Front(cli_settings)
     loading = Loading(preload, build, front)
@@ -110,6 +113,7 @@ class Loading:
         except BaseException as exc:  # raised again in the main thread
             self._failed = exc
         finally:
+            heap.loaded()  # what the server is made of stays for the session (see fixlore.lsp.heap)
             os.write(self._done, b"\0")
             os.close(self._done)
 

@@ -333,3 +333,24 @@ def test_a_background_worker_steps_back_once_loaded_and_a_request_worker_does_no
     finally:
         background.close()
         request.close()
+
+
+def _collector() -> tuple[bool, int]:
+    import gc
+
+    return gc.isenabled(), gc.get_freeze_count()
+
+
+def test_a_worker_collects_while_loading_and_freezes_what_it_loaded(worker: WorkerProcess) -> None:
+    # The first job (loading) runs with the collector on and nothing frozen: its garbage is collected.
+    assert worker.submit(_collector).result(TIMEOUT_S) == (True, 0)
+    deadline = time.monotonic() + TIMEOUT_S
+    while True:
+        enabled, frozen = worker.submit(_collector).result(TIMEOUT_S)
+        if frozen:
+            break
+        assert time.monotonic() < deadline, "the worker never froze what it had loaded"
+        time.sleep(0.05)
+    # Then what it loaded is out of the full collections' way, and it collects what jobs make.
+    assert enabled
+    assert frozen > 1000
