@@ -294,8 +294,9 @@ async def typing(
     line: int,
     until: float,
     times: list[float],
-    worst: list[tuple[float, str, float]],
+    worst: list[tuple[float, str, float, int]],
     began: float,
+    round_no: int = 0,
 ) -> None:
     """A keystroke and a code action every ``--startup-gap`` ms until ``until``, whether answered or not.
 
@@ -310,7 +311,7 @@ async def typing(
         if isinstance(result, Exception):
             raise SystemExit(f"{editor.label} failed codeAction: {result}")
         times.append(elapsed)
-        worst.append((elapsed, editor.label, time.perf_counter() - began))
+        worst.append((elapsed, editor.label, time.perf_counter() - began, round_no))
 
     i = 0
     while time.perf_counter() < until:
@@ -330,8 +331,8 @@ async def startup_window(args: argparse.Namespace, root: Path) -> None:
     uri = path.as_uri()
     line = next(k for k, line in enumerate(text.splitlines()) if line.startswith("# "))
     windows: dict[tuple[str, str], list[float]] = {}
-    worst: list[tuple[float, str, float]] = []
-    for _ in range(args.startup_rounds):
+    worst: list[tuple[float, str, float, int]] = []
+    for round_no in range(args.startup_rounds):
         editors = [
             Editor("ruff", RUFF),
             Editor("fixlore", [*fixlore_command(), "serve", "--upstream", "python=" + " ".join(RUFF)]),
@@ -357,7 +358,17 @@ async def startup_window(args: argparse.Namespace, root: Path) -> None:
             # Each path on its own clock: one path's stall must not leave the others unasked.
             await asyncio.gather(
                 *(
-                    typing(args, e, uri, line, began + stop, windows.setdefault((e.label, window), []), worst, began)
+                    typing(
+                        args,
+                        e,
+                        uri,
+                        line,
+                        began + stop,
+                        windows.setdefault((e.label, window), []),
+                        worst,
+                        began,
+                        round_no,
+                    )
                     for e in editors
                 )
             )
@@ -369,10 +380,17 @@ async def startup_window(args: argparse.Namespace, root: Path) -> None:
         p50, p99, top = pct(times, 0.5), pct(times, 0.99), max(times) * 1000
         print(f"{label:<9}{window:<11}{len(times):>6}{p50:>9.3f}{p99:>9.3f}{top:>9.3f}")
     for label in labels:
-        slowest = sorted((ms, at) for ms, who, at in worst if who == label)[-3:]
+        slowest = sorted((ms, at) for ms, who, at, _ in worst if who == label)[-3:]
         print(f"  {label}: slowest " + ", ".join(f"{ms * 1000:.0f} ms at {at:.2f} s" for ms, at in slowest))
         first, steady = windows[(label, "first 5 s")], windows[(label, "10-15 s")]
         print(f"  {label}: first-5-s p99 minus steady p99 = {pct(first, 0.99) - pct(steady, 0.99):+.3f} ms")
+    if args.startup_slow is not None:
+        print(f"\nevery code action of the first 5 s over {args.startup_slow} ms (round: seconds after the open = ms):")
+        for label in labels:
+            slow = sorted(
+                (r, at, ms) for ms, who, at, r in worst if who == label and at < 5 and ms * 1000 > args.startup_slow
+            )
+            print(f"  {label}: " + (", ".join(f"{r}: {at:.2f} = {ms * 1000:.0f}" for r, at, ms in slow) or "none"))
     if "before" in labels:
         for q, name in ((0.99, "p99"), (0.5, "p50")):
             now, then = pct(windows[("fixlore", "first 5 s")], q), pct(windows[("before", "first 5 s")], q)
@@ -393,6 +411,9 @@ async def main() -> None:
         help="also an older tree, DIR/fixlore/lsp, ..., in both sessions (--startup: its window)",
     )
     parser.add_argument("--startup-gap", type=int, default=20, help="ms between keystrokes in that measure")
+    parser.add_argument(
+        "--startup-slow", type=float, metavar="MS", help="list every code action of the first 5 s slower than MS"
+    )
     args = parser.parse_args()
     if args.quick:
         args.bursts = min(args.bursts, 30)
