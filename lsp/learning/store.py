@@ -78,6 +78,8 @@ class StoreSide:
         self._refresh_handle: asyncio.TimerHandle | None = None
         self._refreshing = False
         self.events_recorded = 0
+        self._frozen = False
+        """The first store opened was frozen with the server (see :mod:`fixlore.lsp.heap`)."""
 
     # -- knowledge lifecycle -----------------------------------------------------------
     @property
@@ -127,7 +129,11 @@ class StoreSide:
                 self.server.notify_user("fixlore: cannot open its knowledge store; see the log.", key="knowledge")
                 return
             self.knowledge = f.result()
-            heap.loaded()  # the store's modules and its index stay for the session
+            if not self._frozen:
+                # The store's modules and its index stay for the session. Once only: a store
+                # reopened after a settings change replaces one, whose cycles frozen would stay.
+                self._frozen = True
+                heap.loaded()
             logger.info("knowledge open (learning %s)", self.knowledge.learning)
             early, self._early = self._early, []
             for kind, pattern, at in early:
