@@ -195,7 +195,7 @@ def serve_pipe(conn: Any, server_pid: int, nice: int = 0) -> None:
     it needs), the worker steps back by that much (:func:`step_back`).
     """
     init_child(server_pid)
-    heap.loading(collect=True)
+    heap.serving()
     settling = False  # the first job is done: once what it left for idle time is loaded too, freeze
     while True:
         if settling and not _when_idle:

@@ -231,7 +231,7 @@ def _serve(args: argparse.Namespace) -> int:
     # editor; at CPython's default 5 ms a request waits up to that long for the GIL at each
     # turn (a code action takes several). 0.5 ms keeps the loop's share of it small.
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    heap.loading()  # until the server is built (see fixlore.lsp.heap)
+    heap.serving()  # what it loads is frozen once the server is built (see fixlore.lsp.heap)
     if args.log_file:
         try:
             open(args.log_file, "a", encoding="utf-8").close()  # noqa: SIM115 - only: can it be written?
