@@ -40,6 +40,7 @@ from fixlore.abstraction._results import (
     SkipReason,
 )
 from fixlore.abstraction._soundness import brings_values
+from fixlore.abstraction._suppressions import writes_suppression
 from fixlore.abstraction._templates import (
     abstract_action,
     abstract_rule_action,
@@ -57,7 +58,7 @@ from fixlore.abstraction._text import (
     line_opcodes,
     position_at,
 )
-from fixlore.abstraction._tree import parsed, writes_suppression
+from fixlore.abstraction._tree import parsed
 from fixlore.abstraction.languages import get_parser, language_for, supported_languages
 from fixlore.abstraction.syntax import SyntaxCode, SyntaxProblem, syntax_problems
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from fixlore.abstraction._pattern import Pattern
 from fixlore.abstraction._placeholders import CODE, STRING_QUOTE, is_string, looks_like_placeholder, quote_of
-from fixlore.abstraction._tree import Source, Tok, render_suppression
+from fixlore.abstraction._suppressions import render_suppression
+from fixlore.abstraction._tree import Source, Tok
 from fixlore.abstraction._vocab import keywords
 
 

@@ -16,9 +16,10 @@ from dataclasses import dataclass
 
 import tree_sitter
 
-from fixlore.abstraction._placeholders import CODE, FORMAT_FIELD, NUMBER, STRING, STRING_QUOTE, quote_of
+from fixlore.abstraction._placeholders import FORMAT_FIELD, NUMBER, STRING, STRING_QUOTE, quote_of
+from fixlore.abstraction._suppressions import suppression_token
 from fixlore.abstraction._templates import Namer
-from fixlore.abstraction._vocab import SUPPRESSION_WORDS, is_allowed_name, keywords
+from fixlore.abstraction._vocab import is_allowed_name, keywords
 from fixlore.abstraction.languages import get_parser
 
 STRING_KINDS = frozenset(
@@ -62,11 +63,6 @@ NUMBER_KINDS = frozenset(
 )
 _IDENT_KIND = re.compile(r"identifier|name|word")
 _NUMBER = re.compile(r"[0-9][0-9A-Za-z_.+\-]*\Z")
-_SUPPRESSION = re.compile(
-    r"noqa|type:\s*ignore|pyright:\s*ignore|pylint:\s*disable|eslint-disable|@ts-ignore|"
-    r"@ts-expect-error|nolint|shellcheck\s+disable|NOSONAR"
-)
-_COMMENT_WORD = re.compile(r"[A-Za-z@][\w\-]*")
 BLOCK_KINDS = frozenset(
     {"block", "statement_block", "compound_statement", "do_group", "declaration_list", "class_body"}
 )
@@ -360,45 +356,6 @@ def _import_path(language: str, node: tree_sitter.Node, text: str) -> str | None
     if all(is_allowed_name(language, w) for w in _PATH_WORD.findall(inner)):
         return text
     return None
-
-
-def suppression_token(comment: str, code: str) -> str | None:
-    """The abstract form of a suppression comment (``#␣noqa:␣$CODE``), or ``None``.
-
-    Only the comment marker, suppression words, punctuation and the
-    diagnostic's own code (as ``$CODE``) are kept; other words are dropped.
-    """
-    if not _SUPPRESSION.search(comment):
-        return None
-
-    def repl(m: re.Match[str]) -> str:
-        word = m.group()
-        if code and word == code:
-            return CODE
-        return word if word.lstrip("@") in SUPPRESSION_WORDS or word in SUPPRESSION_WORDS else ""
-
-    body = _COMMENT_WORD.sub(repl, comment.strip())
-    body = re.sub(r"\s*,\s*(?=,|$)", "", body)
-    body = re.sub(r"[:=]\s*$", "", body).rstrip()
-    return "\u2423".join(body.split())
-
-
-_COMMENT_MARKER = re.compile(r"#|//|/\*|--")
-
-
-def writes_suppression(code: str) -> bool:
-    """Whether a piece of code holds a suppression comment (``x = 1  # noqa``, ``// @ts-expect-error``).
-
-    A suppression word outside a comment is code (``contextlib.suppress``, a
-    ``noqa`` that a title names): only what follows a comment marker counts.
-    """
-    marker = _COMMENT_MARKER.search(code)
-    return marker is not None and _SUPPRESSION.search(code, marker.end()) is not None
-
-
-def render_suppression(token: str, code: str) -> str:
-    """Concrete text of a suppression token."""
-    return token.replace("\u2423", " ").replace(CODE, code)
 
 
 _OPEN = frozenset({"(", "[", "{", ".", "::", "@", "!", "~", "${", "?."})

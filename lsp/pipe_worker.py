@@ -219,11 +219,10 @@ def serve_pipe(conn: Any, server_pid: int, nice: int = 0) -> None:
         except Exception as exc:  # noqa: BLE001 - an answer that cannot be sent is an error, said as text
             reply = pickle.dumps((False, RuntimeError(f"the answer could not be sent: {type(exc).__name__}: {exc}")))
         conn.send_bytes(_NUMBER.pack(number) + reply)
-        if number == 0:
+        if number == 0:  # the first job (a background worker's warm-up) is done: loaded
             settling = True
-        if nice > 0:
-            step_back(nice)
-            nice = 0
+            if nice > 0:
+                step_back(nice)
 
 
 def _run_idle(fn: Callable[[], object]) -> None:

@@ -121,7 +121,7 @@ def test_noqa_comment_added_is_add_suppression() -> None:
 
 def test_a_tools_directive_keeps_the_tools_name_and_nothing_of_the_user() -> None:
     """``# flake8: noqa`` was kept as ``# : noqa`` (the tool's name dropped as if it were user text)."""
-    from fixlore.abstraction._tree import render_suppression, suppression_token
+    from fixlore.abstraction._suppressions import render_suppression, suppression_token
 
     for written, rule, kept in (
         ("# flake8: noqa", "F401", "# flake8: noqa"),
