@@ -6,6 +6,8 @@ Shared by matching (:mod:`._match`), rendering (:mod:`._render`) and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from fixlore.abstraction._pattern import Pattern
 from fixlore.abstraction._placeholders import CODE, STRING_QUOTE, is_string, looks_like_placeholder, quote_of
 from fixlore.abstraction._suppressions import render_suppression
@@ -18,12 +20,21 @@ class _NoMatch(Exception):
 
 
 class _Ctx:
-    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched", "quote")
+    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched", "quote", "recalled")
 
-    def __init__(self, src: Source, pattern: Pattern, binding: dict[str, str], code: str) -> None:
+    def __init__(
+        self,
+        src: Source,
+        pattern: Pattern,
+        binding: dict[str, str],
+        code: str,
+        recalled: Mapping[str, str] | None = None,
+    ) -> None:
         self.src = src
         self.pattern = pattern
         self.binding = dict(binding)
+        self.recalled: Mapping[str, str] = recalled or {}
+        """Names this fix brought in before, for placeholders nothing here binds (see ``Extracted.brought``)."""
         self.code = code
         self.kws = keywords(src.language)
         self.holes = {h.name: h.klass for h in pattern.holes}
@@ -36,6 +47,8 @@ class _Ctx:
     def concrete(self, tok: str) -> str:
         if tok in self.binding:
             return self.binding[tok]
+        if tok in self.recalled:
+            return self.recalled[tok]
         if self.quote and STRING_QUOTE.match(tok):
             return _with_quote(tok, self.quote)
         if "\u2423" in tok or tok == CODE:

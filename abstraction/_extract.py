@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import logging
+import re
 import textwrap
 
 import libcst
@@ -120,7 +121,23 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
     if not verdict.ok:
         logger.warning("pattern refused by the privacy verifier: field %s", verdict.field)
         return Skipped(SkipReason.PRIVACY, verdict.field)
-    return Extracted(pattern)
+    return Extracted(pattern, brought(pattern, namer.concrete))
+
+
+_PLACEHOLDER = re.compile(r"(?<![\w$])\$\d+\b")
+
+
+def brought(pattern: Pattern, concrete: dict[str, str]) -> tuple[tuple[str, str], ...]:
+    """The after-shape's placeholders that neither the before-shape nor the message binds, with their names."""
+    shape = pattern.shape
+    if shape is None:
+        return ()
+    bound = {*_PLACEHOLDER.findall(shape.before), *_PLACEHOLDER.findall(pattern.signature.message)}
+    return tuple(
+        (ph, concrete[ph])
+        for ph in dict.fromkeys(_PLACEHOLDER.findall(shape.after))
+        if ph not in bound and ph in concrete
+    )
 
 
 def _keep_new_digits(change: _Change) -> None:

@@ -87,6 +87,7 @@ def instantiate(
     *,
     seen: int = 1,
     imports: Mapping[str, str] | None = None,
+    recalled: Mapping[str, str] | None = None,
 ) -> Instantiated | Skipped | Failed:
     """Concrete edits applying ``pattern`` to ``text`` at ``diag``; never raises on user code.
 
@@ -94,10 +95,14 @@ def instantiate(
     a fix seen once; see :func:`~fixlore.abstraction._soundness.pattern_unsound`).
     ``imports``: how the workspace's other files import names (name -> one-name
     import statement), for the rewrite that adds such an import.
+    ``recalled``: names the user brought in with this fix before (placeholder ->
+    name, see ``Extracted.brought``), for placeholders of its after-shape that
+    nothing here binds; the result is checked as any other (a name must be bound
+    where it lands).
     """
     try:
         read, bom = plain(text)
-        result = _instantiate(pattern, language, read, shifted(diag, -1) if bom else diag, seen, imports)
+        result = _instantiate(pattern, language, read, shifted(diag, -1) if bom else diag, seen, imports, recalled)
         if read is not text and isinstance(result, Instantiated):  # the document's own line ends and BOM
             edits = shift_edits(result.edits, 1) if bom else result.edits
             crlf = len(read) + bom < len(text)  # what plain() took away beyond the BOM: \r of \r\n
@@ -145,7 +150,13 @@ def load_tables(language: str = "python") -> None:
 
 
 def _instantiate(
-    pattern: Pattern, language: str, text: str, diag: DiagnosticInfo, seen: int, imports: Mapping[str, str] | None
+    pattern: Pattern,
+    language: str,
+    text: str,
+    diag: DiagnosticInfo,
+    seen: int,
+    imports: Mapping[str, str] | None,
+    recalled: Mapping[str, str] | None = None,
 ) -> Instantiated | Skipped:
     ready = _prelude(pattern, language, text, diag, seen)
     if isinstance(ready, Skipped):
@@ -159,7 +170,7 @@ def _instantiate(
     after = shape_lines(shape.after)
     d0 = src.byte(offset_at(text, diag.range.start))
     d1 = max(d0, src.byte(offset_at(text, diag.range.end)))
-    ctx = _Ctx(src, pattern, binding, code)
+    ctx = _Ctx(src, pattern, binding, code, recalled)
     try:
         edits = _edits_at_unit(ctx, before, after, d0, d1) if before else _insert(ctx, after, d0)
     except _NoMatch:

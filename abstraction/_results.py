@@ -34,9 +34,18 @@ class SkipReason(enum.StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Extracted:
-    """A pattern was extracted."""
+    """A pattern was extracted.
+
+    ``brought``: the placeholders of the fix's after-shape that nothing before it
+    binds (not the code it replaced, not the diagnostic's message), each with the
+    name the user brought in (``self.assertIn`` -> ``$4`` -> ``assertIn``). The
+    user's own names: held in the server's memory for this session only, so the
+    same fix can bring the same name in again (:mod:`fixlore.lsp.learning.recall`);
+    never stored, logged or sent anywhere (the store takes ``pattern`` alone).
+    """
 
     pattern: Pattern
+    brought: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

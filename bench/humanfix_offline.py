@@ -59,6 +59,7 @@ from fixlore.abstraction import (
 )
 from fixlore.lsp.learning.fixes import MAX_TRIED
 from fixlore.lsp.learning.instantiation import instantiate_all
+from fixlore.lsp.learning.recall import Recall, key_of
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
 
 HERE = Path(__file__).resolve().parent
@@ -151,6 +152,8 @@ def main() -> None:
         seen_rules: collections.Counter[str] = collections.Counter()
         # what the server reads of the files the user opens and saves, one index per workspace
         workspaces: collections.defaultdict[str, WorkspaceImports] = collections.defaultdict(WorkspaceImports)
+        # and the names its fixes brought in (the server's memory of one session per project)
+        recalls: collections.defaultdict[str, Recall] = collections.defaultdict(Recall)
         for e in evs:
             if only_rules and e["rule"] not in only_rules:
                 continue
@@ -176,6 +179,7 @@ def main() -> None:
             pool = sorted(learned[sig.rule_key], key=lambda p: (-p[1], -p[2]))
             uri = "file:///ws/" + e["path"]
             workspace = workspaces[e["repo"]]
+            recall = recalls[e["repo"]]
             workspace.update(uri, e["before"])
             name = next(iter(quoted_names(e["message"])), None)
             statement = workspace.statement_for(name, uri) if name else None
@@ -183,29 +187,40 @@ def main() -> None:
             event_s = 0.0
             reasons: collections.Counter[str] = collections.Counter()
             parsed("python", e["before"])  # the server's worker parses a document when it opens (not timed)
-            for entry in pool:
-                pattern: Pattern = entry[0]
-                t0 = time.perf_counter()
-                result = instantiate(pattern, "python", e["before"], diag, seen=entry[1], imports=imports)
-                event_s += time.perf_counter() - t0
-                n_inst += 1
-                if not isinstance(result, Instantiated) or not result.edits:
-                    reasons[result.detail or result.reason.value if isinstance(result, Skipped) else "no edit"] += 1
-                    continue
-                text = apply_edits(e["before"], list(result.edits))
-                exact = fr.normalize(text) == want
-                if not rec["offered"]:
-                    rec["offered"] = True
-                    rec["exact"] = exact
-                    rec["wrong"] = bool(fr.unfaithful(e["before"], e["after"], text))
-                    rec["title"] = result.title
-                    if args.show_misses and not exact:
-                        print(f"=== {e['repo']} {e['rule']} {e['path']}:{rec['line']} offered {result.title!r}")
-                        print(_diff("human", e["before"], e["after"]) + _diff("offer", e["before"], text))
-                    if args.verbose and rec["wrong"]:
-                        print(f"WRONG {e['repo']} {e['rule']}: {result.title!r}\n  shape {pattern.shape}")
-                if exact:
-                    rec["any_exact"] = True
+            # names brought in elsewhere are the fallback, as in the server (instantiate_all)
+            for recalling in (False, True):
+                if recalling and rec["offered"]:
+                    break
+                for entry in pool:
+                    pattern: Pattern = entry[0]
+                    names = recall.names(key_of(pattern.fingerprint, diag.message)) if recalling else None
+                    if recalling and not names:
+                        continue
+                    t0 = time.perf_counter()
+                    result = instantiate(
+                        pattern, "python", e["before"], diag, seen=entry[1], imports=imports, recalled=names
+                    )
+                    event_s += time.perf_counter() - t0
+                    n_inst += 1
+                    if not isinstance(result, Instantiated) or not result.edits:
+                        reasons[result.detail or result.reason.value if isinstance(result, Skipped) else "no edit"] += 1
+                        continue
+                    text = apply_edits(e["before"], list(result.edits))
+                    exact = fr.normalize(text) == want
+                    if not rec["offered"]:
+                        rec["offered"] = True
+                        rec["exact"] = exact
+                        rec["wrong"] = bool(fr.unfaithful(e["before"], e["after"], text))
+                        rec["title"] = result.title
+                        if args.show_misses and not exact:
+                            print(f"=== {e['repo']} {e['rule']} {e['path']}:{rec['line']} offered {result.title!r}")
+                            print(_diff("human", e["before"], e["after"]) + _diff("offer", e["before"], text))
+                        if args.verbose and rec["wrong"]:
+                            print(f"WRONG {e['repo']} {e['rule']}: {result.title!r}\n  shape {pattern.shape}")
+                    if exact:
+                        rec["any_exact"] = True
+                        break
+                if rec["any_exact"]:
                     break
             inst_s += event_s
             if args.show_misses and rec["recurring"] and not rec["offered"] and not ruff_matches(e):
@@ -215,7 +230,13 @@ def main() -> None:
             rec["inst_ms"] = event_s * 1000
             # as the server does it: at most MAX_TRIED patterns, best evidence first, until MAX_LEARNED apply
             t0 = time.perf_counter()
-            instantiate_all([(entry[0], entry[1]) for entry in pool[:MAX_TRIED]], "python", e["before"], diag, imports)
+            tried = pool[:MAX_TRIED]
+            recalled = {
+                fp: names
+                for entry in tried
+                if (names := recall.names(key_of(fp := entry[0].fingerprint, diag.message)))
+            }
+            instantiate_all([(entry[0], entry[1]) for entry in tried], "python", e["before"], diag, imports, recalled)
             rec["server_ms"] = (time.perf_counter() - t0) * 1000
             rec["tried"] = min(len(pool), MAX_TRIED)
             rec["path"] = e["path"]
@@ -225,6 +246,7 @@ def main() -> None:
             workspace.update(uri, e["after"])
             if isinstance(result, Extracted):
                 fp = result.pattern.fingerprint
+                recall.remember(key_of(fp, diag.message), result.brought)
                 for entry in learned[sig.rule_key]:
                     if entry[0].fingerprint == fp:
                         entry[1] += 1

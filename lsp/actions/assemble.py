@@ -222,7 +222,15 @@ def action_pattern(language: str, info: DiagnosticInfo, title: str, kind: str) -
 
 
 def _key(item: Item) -> str:
-    return item.pattern.fingerprint if item.pattern is not None else f"untracked:{id(item)}"
+    """The ranking's key: the pattern's, so its evidence counts; none for a fix with recalled names.
+
+    Such a fix guesses a name from elsewhere; the pattern's evidence is that of
+    the places the name came from, so it ranks by the upstream's order, after
+    the upstream's own fixes (:class:`~fixlore.lsp.learning.fixes.LearnedFix`).
+    """
+    if item.pattern is None or item.recalled:
+        return f"untracked:{id(item)}"
+    return item.pattern.fingerprint
 
 
 def _group_of(action: dict[str, Any], diagnostics: list[dict[str, Any]]) -> int | None:
@@ -332,7 +340,14 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
         and counts.succeeded > counts.failed
         and (shape is None or brings_values(shape.before, shape.after) is None)
     )
-    return Item(action, pattern=fix.pattern, learned=True, group=g, verified=verified)
+    return Item(
+        action,
+        pattern=fix.pattern,
+        learned=True,
+        group=g,
+        verified=verified and not fix.recalled,
+        recalled=fix.recalled,
+    )
 
 
 def _reslot(order: list[Item], old: list[Item], new: list[Item]) -> list[Item]:

@@ -41,6 +41,8 @@ class Item:
     group: int | None = None
     verified: bool = True
     """For a learned fix: accepted before, and it has succeeded more often than it failed."""
+    recalled: bool = False
+    """For a learned fix: it brings in names recalled from the user's fixes elsewhere (a guess)."""
 
 
 _SUPPRESSION = re.compile(r"(?i)\b(disable|suppress|ignore|noqa)\b")

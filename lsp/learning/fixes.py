@@ -38,6 +38,7 @@ from fixlore.abstraction import (
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning.instantiation import Instantiator, Job
+from fixlore.lsp.learning.recall import Recall, key_of
 from fixlore.lsp.learning.timeline import diag_info, diag_key, lines_of
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
 
@@ -117,6 +118,9 @@ class LearnedFix:
     stats: PatternStats
     edits: tuple[TextEdit, ...]
     title: str
+    recalled: bool = False
+    """It brings in names the user brought in elsewhere this session (:mod:`.recall`): a guess, never
+    ranked above the upstream's fixes on the pattern's evidence, never preferred."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -146,6 +150,8 @@ class LearnedFixes:
         self._store = store
         self.imports = WorkspaceImports()
         """How the workspace imports names (for the fix that adds such an import)."""
+        self.recall = Recall()
+        """The names learned fixes brought in this session (memory only; see :mod:`.recall`)."""
         self._cache: dict[str, tuple[int | None, dict[DiagId, _Pending]]] = {}
         self._jobs = Instantiator()
         """Instantiation runs in a worker process (the parse holds the GIL); jobs a request asks for go first."""
@@ -170,6 +176,7 @@ class LearnedFixes:
         self._later.clear()
         self._jobs.close()
         self.imports.close()
+        self.recall.clear()
 
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document, and the jobs still queued for it."""
@@ -310,7 +317,8 @@ class LearnedFixes:
     ) -> _Pending:
         usable = [(stats, stats.pattern) for stats in found if stats.pattern is not None and stats.pattern.shape]
         seen = [(stats.fingerprint, pattern, stats.counts.manual + stats.counts.accepted) for stats, pattern in usable]
-        job = Job(uri, language, text, info, seen, imports)
+        recalled = {fp: names for fp, _, _ in seen if (names := self.recall.names(key_of(fp, info.message)))}
+        job = Job(uri, language, text, info, seen, imports, recalled)
         if seen:
             self._jobs.submit(job)
         else:  # nothing to try: answered at once, no round trip to the worker
@@ -380,8 +388,8 @@ class LearnedFixes:
             logger.warning("instantiating learned fixes failed: %s", type(exc).__name__)
             return []
         return [
-            LearnedFix(pattern=stats.pattern, stats=stats, edits=edits, title=title)
-            for index, edits, title in found
+            LearnedFix(pattern=stats.pattern, stats=stats, edits=edits, title=title, recalled=recalled)
+            for index, edits, title, recalled in found
             if (stats := pending.stats[index]).pattern is not None
         ]
 

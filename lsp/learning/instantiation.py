@@ -23,6 +23,7 @@ import itertools
 import logging
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import BrokenExecutor, CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -36,8 +37,8 @@ logger = logging.getLogger(__name__)
 MAX_LEARNED = 3
 """At most this many learned fixes per diagnostic."""
 
-Found = tuple[int, tuple[TextEdit, ...], str]
-"""One fix that applies: the index of its pattern in the job, its edits, its title."""
+Found = tuple[int, tuple[TextEdit, ...], str, bool]
+"""One fix that applies: the index of its pattern in the job, its edits, its title, whether it used recalled names."""
 
 
 @dataclass(eq=False)
@@ -52,6 +53,8 @@ class Job:
     """(fingerprint, pattern, times seen), best evidence first."""
     imports: dict[str, str] = field(default_factory=dict)
     """How the workspace imports the name the diagnostic is about (:mod:`.workspace_imports`), if it does."""
+    recalled: dict[str, Mapping[str, str]] = field(default_factory=dict)
+    """fingerprint -> the names that pattern brought in this session (:mod:`.recall`; memory only)."""
     result: Future[list[Found]] = field(default_factory=Future)
     created: float = field(default_factory=time.perf_counter)
     """When it was made (for the debug log's timings)."""
@@ -69,10 +72,19 @@ _loaded: set[str] = set()
 
 
 def run(
-    job: tuple[str, int, str | None, str, Any, list[tuple[str, Pattern | None, int]], dict[str, str]],
+    job: tuple[
+        str,
+        int,
+        str | None,
+        str,
+        Any,
+        list[tuple[str, Pattern | None, int]],
+        dict[str, str],
+        dict[str, Mapping[str, str]],
+    ],
 ) -> list[Found] | None:
     """Worker: one job; ``None`` when it came without the text and the worker no longer has it."""
-    uri, token, text, language, info, items, imports = job
+    uri, token, text, language, info, items, imports, recalled = job
     if text is not None:
         _texts[uri] = (token, text)
         _texts.move_to_end(uri)
@@ -96,13 +108,26 @@ def run(
             return None
         _patterns[fingerprint] = pattern
         patterns.append((pattern, times))
-    return instantiate_all(patterns, language, known[1], info, imports)
+    return instantiate_all(patterns, language, known[1], info, imports, recalled)
 
 
 def instantiate_all(
-    patterns: list[tuple[Pattern, int]], language: str, text: str, info: Any, imports: dict[str, str] | None = None
+    patterns: list[tuple[Pattern, int]],
+    language: str,
+    text: str,
+    info: Any,
+    imports: dict[str, str] | None = None,
+    recalled: Mapping[str, Mapping[str, str]] | None = None,
 ) -> list[Found]:
-    """The first :data:`MAX_LEARNED` patterns that apply to ``text`` at ``info``, no two with the same edits."""
+    """The first :data:`MAX_LEARNED` patterns that apply to ``text`` at ``info``, no two with the same edits.
+
+    ``recalled``: by fingerprint, the names a pattern brought in this session
+    (:mod:`.recall`). They are the fallback, tried only when no pattern applies
+    without them: a name the user brought in elsewhere is a guess beside a fix
+    made of the code at hand (a replay of real fixes: a refactoring's helper
+    method recalled at the next `raise IOError(...)` outranked the fix the user
+    makes there).
+    """
     out: list[Found] = []
     seen: set[tuple[TextEdit, ...]] = set()
     for index, (pattern, times) in enumerate(patterns):
@@ -110,7 +135,20 @@ def instantiate_all(
         if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
             continue
         seen.add(result.edits)
-        out.append((index, result.edits, result.title))
+        out.append((index, result.edits, result.title, False))
+        if len(out) == MAX_LEARNED:
+            return out
+    if out or not recalled:
+        return out
+    for index, (pattern, times) in enumerate(patterns):
+        names = recalled.get(pattern.fingerprint)
+        if not names:
+            continue
+        result = instantiate(pattern, language, text, info, seen=times, imports=imports, recalled=names)
+        if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
+            continue
+        seen.add(result.edits)
+        out.append((index, result.edits, result.title, True))
         if len(out) == MAX_LEARNED:
             break
     return out
@@ -223,7 +261,17 @@ class Instantiator:
         ]
         try:
             future = self._worker.submit(
-                run, (job.uri, token, job.text if send_text else None, job.language, job.info, items, job.imports)
+                run,
+                (
+                    job.uri,
+                    token,
+                    job.text if send_text else None,
+                    job.language,
+                    job.info,
+                    items,
+                    job.imports,
+                    job.recalled,
+                ),
             )
         except (BrokenExecutor, OSError, RuntimeError) as exc:  # the worker replaced, and failed again; or closed
             job.result.set_exception(exc)
@@ -265,7 +313,7 @@ def _run_here(job: Job) -> None:
         return
     try:
         found = instantiate_all(
-            [(p, times) for _, p, times in job.patterns], job.language, job.text, job.info, job.imports
+            [(p, times) for _, p, times in job.patterns], job.language, job.text, job.info, job.imports, job.recalled
         )
     except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not stop the others
         job.result.set_exception(exc)

@@ -311,7 +311,9 @@ def test_idle_work_that_fails_does_not_end_the_child(worker: WorkerProcess) -> N
 def test_the_instantiation_worker_loads_its_tables_after_the_first_document(worker: WorkerProcess) -> None:
     assert worker.submit(_tables_loaded).result(TIMEOUT_S) is False  # nothing loads them before
     text = "import os\n\nprint(os.sep)\n"
-    assert worker.submit(instantiation.run, ("file:///a.py", 1, text, "python", None, [], {})).result(TIMEOUT_S) == []
+    assert (
+        worker.submit(instantiation.run, ("file:///a.py", 1, text, "python", None, [], {}, {})).result(TIMEOUT_S) == []
+    )
     deadline = time.monotonic() + TIMEOUT_S
     while not worker.submit(_tables_loaded).result(TIMEOUT_S):
         assert time.monotonic() < deadline, "the tables were never loaded"

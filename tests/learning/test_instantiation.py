@@ -34,7 +34,7 @@ def _job(pattern, uri: str = "file:///w/a.py", name: str = "item") -> Job:  # ty
 
 
 def _applied(job: Job, found: list[Found]) -> list[str]:
-    return [apply_edits(job.text, edits) for _, edits, _ in found]
+    return [apply_edits(job.text, edits) for _, edits, *_ in found]
 
 
 @pytest.fixture
