@@ -68,11 +68,18 @@ class Evidence:
 
 
 def answer(actions: list[dict[str, Any]], fix: LearnedFix, knowledge: Any = None) -> list[dict[str, Any]]:
+    return assembled(URI, BEFORE, DIAG, actions, fix, knowledge)
+
+
+def assembled(
+    uri: str, text: str, diag: dict[str, Any], actions: list[dict[str, Any]], fix: LearnedFix, knowledge: Any
+) -> list[dict[str, Any]]:
+    """The actions of an invoked list for one diagnostic: the upstream's ``actions`` and one learned ``fix``."""
     out = assemble(
-        uri=URI,
-        doc=TextDocument(URI, BEFORE, version=1),
+        uri=uri,
+        doc=TextDocument(uri, text, version=1),
         language="python",
-        diagnostics=[DIAG],
+        diagnostics=[diag],
         upstream=actions,
         learned=[[fix]],
         knowledge=knowledge,

@@ -12,8 +12,6 @@ from __future__ import annotations
 import time
 from typing import Any
 
-from pygls.workspace import TextDocument
-
 from fixlore.abstraction import (
     DiagnosticInfo,
     Extracted,
@@ -25,10 +23,9 @@ from fixlore.abstraction import (
     instantiate,
 )
 from fixlore.knowledge import Counts, PatternStats
-from fixlore.lsp.actions.assemble import LEARNED_PREFIX, action_pattern, assemble
-from fixlore.lsp.actions.tokens import Tokens
+from fixlore.lsp.actions.assemble import LEARNED_PREFIX, action_pattern
 from fixlore.lsp.learning.fixes import LearnedFix
-from tests.learning.test_assemble_twins import Evidence
+from tests.learning.test_assemble_twins import Evidence, assembled
 
 URI = "file:///w/probe.py"
 MESSAGE = "Unnecessary `pass` statement"
@@ -67,19 +64,7 @@ def _top(fix: LearnedFix, text: str) -> dict[str, Any]:
         "diagnostics": [raw],
         "edit": {"changes": {URI: [{"range": raw["range"], "newText": ""}]}},
     }
-    out = assemble(
-        uri=URI,
-        doc=TextDocument(URI, text, version=1),
-        language="python",
-        diagnostics=[raw],
-        upstream=[action],
-        learned=[[fix]],
-        knowledge=Evidence(stats),
-        tokens=Tokens(),
-        invoked=True,
-        now=time.time(),
-    )
-    return out.actions[0]
+    return assembled(URI, text, raw, [action], fix, Evidence(stats))[0]
 
 
 def test_a_return_value_brought_in_for_a_needless_pass_is_never_preferred() -> None:

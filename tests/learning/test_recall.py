@@ -19,7 +19,6 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from pygls.workspace import TextDocument
 
 from fixlore.abstraction import (
     Extracted,
@@ -32,15 +31,14 @@ from fixlore.abstraction import (
     instantiate,
 )
 from fixlore.knowledge import Counts, PatternStats
-from fixlore.lsp.actions.assemble import LEARNED_PREFIX, action_pattern, assemble
-from fixlore.lsp.actions.tokens import Tokens
+from fixlore.lsp.actions.assemble import LEARNED_PREFIX, action_pattern
 from fixlore.lsp.learning import recall as recall_module
 from fixlore.lsp.learning.fixes import LearnedFix
 from fixlore.lsp.learning.instantiation import instantiate_all
 from fixlore.lsp.learning.recall import Recall, key_of
 from tests.abstraction._helpers import diag_at
 from tests.learning._editor import Editor
-from tests.learning.test_assemble_twins import Evidence
+from tests.learning.test_assemble_twins import Evidence, assembled
 from tests.learning.test_manual_fixes import fix_by_hand
 
 RULE = ("Ruff", "PT009", "Use a regular `assert` instead of a call to `assert_true`")
@@ -158,19 +156,7 @@ def _assembled(fix: LearnedFix, text: str) -> list[dict[str, Any]]:
         upstream.fingerprint: PatternStats(upstream.fingerprint, Scope.USER, Counts(offered=5), time.time(), 0.0),
     }
     action = {"title": title, "kind": "quickfix", "diagnostics": [raw], "edit": {"changes": {uri: []}}}
-    out = assemble(
-        uri=uri,
-        doc=TextDocument(uri, text, version=1),
-        language="python",
-        diagnostics=[raw],
-        upstream=[action],
-        learned=[[fix]],
-        knowledge=Evidence(stats),
-        tokens=Tokens(),
-        invoked=True,
-        now=time.time(),
-    )
-    return out.actions
+    return assembled(uri, text, raw, [action], fix, Evidence(stats))
 
 
 @pytest.mark.parametrize("recalled", [False, True])
