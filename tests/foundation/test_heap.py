@@ -40,3 +40,20 @@ def test_only_a_process_that_serves_is_touched() -> None:
         """
     )
     assert out == "True 0"
+
+
+def test_loading_makes_no_full_collection_and_serving_does() -> None:
+    out = _run(
+        """
+        full = []
+        gc.callbacks.append(lambda phase, info: full.append(1) if phase == "stop" and info["generation"] == 2 else None)
+        heap.serving()
+        loading = [[[] for _ in range(50)] for _ in range(4000)]  # long-lived: survives to the oldest generation
+        while_loading = len(full)
+        heap.loaded()
+        threshold = gc.get_threshold()
+        later = [[[] for _ in range(50)] for _ in range(4000)]
+        print(while_loading, len(full) > 0, threshold == (700, 10, 10))
+        """
+    )
+    assert out == "0 True True"
