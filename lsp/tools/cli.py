@@ -241,7 +241,13 @@ def _serve(args: argparse.Namespace) -> int:
     if address is None and not args.late_initialize:
         from fixlore.lsp.transport.handover import serve_stdio
 
-        serve_stdio(lambda: _server(settings, args.log_file), _load_server, settings)  # answered before pygls loads
+        learning = settings.get("learning") is not False
+        serve_stdio(  # answered before pygls loads
+            lambda: _server(settings, args.log_file),
+            lambda: _load_server(learning=learning),
+            settings,
+            prepare=_load_tables if learning else None,
+        )
         return 0
     from fixlore.lsp.server import CannotListen
 
@@ -282,11 +288,28 @@ SERVER_MODULES = (
 """What :func:`~fixlore.lsp.server.create_server` imports: loaded on a thread while the early front works."""
 
 
-def _load_server() -> None:
+def _load_server(*, learning: bool = True) -> None:
     import importlib
 
-    for name in SERVER_MODULES:
+    for name in SERVER_MODULES + (KNOWLEDGE_MODULES if learning else ()):
         importlib.import_module(name)
+
+
+KNOWLEDGE_MODULES = ("fixlore.knowledge._knowledge",)
+"""What opening the knowledge store imports (SQLite, the store, its scopes): on the loading thread too.
+
+Imported at the hand-over instead, they held the GIL in the thread opening the
+store while the event loop took in what the relay had passed on, and the first
+lightbulbs after it waited (the start-up window's slowest code actions)."""
+
+
+def _load_tables(documents: list[tuple[str, str]]) -> None:
+    """The learning tables of the documents the editor opened while the server loaded (see ``Loading``)."""
+    from fixlore.abstraction import load_tables
+    from fixlore.abstraction.languages import language_for
+
+    for language in {language_for(language_id, uri) for language_id, uri in documents} - {None}:
+        load_tables(language)
 
 
 def _tcp_address(value: str) -> tuple[str, int]:

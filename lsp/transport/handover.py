@@ -53,12 +53,19 @@ RELAY_DRAIN_S = 5.0
 """How long the relay waits, once the server has loaded, for the upstreams' answers to what it asked."""
 
 
-def serve_stdio(build: Callable[[], Server], preload: Callable[[], None], cli_settings: dict[str, Any]) -> None:
+def serve_stdio(
+    build: Callable[[], Server],
+    preload: Callable[[], None],
+    cli_settings: dict[str, Any],
+    *,
+    prepare: Callable[[list[tuple[str, str]]], None] | None = None,
+) -> None:
     """Serve the editor on stdin/stdout, answering ``initialize`` before pygls is loaded when possible.
 
     ``build`` makes the full server (the CLI's ``create_server``); ``preload`` imports
-    what it needs. Both run on a thread while the front answers and then relays
-    (:mod:`.relay`).
+    what it needs; ``prepare`` loads what the documents the editor opened meanwhile
+    will need (``(languageId, uri)`` each). All run on a thread while the front answers
+    and then relays (:mod:`.relay`).
     """
     if os.name == "nt" or not is_stream(0):  # a file, a terminal, Windows pipes (no select): the ordinary path
         server = build()
@@ -66,8 +73,9 @@ def serve_stdio(build: Callable[[], Server], preload: Callable[[], None], cli_se
         server.start_io()
         return
     front = Front(cli_settings)
-    loading = Loading(preload, build, front)
+    loading = Loading(preload, build, front, prepare)
     relay = Relay(front, loading.loaded, drain_s=RELAY_DRAIN_S)
+    loading.documents = relay.opened
     try:
         front.run()
         loading.front_done.set()
@@ -91,11 +99,20 @@ class Loading:
     :attr:`loaded` (a pipe's reading end) becomes readable when it is done: the relay stops there.
     """
 
-    def __init__(self, preload: Callable[[], None], build: Callable[[], Server], front: Front) -> None:
+    def __init__(
+        self,
+        preload: Callable[[], None],
+        build: Callable[[], Server],
+        front: Front,
+        prepare: Callable[[list[tuple[str, str]]], None] | None = None,
+    ) -> None:
         self.loaded, self._done = os.pipe()
         self.front_done = threading.Event()
         self._front = front
         self._steps = (preload, build)
+        self._prepare = prepare
+        self.documents: Callable[[], list[tuple[str, str]]] = list
+        """The documents the editor has opened so far (``(languageId, uri)``): the relay's."""
         self._built: Server = None
         self._failed: BaseException | None = None
         self._thread = threading.Thread(target=self._run, name="fixlore-preload", daemon=True)
@@ -110,6 +127,14 @@ class Loading:
             first = self._front.first
             if first is not None and self._front.answer is not None:
                 self._built.warm_up([loads(first), *WARM_UP])
+            if self._prepare is not None:
+                # What taking in those documents' didOpen starts on threads at the hand-over,
+                # done while the relay still serves (the start-up window's slowest lightbulbs
+                # came right after the hand-over, waiting for the GIL).
+                try:
+                    self._prepare(self.documents())
+                except Exception:  # noqa: BLE001 - only a head start: the server loads them when needed
+                    logger.warning("preparing the opened documents' tables failed", exc_info=True)
         except BaseException as exc:  # raised again in the main thread
             self._failed = exc
         finally:

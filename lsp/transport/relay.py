@@ -84,6 +84,10 @@ class Relay(UpstreamSide):
         self._docs: dict[str, str | None] = {}
         """uri -> the editor's languageId of the documents opened during the relay."""
 
+    def opened(self) -> list[tuple[str, str]]:
+        """The documents opened during the relay so far, ``(languageId, uri)`` (read from the loading thread)."""
+        return [(language_id or "", uri) for uri, language_id in list(self._docs.items())]
+
     def run(self) -> None:
         """Serve until the server has loaded (or the relay cannot go on), then let the answers in flight land."""
         if self.front.first is None:
