@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -34,6 +35,14 @@ def workspace_hash(salt: bytes, root: Path | str) -> str:
 
     The salt never leaves the user's store, so the hash cannot be reversed by
     guessing common paths, and an export carries only counts of workspaces.
+    Remembered per salt and root: every event recorded asks for it (a code
+    action's offers several times), and resolving the path is a system call
+    per component of it, each giving up the GIL on the event loop.
     """
-    path = os.path.realpath(os.fspath(root))
+    return _workspace_hash(salt, os.fspath(root))
+
+
+@functools.lru_cache(maxsize=64)
+def _workspace_hash(salt: bytes, root: str) -> str:
+    path = os.path.realpath(root)
     return hmac.new(salt, path.encode("utf-8", "surrogateescape"), hashlib.sha256).hexdigest()[:24]
