@@ -23,7 +23,7 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from concurrent.futures import BrokenExecutor, CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -130,28 +130,31 @@ def instantiate_all(
     """
     out: list[Found] = []
     seen: set[tuple[TextEdit, ...]] = set()
-    for index, (pattern, times) in enumerate(patterns):
-        result = instantiate(pattern, language, text, info, seen=times, imports=imports)
-        if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
-            continue
-        seen.add(result.edits)
-        out.append((index, result.edits, result.title, False))
+    _add(out, seen, ((i, p, times, None) for i, (p, times) in enumerate(patterns)), language, text, info, imports)
+    if not out and recalled:
+        tried = ((i, p, times, recalled.get(p.fingerprint)) for i, (p, times) in enumerate(patterns))
+        _add(out, seen, (entry for entry in tried if entry[3]), language, text, info, imports)
+    return out
+
+
+def _add(
+    out: list[Found],
+    seen: set[tuple[TextEdit, ...]],
+    tried: Iterable[tuple[int, Pattern, int, Mapping[str, str] | None]],
+    language: str,
+    text: str,
+    info: Any,
+    imports: dict[str, str] | None,
+) -> None:
+    """Add to ``out`` the fixes of ``tried`` (index, pattern, times, recalled names) that apply, until it is full."""
+    for index, pattern, times, names in tried:
         if len(out) == MAX_LEARNED:
-            return out
-    if out or not recalled:
-        return out
-    for index, (pattern, times) in enumerate(patterns):
-        names = recalled.get(pattern.fingerprint)
-        if not names:
-            continue
+            return
         result = instantiate(pattern, language, text, info, seen=times, imports=imports, recalled=names)
         if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
             continue
         seen.add(result.edits)
-        out.append((index, result.edits, result.title, True))
-        if len(out) == MAX_LEARNED:
-            break
-    return out
+        out.append((index, result.edits, result.title, names is not None))
 
 
 # --- the server's side --------------------------------------------------------------
