@@ -156,14 +156,32 @@ Opcode = tuple[str, int, int, int, int]
 
 
 def common_ends(old: Sequence[str], new: Sequence[str]) -> tuple[int, int]:
-    """How many lines ``old`` and ``new`` share at their head, and then at their tail (not overlapping it)."""
-    head = 0
-    while head < min(len(old), len(new)) and old[head] == new[head]:
-        head += 1
-    tail = 0
-    while tail < min(len(old), len(new)) - head and old[-1 - tail] == new[-1 - tail]:
-        tail += 1
-    return head, tail
+    """How many lines ``old`` and ``new`` share at their head, and then at their tail (not overlapping it).
+
+    Found by halving with list comparisons (C, line by line) rather than a loop
+    over the lines: on the event loop for every change of a document, a loop
+    took ~1 ms over a 3,500-line file.
+    """
+    a, b = list(old), list(new)
+    n = min(len(a), len(b))
+    head = _common_run(a, b, n)
+    a.reverse()
+    b.reverse()
+    return head, _common_run(a, b, n - head)
+
+
+def _common_run(a: list[str], b: list[str], limit: int) -> int:
+    """How many of the first ``limit`` items ``a`` and ``b`` share from their start."""
+    if a[:limit] == b[:limit]:
+        return limit
+    lo, hi = 0, limit  # a[:lo] == b[:lo]; a[lo:hi] != b[lo:hi]
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid
+    return lo
 
 
 def line_opcodes(old: Sequence[str], new: Sequence[str], *, max_lines: int | None = None) -> list[Opcode]:
