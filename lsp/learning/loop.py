@@ -467,7 +467,8 @@ class LearningLoop:
             logger.info("syntax repair not learned: category %s", pattern.category.value)
             return
         self.fixes_learned += 1
-        self.fixes.recall.remember(key_of(pattern.fingerprint, info.message), result.brought)
+        if not broke:  # a fix that brought an error in is no habit whose names to bring in again
+            self.fixes.recall.remember(key_of(pattern.fingerprint, info.message), result.brought)
         self.store.record(EventKind.MANUAL, pattern)
         self.store.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
         timeline = self.timelines.get(uri)
