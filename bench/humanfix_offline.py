@@ -231,11 +231,7 @@ def main() -> None:
             # as the server does it: at most MAX_TRIED patterns, best evidence first, until MAX_LEARNED apply
             t0 = time.perf_counter()
             tried = pool[:MAX_TRIED]
-            recalled = {
-                fp: names
-                for entry in tried
-                if (names := recall.names(key_of(fp := entry[0].fingerprint, diag.message)))
-            }
+            recalled = recall.names_of((entry[0].fingerprint for entry in tried), diag.message)
             instantiate_all([(entry[0], entry[1]) for entry in tried], "python", e["before"], diag, imports, recalled)
             rec["server_ms"] = (time.perf_counter() - t0) * 1000
             rec["tried"] = min(len(pool), MAX_TRIED)

@@ -178,6 +178,16 @@ class LearnedFixes:
         self.imports.close()
         self.recall.clear()
 
+    def made_by_hand(
+        self, pattern: Pattern, message: str, brought: tuple[tuple[str, str], ...], *, broke: bool
+    ) -> None:
+        """A fix of ``pattern`` was made by hand: the names it brought in are remembered, unless it broke the code.
+
+        A fix that brought an error in next to it is no habit whose names to bring in again.
+        """
+        if not broke:
+            self.recall.remember(key_of(pattern.fingerprint, message), brought)
+
     def forget(self, uri: str) -> None:
         """Drop the cache of a closed document, and the jobs still queued for it."""
         self._cache.pop(uri, None)
@@ -317,8 +327,9 @@ class LearnedFixes:
     ) -> _Pending:
         usable = [(stats, stats.pattern) for stats in found if stats.pattern is not None and stats.pattern.shape]
         seen = [(stats.fingerprint, pattern, stats.counts.manual + stats.counts.accepted) for stats, pattern in usable]
-        recalled = {fp: names for fp, _, _ in seen if (names := self.recall.names(key_of(fp, info.message)))}
-        job = Job(uri, language, text, info, seen, imports, recalled)
+        job = Job(
+            uri, language, text, info, seen, imports, self.recall.names_of((fp for fp, _, _ in seen), info.message)
+        )
         if seen:
             self._jobs.submit(job)
         else:  # nothing to try: answered at once, no round trip to the worker

@@ -36,7 +36,6 @@ from fixlore.lsp.documents import document_language
 from fixlore.lsp.learning.clock import Clock, LoopClock
 from fixlore.lsp.learning.extractor import Extractor, is_token_repair
 from fixlore.lsp.learning.fixes import INVOKED_WAIT_S, REQUEST_WAIT_S, LearnedFixes
-from fixlore.lsp.learning.recall import key_of
 from fixlore.lsp.learning.schedule import SettleSchedule
 from fixlore.lsp.learning.store import StoreSide
 from fixlore.lsp.learning.timeline import (
@@ -467,8 +466,7 @@ class LearningLoop:
             logger.info("syntax repair not learned: category %s", pattern.category.value)
             return
         self.fixes_learned += 1
-        if not broke:  # a fix that brought an error in is no habit whose names to bring in again
-            self.fixes.recall.remember(key_of(pattern.fingerprint, info.message), result.brought)
+        self.fixes.made_by_hand(pattern, info.message, result.brought, broke=broke)
         self.store.record(EventKind.MANUAL, pattern)
         self.store.record(EventKind.FAILED if broke else EventKind.SUCCEEDED, pattern)
         timeline = self.timelines.get(uri)

@@ -79,6 +79,17 @@ class Recall:
             return {}
         return {placeholder: name for placeholder, (name, times) in names.items() if times >= TIMES}
 
+    def names_of(self, fingerprints: Iterable[str], message: str) -> dict[str, Mapping[str, str]]:
+        """By fingerprint, what each of these patterns brings in for a diagnostic saying ``message``.
+
+        Nothing to do while nothing is remembered (most sessions): a publish asks
+        this for every diagnostic that has learned fixes, on the event loop.
+        """
+        if not self._names:
+            return {}
+        subject = key_of("", message)[1]
+        return {fp: names for fp in fingerprints if (names := self.names((fp, subject)))}
+
     def clear(self) -> None:
         """Forget everything (the session ends)."""
         self._names.clear()

@@ -5,10 +5,8 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from fixlore.abstraction import Extracted
 from fixlore.lsp.hub import DiagnosticsHub
 from fixlore.lsp.learning.loop import SOURCE_WAIT_S, LearningLoop, SyntaxCheck
-from tests.abstraction._helpers import diag_at, learn
 
 from .fakes import FakeClock, FakeEditor, settle_tasks
 
@@ -23,7 +21,6 @@ E711 = {
     "message": "Comparison to `None` should be `cond is None`",
 }
 PAUSE_S = 1.0
-E711_RULE = ("Ruff", "E711", "Comparison to `None` should be `cond is None`")
 
 
 class FakeExtractor:
@@ -487,26 +484,3 @@ async def test_what_an_accepted_action_fixed_beside_its_own_diagnostic_is_neithe
     assert s.extractor.asked == [("python", removed, fixed)]  # the E711 only: one hand fix
     assert recorded == [(EventKind.ACCEPTED, remove.fingerprint), (EventKind.SUCCEEDED, remove.fingerprint)]
     s.close()
-
-
-class BringingExtractor(FakeExtractor):
-    """Learns E711's fix as if it had brought in a name of the project."""
-
-    async def extract(self, language: str, before: str, after: str, info: Any) -> Any:
-        await super().extract(language, before, after, info)
-        pattern = learn("python", BEFORE, FIXED, diag_at(BEFORE, "total == None", *E711_RULE))
-        return Extracted(pattern, brought=(("$9", "zz_helper"),))
-
-
-async def test_the_names_a_fix_brought_in_are_remembered_unless_it_brought_an_error_in() -> None:
-    near = {**E711, "code": "F821", "message": "Undefined name `zz_helper`"}
-    for after_fix, remembered in (([], 1), ([near], 0)):
-        s = Session()
-        s.extractor = s.loop.extractor = BringingExtractor()  # type: ignore[assignment]
-        await s.open(BEFORE, [E711])
-        await s.type(FIXED, after_fix)
-        await s.pause(PAUSE_S)
-        await settle_tasks(s.editor)
-        assert s.loop.fixes_learned == 1
-        assert len(s.loop.fixes.recall) == remembered
-        s.close()

@@ -226,3 +226,12 @@ async def test_a_project_helper_brought_in_by_hand_twice_is_offered_and_nothing_
     assert log in written and "learned a manual fix" in log.read_text(encoding="utf-8")
     leaks = [(str(path), word) for path in written for word in PLANTED if word.encode() in path.read_bytes()]
     assert leaks == []
+
+
+def test_names_of_a_diagnostics_patterns_read_its_subject_once() -> None:
+    memory = Recall()
+    assert memory.names_of(["fp"], "Undefined name `key`") == {}  # nothing remembered: nothing done
+    for _ in range(2):
+        memory.remember(key_of("fp", "Undefined name `key`"), [("$2", "attr")])
+    assert memory.names_of(["fp", "other"], "Undefined name `key`\n\nhelp: ...") == {"fp": {"$2": "attr"}}
+    assert memory.names_of(["fp"], "Undefined name `err`") == {}
