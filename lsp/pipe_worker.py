@@ -25,6 +25,17 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 
 
+DIRECT_MAX = 32 * 1024
+"""The largest job the caller writes itself (to an idle child: the pipe is empty).
+
+A pipe holds 64 KiB on Linux (as little as 4 KiB where the system runs short of
+pipe pages); past what it holds, the write waits for the child to read. The
+server's event loop sends each document text opened or changed (up to ~150 KB):
+in a replay of real fixes those sends held it 3-5 ms at p90-p99, a code action
+waiting behind them. A larger job goes to the writer thread, off the loop.
+"""
+
+
 class WorkerEnded(BrokenExecutor):
     """The worker process ended (killed, crashed, or stopped) before it answered a job."""
 
@@ -36,9 +47,9 @@ class PipeWorker(Executor):
     of the server (the caller wakes its manager thread, which queues the job for its
     feeder thread, which writes it; the manager thread reads the answer): 1.6 ms for
     an empty job on this 2-core machine, where a lightbulb waits for one. Here the
-    caller writes the job itself when the child is idle (reading, so the write cannot
-    wait on it; a writer thread sends the jobs for a busy child or one still starting,
-    so the event loop never waits on a full pipe), and one reader thread sets the
+    caller writes the job itself when the child is idle and the job fits in the pipe
+    (:data:`DIRECT_MAX`; the child is reading, so the write cannot wait on it; a writer
+    thread sends the others, so the event loop never waits on a full pipe), and one reader thread sets the
     answers: 0.8 ms.
 
     Each message is the job's number and a pickle, both ways, so a job that cannot be
@@ -88,8 +99,10 @@ class PipeWorker(Executor):
                 raise WorkerEnded(self._ended)
             number = next(self._numbers)
             self._pending[number] = future
-            if self._sending or self._outbox or len(self._pending) > 1 or not self._reading:
-                # Behind a busy child, or one still starting (importing, not reading yet): the writer thread sends it.
+            busy = self._sending or self._outbox or len(self._pending) > 1 or not self._reading
+            if busy or len(payload) > DIRECT_MAX:
+                # Behind a busy child, or one still starting (importing, not reading yet), or
+                # more than the pipe takes in one write: the writer thread sends it.
                 self._outbox.append((number, payload))
                 self._state.notify_all()
                 return future

@@ -33,13 +33,12 @@ from fixlore.lsp.learning.timeline import text_digest
 if TYPE_CHECKING:
     from concurrent.futures import Executor
 
-    from pygls.lsp.server import LanguageServer
-
     from fixlore.abstraction import Pattern
     from fixlore.knowledge import EventKind, Knowledge
     from fixlore.lsp.learning.fixes import LearnedFix
     from fixlore.lsp.ports import Editor
     from fixlore.lsp.proxy.core import PendingActions
+    from fixlore.lsp.transport.pygls_adapter import PyglsServer
 
 logger = logging.getLogger(__name__)
 
@@ -250,15 +249,15 @@ async def upstream_actions(pending: PendingActions | None) -> list[Any]:
     return [item[1] if isinstance(item, tuple) else item for item in result]
 
 
-def register(server: LanguageServer, actions: CodeActions) -> None:
+def register(server: PyglsServer, actions: CodeActions) -> None:
     """Register the code-action handlers (raw params: see ``fixlore.lsp.transport.protocol.RAW_PARAMS``)."""
 
     @server.feature(
         types.TEXT_DOCUMENT_CODE_ACTION,
         types.CodeActionOptions(code_action_kinds=[types.CodeActionKind.QuickFix], resolve_provider=True),
     )
-    async def code_action(params: dict[str, Any]) -> list[dict[str, Any]] | None:
-        return await actions.code_action(params)
+    async def code_action(params: dict[str, Any]) -> Any:
+        return server.protocol.answer_now(await actions.code_action(params))
 
     @server.feature(types.CODE_ACTION_RESOLVE)
     async def code_action_resolve(params: dict[str, Any]) -> dict[str, Any]:
