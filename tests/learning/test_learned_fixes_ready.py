@@ -200,6 +200,34 @@ async def test_a_request_does_not_wait_for_patterns_that_cannot_fit_the_code_at_
         assert found == [] and not never.done()  # answered without the worker's word
 
 
+async def test_a_request_that_prepares_its_own_diagnostic_sends_the_worker_only_what_may_fit(
+    knowledge: Knowledge,
+) -> None:
+    # Asked before the publish's preparation: the request makes the job itself. Where the
+    # stored fix cannot fit (`!= None` here, the habit is `== None`), no job goes at all.
+    _learn_e711_by_hand(knowledge)
+    text = "def other(item):\n    return item != None\n"
+    fixes, _ = _fixes(knowledge, text)
+    raw = _raw(text, "None", *E711)
+    try:
+        assert await asyncio.wait_for(fixes.get(URI, 1, raw, wait=3600), TIMEOUT_S) == []
+        pending = fixes._cache[URI][1][diag_id(raw)]
+        assert pending.job.patterns == [] and pending.job.result.done()  # settled here, nothing to try
+        assert fixes._jobs._worker.processes() == []  # the worker was never asked (nor started)
+    finally:
+        fixes.close()
+    # Where it fits, the job carries it, and the fix comes back.
+    text = "def other(item):\n    return item == None\n"
+    fixes, _ = _fixes(knowledge, text)
+    raw = _raw(text, "None", *E711)
+    try:
+        found = await asyncio.wait_for(fixes.get(URI, 1, raw, wait=TIMEOUT_S), TIMEOUT_S)
+        assert [apply_edits(text, f.edits) for f in found] == ["def other(item):\n    return item is None\n"]
+        assert len(fixes._cache[URI][1][diag_id(raw)].job.patterns) == 1
+    finally:
+        fixes.close()
+
+
 async def test_a_lightbulb_asked_about_a_diagnostic_from_before_the_last_edit_does_not_wait_and_starts_its_fixes(
     knowledge: Knowledge,
 ) -> None:
