@@ -48,9 +48,9 @@ class PipeWorker(Executor):
     feeder thread, which writes it; the manager thread reads the answer): 1.6 ms for
     an empty job on this 2-core machine, where a lightbulb waits for one. Here the
     caller writes the job itself when the child is idle and the job fits in the pipe
-    (:data:`DIRECT_MAX`; the child is reading, so the write cannot wait on it; a writer
-    thread sends the others, so the event loop never waits on a full pipe), and one reader thread sets the
-    answers: 0.8 ms.
+    (:data:`DIRECT_MAX`; the child is reading, so the write cannot wait on it; a
+    writer thread sends the others, so the event loop never waits on a full pipe),
+    and one reader thread sets the answers: 0.8 ms.
 
     Each message is the job's number and a pickle, both ways, so a job that cannot be
     unpickled (or an answer that cannot be) fails that job alone. The child ends at the

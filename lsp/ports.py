@@ -50,9 +50,6 @@ class RawWriter(Protocol):
     def to_json(self, value: Any) -> Any:
         """A typed (attrs) value as raw JSON."""
 
-    def answer_now(self, result: Any) -> Any:
-        """Write the answer of the request being handled now; its handler returns what this returns."""
-
 
 class ProxyEditor(Editor, Protocol):
     """What the proxy needs besides: pygls' workspace (documents, notebooks, encoding) and raw writes."""
