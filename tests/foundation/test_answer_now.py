@@ -4,31 +4,15 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 from pathlib import Path
-from typing import Any
 
 from fixlore.lsp.server import create_server
-
-
-def body(message: dict[str, Any]) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", **message}).encode()
-
-
-async def _initialized(out: io.BytesIO) -> Any:
-    server = create_server()
-    server.protocol.set_writer(out)
-    protocol = server.protocol
-    protocol.receive(body({"id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}}))
-    while b'"id":1' not in out.getvalue():
-        await asyncio.sleep(0)  # let the initialize task run; no timing involved
-    protocol.receive(body({"method": "initialized", "params": {}}))
-    return server
+from tests.foundation.in_process import body, initialized
 
 
 async def test_the_answer_goes_out_before_callbacks_queued_behind_the_handler(tmp_path: Path) -> None:
     out = io.BytesIO()
-    server = await _initialized(out)
+    server = await initialized(out)
     protocol = server.protocol
     uri = (tmp_path / "a.py").as_uri()
     doc = {"uri": uri, "languageId": "python", "version": 1, "text": "x = 1\n"}

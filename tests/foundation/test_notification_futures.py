@@ -4,26 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import io
-import json
 from pathlib import Path
-from typing import Any
 
-from fixlore.lsp.server import create_server
-
-
-def body(message: dict[str, Any]) -> bytes:
-    return json.dumps({"jsonrpc": "2.0", **message}).encode()
+from tests.foundation.in_process import body, initialized
 
 
 async def test_open_close_cycles_keep_no_futures(tmp_path: Path) -> None:
-    server = create_server()
-    out = io.BytesIO()
-    server.protocol.set_writer(out)
+    server = await initialized(io.BytesIO())
     protocol = server.protocol
-    protocol.receive(body({"id": 1, "method": "initialize", "params": {"processId": None, "capabilities": {}}}))
-    while b'"id":1' not in out.getvalue():
-        await asyncio.sleep(0)  # let the initialize task run; no timing involved
-    protocol.receive(body({"method": "initialized", "params": {}}))
 
     for n in range(200):
         uri = (tmp_path / f"f{n}.py").as_uri()
