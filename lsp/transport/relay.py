@@ -249,10 +249,17 @@ class Relay(UpstreamSide):
         return [link for link in self.links if uri in link.open]
 
     def _serves(self, link: Link, uri: str) -> bool:
-        """``UpstreamSet.upstreams_for``: the editor's languageId or fixlore's language for it."""
+        """``UpstreamSet.upstreams_for``: the editor's languageId or fixlore's language for it.
+
+        The languageId alone decides when it is the upstream's language, as it is for
+        most documents: reading fixlore's language table for them held the first
+        lightbulb of a session behind it (5 ms while the loading thread ran beside it).
+        """
+        language_id = self._docs.get(uri)
+        if language_id is not None and language_id == link.child.language:
+            return True
         if self._languages is None:
             self._languages = private_module(Path(__file__).resolve().parents[2] / "abstraction" / "languages.py")
-        language_id = self._docs.get(uri)
         return link.child.language in {language_id, self._languages.language_for(language_id, uri)} - {None}
 
     # -- requests ------------------------------------------------------------------------
