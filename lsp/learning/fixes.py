@@ -345,22 +345,21 @@ class LearnedFixes:
         replay's 1,395), and their round trip to the worker cost the request its
         pickling, two pipe writes and the reader thread's wake-ups for the GIL.
         """
-        usable = [(stats, stats.pattern) for stats in found if stats.pattern is not None and stats.pattern.shape]
+        usable = [
+            (stats, stats.pattern, stats.counts.manual + stats.counts.accepted)
+            for stats in found
+            if stats.pattern is not None and stats.pattern.shape
+        ]
         if asked:
-            usable = [
-                (stats, pattern)
-                for stats, pattern in usable
-                if may_apply(pattern, language, text, info, seen=stats.counts.manual + stats.counts.accepted)
-            ]
-        seen = [(stats.fingerprint, pattern, stats.counts.manual + stats.counts.accepted) for stats, pattern in usable]
-        job = Job(
-            uri, language, text, info, seen, imports, self.recall.names_of((fp for fp, _, _ in seen), info.message)
-        )
+            usable = [entry for entry in usable if may_apply(entry[1], language, text, info, seen=entry[2])]
+        seen = [(stats.fingerprint, pattern, times) for stats, pattern, times in usable]
+        recalled = self.recall.names_of((fp for fp, _, _ in seen), info.message)
+        job = Job(uri, language, text, info, seen, imports, recalled)
         if seen:
             self._jobs.submit(job)
         else:  # nothing to try: answered at once, no round trip to the worker
             job.result.set_result([])
-        return _Pending(job, [stats for stats, _ in usable], fitting=asked)
+        return _Pending(job, [stats for stats, _, _ in usable], fitting=asked)
 
     async def get(
         self,

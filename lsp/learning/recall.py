@@ -49,7 +49,12 @@ def key_of(fingerprint: str, message: str) -> Key:
     "Undefined name `err`" (a replay of real fixes offered ``attr`` there). A
     message that quotes no name keys the pattern alone.
     """
-    return fingerprint, tuple(quoted_names(first_line(message)))
+    return fingerprint, subject_of(message)
+
+
+def subject_of(message: str) -> tuple[str, ...]:
+    """The names a diagnostic's message quotes (its first line): the second half of a :data:`Key`."""
+    return tuple(quoted_names(first_line(message)))
 
 
 class Recall:
@@ -87,7 +92,7 @@ class Recall:
         """
         if not self._names:
             return {}
-        subject = key_of("", message)[1]
+        subject = subject_of(message)
         return {fp: names for fp in fingerprints if (names := self.names((fp, subject)))}
 
     def clear(self) -> None:
