@@ -23,6 +23,7 @@ import tree_sitter
 
 from fixlore.abstraction._catches import catches_what_is_not_raised
 from fixlore.abstraction._ctx import _Ctx, _NoMatch
+from fixlore.abstraction._dispatch import calls_another_method
 from fixlore.abstraction._fields import rule_words
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, fits_its_use, imports_its_own, place_import
@@ -177,6 +178,8 @@ def _instantiate(
         return Skipped(SkipReason.NO_MATCH, "a placeholder of the fix is not bound")
     if edits is None:
         return Skipped(SkipReason.NO_MATCH)
+    if before and not _at_statement(src, edits, d0, d1):
+        return Skipped(SkipReason.NO_MATCH, "its edit is away from the diagnostic's statement")
     if ctx.unit is not None:
         gone = dropped(pattern)
         if (
@@ -212,11 +215,29 @@ def _instantiate(
             or (changes_a_mapping(old_part, new_part) if seen < EVIDENCE else None)
             or catches_what_is_not_raised(src, d0, old_part, new_part)
             or jumps_out_of_scope(src, min(e[0] for e in edits), old_part, new_part)
+            or calls_another_method(src, min(e[0] for e in edits), old_part, new_part)
             or unbinds_a_used_name(old_part, new_part, lambda: _edited(src, edits), _subjects(ctx))
         )
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
     return Instantiated(new_edits, _title(ctx, edits))
+
+
+def _at_statement(src: Source, edits: list[tuple[int, int, str]], d0: int, d1: int) -> bool:
+    """Whether an edit touches the innermost statement holding the diagnostic (or there is none to tell).
+
+    The unit a pattern matches may be larger than that statement (a ``try``
+    with two ``raise`` in its handlers, learned whole): its edit is then made
+    where the pattern's was, which need not be where this diagnostic is. A
+    ``from None`` added to the first handler's ``raise`` does not fix the
+    second's. A fix that edits a neighbouring line of the same statement, or
+    the statement and its neighbour (``x = f()`` / ``return x``), touches it.
+    """
+    stmt = statement_at(src, d0, d1)
+    if stmt is None:
+        return True
+    lo, hi = stmt.start_byte, stmt.end_byte
+    return any(start <= hi and lo <= end for start, end, _ in edits)
 
 
 def _top_level_insertion(src: Source, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:

@@ -28,7 +28,9 @@ the code at hand. Each rewrite carries the user's code over whole or not at all.
 
 from __future__ import annotations
 
+import io
 import re
+import tokenize
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
@@ -317,7 +319,11 @@ def learned_rewrite(language: str, site: Site, after: str, signature: Signature)
             continue
         start, end, new = change
         fixed = before[:start] + new + before[end:]
-        if fixed.split() == after.split() or (name == "import_as_elsewhere" and _same_imports(fixed, after)):
+        if (
+            fixed.split() == after.split()
+            or _same_but_comments(fixed, after)
+            or (name == "import_as_elsewhere" and _same_imports(fixed, after))
+        ):
             return Pattern(
                 signature=signature,
                 category=_CATEGORIES.get(name, FixCategory.REWRITE),
@@ -325,6 +331,40 @@ def learned_rewrite(language: str, site: Site, after: str, signature: Signature)
                 extra=tuple(sorted(((REWRITE, name), SPANS_DIAGNOSTIC))),
             )
     return None
+
+
+MAX_COMMENTED = 4
+"""Lines that may differ by a comment alone for a fix to count as a rewrite (see :func:`_same_but_comments`)."""
+
+
+def _same_but_comments(fixed: str, after: str) -> bool:
+    """The same code line for line, layout aside, but for the comments of a few lines.
+
+    A human who adds ``from None`` writes why beside it (``# on purpose``); the
+    rewrite is still what they did, and the comment is theirs, never the
+    pattern's. Without this the fix was learned as the whole statement around
+    it, token for token, which fits that statement only.
+    """
+    a, b = fixed.split("\n"), after.split("\n")
+    if len(a) != len(b):
+        return False
+    differ = [i for i, (x, y) in enumerate(zip(a, b, strict=True)) if x.split() != y.split()]
+    if not differ or len(differ) > MAX_COMMENTED:
+        return False
+    return all(_without_comment(a[i]).split() == _without_comment(b[i]).split() for i in differ)
+
+
+def _without_comment(line: str) -> str:
+    """``line`` without its comment (tokenized alone: a line inside a string or bracket may keep its ``#``)."""
+    cut = len(line)
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(line + "\n").readline):
+            if tok.type == tokenize.COMMENT:
+                cut = tok.start[1]
+                break
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        pass
+    return line[:cut]
 
 
 def _with_added_import(site: Site, after: str) -> Site:
