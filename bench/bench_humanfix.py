@@ -17,6 +17,8 @@ of each repository's replay (knowledge grows as the replay goes on: it must stay
 
 Usage: ``python bench/bench_humanfix.py [--quick] [--jobs 3] [--json out.json]``.
 ``--quick`` replays 300 events (each repository's oldest), a full run 1,395 (about 25 min a side).
+``--events PATH`` replays another set of the same format, all of it: the releases of other
+projects that ``humanfix_sdists.py`` mines, to see whether what the dev set tunes holds elsewhere.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ def replay(humanfix: Path, server_cmd: str, out: Path, args: argparse.Namespace)
         "--server-cmd",
         server_cmd,
         "--events",
-        str(humanfix / "events.jsonl.gz"),
+        str(args.events or humanfix / "events.jsonl.gz"),
         "--max-events",
         str(args.max_events),
         "--jobs",
@@ -123,13 +125,16 @@ def by_quarter(recs: list[dict[str, Any]]) -> list[tuple[float | None, float | N
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--humanfix", type=Path, default=DEFAULT_HUMANFIX)
+    parser.add_argument(
+        "--events", type=Path, help="another set of events (default: the development set; see humanfix_sdists.py)"
+    )
     parser.add_argument("--quick", action="store_true", help="300 events instead of 1,395")
     parser.add_argument("--jobs", type=int, default=3)
     parser.add_argument("--pause", type=float, default=2.5)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--only", choices=["fixlore", "ruff"], help="run one side only")
     args = parser.parse_args()
-    args.max_events = 300 if args.quick else 1395
+    args.max_events = 300 if args.quick else 1395 if args.events is None else 100_000
     if not (args.humanfix / "fixreplay.py").exists():
         raise SystemExit(f"no humanfix harness at {args.humanfix} (--humanfix DIR)")
     fixlore = (

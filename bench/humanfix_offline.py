@@ -67,8 +67,10 @@ DEFAULT_EVENTS = HERE.parent.parent / "shared" / "humanfix" / "events.jsonl.gz"
 
 
 def _replay_module(events: Path) -> Any:
-    sys.path.insert(0, str(events.parent))
-    spec = importlib.util.spec_from_file_location("fixreplay", events.parent / "fixreplay.py")
+    """The harness beside ``events``, else the development set's (its definition of a wrong fix)."""
+    folder = events.parent if (events.parent / "fixreplay.py").exists() else DEFAULT_EVENTS.parent
+    sys.path.insert(0, str(folder))
+    spec = importlib.util.spec_from_file_location("fixreplay", folder / "fixreplay.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     sys.modules["fixreplay"] = module
