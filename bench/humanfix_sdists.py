@@ -54,7 +54,7 @@ def releases(project: str, count: int) -> list[dict[str, str]]:
         sdists = [f for f in files if f["packagetype"] == "sdist" and _ARCHIVE.search(f["filename"])]
         if _FINAL.fullmatch(version) and sdists:
             sdist = sdists[0]
-            found.append({"version": version, "url": urllib.parse.urljoin(url, sdist["url"]), **sdist})
+            found.append({**sdist, "version": version, "url": urllib.parse.urljoin(url, sdist["url"])})
     found.sort(key=lambda r: r["upload_time"])
     if len(found) <= count:
         return found
