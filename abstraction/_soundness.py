@@ -142,16 +142,29 @@ def renames_a_working_name(pattern: Pattern, seen: int, text: str) -> str | None
     Replacing a name that is not defined (``xrange`` in Python 3) repairs code
     that cannot run there, so one example of it is enough; replacing one that
     resolves (a builtin such as ``object``, or a name the file binds) changes
-    what working code does, and needs the user's habit (:data:`EVIDENCE`).
+    what working code does, and needs the user's habit (:data:`EVIDENCE`). So
+    does an attribute the file reads (``d.keys()`` -> ``d.iterkeys()``, learned
+    once from a Python 2 file, would call a method Python 3 dicts do not have):
+    no diagnostic says an attribute is missing.
     """
     if seen >= EVIDENCE:
         return None
     renamed = _renamed_kept_names(pattern)
     if not renamed:
         return None
-    if renamed & BUILTINS or renamed & bound_names(text):
+    if renamed & BUILTINS or renamed & bound_names(text) or any(_read_as_attribute(name, text) for name in renamed):
         return "replaces a name that works, on one example's word"
     return None
+
+
+def _read_as_attribute(name: str, text: str) -> bool:
+    """Whether ``text`` reads ``name`` as an attribute somewhere (``.name``)."""
+    return _attribute_of(name).search(text) is not None
+
+
+@functools.lru_cache(maxsize=1024)
+def _attribute_of(name: str) -> re.Pattern[str]:
+    return re.compile(r"\.[ \t]*" + re.escape(name) + r"\b")
 
 
 _BACKTICKED = re.compile(r"`([^`]+)`")

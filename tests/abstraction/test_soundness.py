@@ -252,6 +252,23 @@ def test_one_example_renames_a_broken_name_but_not_a_working_one() -> None:
     assert isinstance(instantiate(pattern, "python", other, diag, seen=1), Instantiated)
 
 
+SIM118 = ("Ruff", "SIM118", "Use `key in dict` instead of `key in dict.keys()`")
+
+
+def test_one_example_does_not_rename_an_attribute_the_code_reads() -> None:
+    """``.keys()`` -> ``.iterkeys()``, made once in a Python 2 file: a method Python 3 dicts do not have."""
+    before = code("for name in table.keys():\n    print(name)\n")
+    fixed = before.replace(".keys()", ".iterkeys()")
+    pattern = learn("python", before, fixed, diag_at(before, "keys", *SIM118))
+    other = code("for fd in self.handlers.keys():\n    close(fd)\n")
+    once = instantiate(pattern, "python", other, diag_at(other, "keys", *SIM118))
+    assert isinstance(once, Skipped) and once.reason is SkipReason.UNSOUND, once
+    assert "replaces a name that works" in once.detail
+    habit = instantiate(pattern, "python", other, diag_at(other, "keys", *SIM118), seen=2)
+    assert isinstance(habit, Instantiated), habit  # the user's habit: their call
+    assert "self.handlers.iterkeys()" in apply_edits(other, habit.edits)
+
+
 RUF013 = ("Ruff", "RUF013", "PEP 484 prohibits implicit `Optional`")
 
 
