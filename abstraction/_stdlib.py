@@ -10,8 +10,14 @@ keep literally (see :func:`fixlore.abstraction._vocab.is_allowed_name`).
 
 The map is read from the interpreter's own modules (their ``__all__``, or
 the public names they define), once, on first use. Modules are listed in order
-of preference: a name several modules export goes to the first of them
-(``OrderedDict`` -> ``collections``, not ``typing``).
+of preference: a name several modules export as the same thing goes to the
+first of them (``OrderedDict`` -> ``collections``, not ``typing``, whose
+``OrderedDict`` is an alias of it). A name several modules export as
+different things has no home, unless it is in :data:`PREFERRED`: ``Error``
+is copy's, shutil's and csv's, and ``from copy import Error`` for an
+``except Error:`` would catch something else than the code meant (seen in a
+replay of another project's fixes); ``time``, ``join``, ``split``, ``copy``
+likewise. The import would be a guess, so none is offered.
 """
 
 from __future__ import annotations
@@ -90,19 +96,44 @@ HOME_MODULES = (
 )
 
 
+PREFERRED = {"Path": "pathlib", "Set": "typing", "Match": "typing", "warn": "warnings"}
+"""Names several modules export as different things, and the module the name is imported from for its usual
+meaning (``zipfile.Path``, ``collections.abc.Set``, ``difflib.Match``, ``logging.warn`` are named with their module)."""
+
+
 @cache
 def stdlib_exports() -> dict[str, str]:
-    """Exported name -> the preferred module exporting it."""
+    """Exported name -> the module to import it from; only names with one meaning (see the module's docstring)."""
     out: dict[str, str] = {}
+    meanings: dict[str, set[int]] = {}
+    for module_name, name, value in _members():
+        out.setdefault(name, module_name)
+        meanings.setdefault(name, set()).add(id(getattr(value, "__origin__", value)))
+    return {
+        name: PREFERRED.get(name, module)
+        for name, module in out.items()
+        if len(meanings[name]) == 1 or name in PREFERRED
+    }
+
+
+@cache
+def stdlib_names() -> frozenset[str]:
+    """Every name the modules of :data:`HOME_MODULES` export, one home or several."""
+    return frozenset(name for _, name, _ in _members())
+
+
+@cache
+def _members() -> tuple[tuple[str, str, object], ...]:
+    """(module, name, value) of every exported name, modules in :data:`HOME_MODULES` order."""
+    out: list[tuple[str, str, object]] = []
     for module_name in HOME_MODULES:
         try:
             module = importlib.import_module(module_name)
         except ImportError:  # a stripped-down interpreter: fewer names, not an error
             logger.debug("standard-library module not importable: %s", module_name)
             continue
-        for name in _exported(module):
-            out.setdefault(name, module_name)
-    return out
+        out.extend((module_name, name, getattr(module, name, None)) for name in _exported(module))
+    return tuple(out)
 
 
 def _exported(module: types.ModuleType) -> list[str]:

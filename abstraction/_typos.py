@@ -32,7 +32,7 @@ import re
 from fixlore.abstraction._imports import STDLIB_MODULE
 from fixlore.abstraction._py2 import PY3_NAMES
 from fixlore.abstraction._scope import visible_names
-from fixlore.abstraction._stdlib import stdlib_exports
+from fixlore.abstraction._stdlib import stdlib_names
 from fixlore.abstraction._templates import quotes
 from fixlore.abstraction._tree import parsed
 from fixlore.abstraction._vocab import class_members
@@ -54,7 +54,7 @@ def meant_name(text: str, start: int, end: int, message: str) -> str | None:
         name in _BUILTINS
         or name in PY3_NAMES
         or name in class_members("python", STDLIB_MODULE)
-        or name in stdlib_exports()
+        or name in stdlib_names()
     ):
         return None
     src = parsed("python", text)

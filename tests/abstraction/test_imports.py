@@ -225,3 +225,20 @@ def test_no_import_is_offered_for_a_name_the_module_defines_further_down() -> No
     assert isinstance(
         instantiate(elsewhere, "python", before, diag_at(before, "Widget", *F821, W), imports=imports), Instantiated
     )
+
+
+def test_no_import_is_offered_for_a_name_stdlib_modules_export_as_different_things() -> None:
+    """``Error`` is copy's, shutil's and csv's: ``from copy import Error`` for ``except Error:`` catches another one."""
+    p = _learn_import("from pathlib import Path", "Path")
+    new = "try:\n    run()\nexcept Error:\n    pass\n"
+    result = instantiate(p, "python", new, diag_at(new, "Error", *F821, "Undefined name `Error`"))
+    assert not isinstance(result, Instantiated), result
+    for name in ("time", "join", "copy"):  # time's or datetime's, os.path's or shlex's, copy's or shutil's
+        text = f"x = {name}(1)\n"
+        assert not isinstance(
+            instantiate(p, "python", text, diag_at(text, name, *F821, f"Undefined name `{name}`")), Instantiated
+        )
+    # One meaning in several modules (typing's OrderedDict is an alias of collections'): the first module's.
+    assert _fix(p, "d = OrderedDict()\n", "OrderedDict").splitlines()[0] == "from collections import OrderedDict"
+    # Several meanings, one usual (zipfile.Path is named with its module): pathlib's.
+    assert _fix(p, "here = Path(__file__)\n", "Path").splitlines()[0] == "from pathlib import Path"
