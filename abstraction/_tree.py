@@ -418,12 +418,18 @@ def string_states(abstract: list[str]) -> list[StringState]:
     return out
 
 
+_CONVERSIONS = frozenset({"!r", "!s", "!a"})
+
+
 def glued(state: StringState, prev: str, tok: str) -> bool:
-    """Whether ``tok`` joins ``prev`` with no space because of where it stands in a string."""
+    """Whether ``tok`` joins ``prev`` with no space because of where it stands in a string.
+
+    In a replacement field, its braces and its conversion (``{line!r}``, not ``{ line !r }``).
+    """
     quote, depth = state
     if quote is None:
         return False
-    return depth == 0 or (depth == 1 and (prev == "{" or tok == "}"))
+    return depth == 0 or (depth == 1 and (prev == "{" or tok == "}" or tok in _CONVERSIONS))
 
 
 def render(
