@@ -241,6 +241,8 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
         return unknown  # a pure insertion is sound unless it imports an unknown name
     if _renames_subject(pattern):
         return "replaces the diagnostic's name with a fixed one"
+    if _literal_made_constant(shape.before, shape.after):
+        return "replaces a literal with a constant"
     if habit:
         return None
     if pattern.signature.language == "python" and _byte_strings(shape.before) != _byte_strings(shape.after):
@@ -261,6 +263,23 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
     if literal_gone and not (named_gone and not shape.after.strip()):
         return "drops a literal on one example's word"
     return None
+
+
+_CONSTANTS = ("None", "True", "False", "null", "undefined", "true", "false", "nil")
+
+
+def _literal_made_constant(before: str, after: str) -> bool:
+    """A string or number of the user's gone, and ``None`` (``True``, ``null``, ...) come in: data made a constant.
+
+    ``u'5.0,-7.0'`` -> ``None``, made twice in a project's tests when what they
+    expected changed, is no fix of the ``u`` prefix anywhere else; however often
+    it was made, the value the code had is thrown away for one the pattern chose.
+    A default ``[]`` made ``None`` (B006) replaces no string or number.
+    """
+    had, has = _counts(before), _counts(after)
+    if not any(has[t] < had[t] for t in (STRING, NUMBER)):
+        return False
+    return any(has[t] > had[t] for t in _CONSTANTS)
 
 
 def _byte_strings(shape: str) -> int:

@@ -471,3 +471,28 @@ def test_the_linters_rewrite_of_a_set_keeps_its_kind_and_is_offered_from_one_exa
     pattern = _learned_c401("{f.label for f in fields}")
     fixed = apply(pattern, "python", OTHER_SET, diag_at(OTHER_SET, "set(r.tag for r in rows)", *C401))
     assert "return {r.tag for r in rows}" in fixed
+
+
+UP025 = ("Ruff", "UP025", "Remove unicode literals from strings")
+B006 = ("Ruff", "B006", "Do not use mutable data structures for argument defaults")
+
+
+def test_a_literal_made_a_constant_is_never_learned_however_often() -> None:
+    """``u'5.0'`` -> ``None`` (a test whose expectation changed) is no fix of the ``u`` prefix."""
+    before = code("def test_geo(form):\n    assert form.data == u'5.0,-7.0'\n")
+    after = before.replace("u'5.0,-7.0'", "None")
+    result = extract_pattern("python", before, after, diag_at(before, "u'5.0,-7.0'", *UP025))
+    assert isinstance(result, Skipped), result
+    assert result.reason is SkipReason.UNSOUND and "constant" in (result.detail or "")
+    # The same value kept, its prefix dropped: learned, and offered on another string.
+    fixed = before.replace("u'5.0,-7.0'", "'5.0,-7.0'")
+    pattern = learn("python", before, fixed, diag_at(before, "u'5.0,-7.0'", *UP025))
+    other = code("label = u'Name'\n")
+    assert apply(pattern, "python", other, diag_at(other, "u'Name'", *UP025)) == "label = 'Name'\n"
+
+
+def test_a_mutable_default_made_none_is_still_learned() -> None:
+    before = code("def add(item, into=[]):\n    into.append(item)\n    return into\n")
+    after = before.replace("into=[]", "into=None")
+    pattern = learn("python", before, after, diag_at(before, "[]", *B006))
+    assert pattern.shape is not None and "None" in pattern.shape.after
