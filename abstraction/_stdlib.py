@@ -16,8 +16,8 @@ first of them (``OrderedDict`` -> ``collections``, not ``typing``, whose
 different things has no home, unless it is in :data:`PREFERRED`: ``Error``
 is copy's, shutil's and csv's, and ``from copy import Error`` for an
 ``except Error:`` would catch something else than the code meant (seen in a
-replay of another project's fixes); ``time``, ``join``, ``split``, ``copy``
-likewise. The import would be a guess, so none is offered.
+replay of another project's fixes); ``split`` (re's, os.path's, shlex's),
+``quote``, ``escape`` likewise. The import would be a guess, so none is offered.
 """
 
 from __future__ import annotations
@@ -96,9 +96,23 @@ HOME_MODULES = (
 )
 
 
-PREFERRED = {"Path": "pathlib", "Set": "typing", "Match": "typing", "warn": "warnings"}
+PREFERRED = {
+    "Path": "pathlib",
+    "Set": "typing",
+    "Match": "typing",
+    "warn": "warnings",
+    "time": "time",
+    "copy": "copy",
+    "join": "os.path",
+    "Formatter": "logging",
+    "chdir": "os",
+    "chown": "os",
+    "get_terminal_size": "shutil",
+}
 """Names several modules export as different things, and the module the name is imported from for its usual
-meaning (``zipfile.Path``, ``collections.abc.Set``, ``difflib.Match``, ``logging.warn`` are named with their module)."""
+meaning (``zipfile.Path``, ``datetime.time``, ``shlex.join``, ``string.Formatter`` are named with their module).
+The others (``Error``, ``error``, ``split``, ``escape``, ``quote``, ``sub``, ``log``, ``call``, ``replace``,
+``wait``) have no usual meaning: no import is offered for them."""
 
 
 @cache

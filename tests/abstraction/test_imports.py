@@ -233,12 +233,14 @@ def test_no_import_is_offered_for_a_name_stdlib_modules_export_as_different_thin
     new = "try:\n    run()\nexcept Error:\n    pass\n"
     result = instantiate(p, "python", new, diag_at(new, "Error", *F821, "Undefined name `Error`"))
     assert not isinstance(result, Instantiated), result
-    for name in ("time", "join", "copy"):  # time's or datetime's, os.path's or shlex's, copy's or shutil's
+    for name in ("split", "quote", "escape"):  # re's, os.path's or shlex's; shlex's or urllib's; re's or glob's
         text = f"x = {name}(1)\n"
         assert not isinstance(
             instantiate(p, "python", text, diag_at(text, name, *F821, f"Undefined name `{name}`")), Instantiated
         )
     # One meaning in several modules (typing's OrderedDict is an alias of collections'): the first module's.
     assert _fix(p, "d = OrderedDict()\n", "OrderedDict").splitlines()[0] == "from collections import OrderedDict"
-    # Several meanings, one usual (zipfile.Path is named with its module): pathlib's.
+    # Several meanings, one usual (zipfile.Path, datetime.time, string.Formatter are named with their module).
     assert _fix(p, "here = Path(__file__)\n", "Path").splitlines()[0] == "from pathlib import Path"
+    assert _fix(p, "started = time()\n", "time").splitlines()[0] == "from time import time"
+    assert _fix(p, "f = Formatter()\n", "Formatter").splitlines()[0] == "from logging import Formatter"
