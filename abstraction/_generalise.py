@@ -12,6 +12,7 @@ fixlore may keep.
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -218,6 +219,8 @@ def lift(pattern: Pattern, message: str) -> Pattern | None:
         before, after = sub(shape.before).split(), sub(shape.after).split()
         if swapped_for_a_name(before, after, set(renames.values())):
             return None  # the fix is about that very name
+        if _put_in_its_place(before, after, set(renames.values())):
+            return None  # `dict()` -> `{}` learned for `dict` is no fix of `list()`
         if _brings(before, sub(shape.after), holes, renames):
             return None
     return replace(
@@ -229,6 +232,21 @@ def lift(pattern: Pattern, message: str) -> Pattern | None:
 
 
 _NUMBERED = re.compile(r"\$\d+")
+
+
+def _put_in_its_place(before: list[str], after: list[str], lifted: set[str]) -> bool:
+    """Whether the fix replaces a lifted name, with what it is next to, by code of its own.
+
+    ``dict ( )`` -> ``{ }`` for "Unnecessary `dict()` call": the literal is
+    dict's; lifted to any builtin, "Unnecessary `list()` call" would get ``{}``.
+    A replacement by another name the message names (``List`` -> ``list``) is
+    lifted with it and stays.
+    """
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "replace" and lifted & set(before[i1:i2]) and not set(after[j1:j2]) <= lifted:
+            return True
+    return False
 
 
 def _brings(before: list[str], after: str, holes: list[Hole], renames: dict[str, str]) -> bool:

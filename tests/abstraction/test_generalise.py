@@ -56,3 +56,27 @@ def test_patterns_with_different_shapes_stay_apart() -> None:
     b1 = "def f(a):\n    return a == None\n"
     p1 = learn("python", b1, b1.replace("== None", "is None"), diag_at(b1, "None", "Ruff", "E711", msg))
     assert len(generalise([p1, _import_fix("os")])) == 2
+
+
+C408 = ("Ruff", "C408")
+
+
+def test_a_literal_put_in_a_builtins_place_is_not_lifted_to_another_builtin() -> None:
+    """``dict()`` -> ``{}`` is dict's literal: lifted to "Unnecessary `list()` call" it would make a list a dict."""
+    from fixlore.abstraction import Instantiated, instantiate
+
+    from ._helpers import diag_at, learn
+
+    before = "def f():\n    seen = dict()\n    return seen\n"
+    pattern = learn(
+        "python",
+        before,
+        before.replace("dict()", "{}"),
+        diag_at(before, "dict()", *C408, "Unnecessary `dict()` call (rewrite as a literal)"),
+    )
+    text = "def g():\n    checks = list()\n    return checks\n"
+    diag = diag_at(text, "list()", *C408, "Unnecessary `list()` call (rewrite as a literal)")
+    assert not isinstance(instantiate(pattern, "python", text, diag, seen=3), Instantiated)
+    again = "def h():\n    index = dict()\n    return index\n"  # where it was learned: it applies
+    diag = diag_at(again, "dict()", *C408, "Unnecessary `dict()` call (rewrite as a literal)")
+    assert isinstance(instantiate(pattern, "python", again, diag, seen=3), Instantiated)
