@@ -19,6 +19,8 @@ from collections import Counter
 
 import tree_sitter
 
+from fixlore.abstraction._python_result import parse_python
+from fixlore.abstraction._scope import names_bound_by
 from fixlore.abstraction._tree import Source
 
 _SUPER = re.compile(r"\bsuper\s*\(")
@@ -45,9 +47,8 @@ def calls_another_method(src: Source, at: int, old: str, new: str) -> str | None
 @functools.lru_cache(maxsize=64)
 def _super_attributes(text: str) -> Counter[str] | None:
     """How often each attribute is read from a ``super(...)`` call in ``text``; ``None`` if it does not parse."""
-    try:
-        tree = compile(text, "<statements>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    tree = parse_python(text)
+    if tree is None:
         return None
     out: Counter[str] = Counter()
     for node in ast.walk(tree):
@@ -62,26 +63,11 @@ def _super_attributes(text: str) -> Counter[str] | None:
 
 
 def _class_members(src: Source, at: int) -> frozenset[str] | None:
-    """The names the innermost class around byte ``at`` defines in its body; ``None`` outside a class."""
+    """The names the innermost class around byte ``at`` binds in its body; ``None`` outside a class (or unknown)."""
     node: tree_sitter.Node | None = src.root.descendant_for_byte_range(at, at)
     while node is not None and node.type != "class_definition":
         node = node.parent
     if node is None:
         return None
     body = node.child_by_field_name("body")
-    if body is None:
-        return frozenset()
-    out: set[str] = set()
-    for child in body.named_children:
-        if child.type == "decorated_definition":
-            child = child.child_by_field_name("definition") or child
-        if child.type in ("function_definition", "class_definition"):
-            name = child.child_by_field_name("name")
-            if name is not None:
-                out.add(src.slice(name.start_byte, name.end_byte))
-        elif child.type == "expression_statement":
-            for part in child.named_children:
-                target = part.child_by_field_name("left") if part.type == "assignment" else None
-                if target is not None and target.type == "identifier":
-                    out.add(src.slice(target.start_byte, target.end_byte))
-    return frozenset(out)
+    return frozenset() if body is None else names_bound_by(body, src.data)

@@ -12,7 +12,6 @@ fixlore may keep.
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterable
 from dataclasses import replace
@@ -29,7 +28,7 @@ from fixlore.abstraction._placeholders import (
     numbered,
     tokenizer,
 )
-from fixlore.abstraction._soundness import swapped_for_a_name
+from fixlore.abstraction._soundness import replaced_by
 from fixlore.abstraction._templates import _template_tokens, first_line, message_tokens
 from fixlore.abstraction._vocab import class_members, class_of, is_allowed_name
 
@@ -217,10 +216,12 @@ def lift(pattern: Pattern, message: str) -> Pattern | None:
     shape = pattern.shape
     if shape is not None:
         before, after = sub(shape.before).split(), sub(shape.after).split()
-        if swapped_for_a_name(before, after, set(renames.values())):
-            return None  # the fix is about that very name
-        if _put_in_its_place(before, after, set(renames.values())):
-            return None  # `dict()` -> `{}` learned for `dict` is no fix of `list()`
+        lifted = set(renames.values())
+        if replaced_by(before, after, lifted, lambda new: not set(new) <= lifted):
+            # The fix is about that very name: another name (``unicode`` -> ``str``) or code of its
+            # own (``dict()`` -> ``{}``, no fix of ``list()``) in its place; a name the message
+            # names too (``List`` -> ``list``) is lifted with it and stays.
+            return None
         if _brings(before, sub(shape.after), holes, renames):
             return None
     return replace(
@@ -232,21 +233,6 @@ def lift(pattern: Pattern, message: str) -> Pattern | None:
 
 
 _NUMBERED = re.compile(r"\$\d+")
-
-
-def _put_in_its_place(before: list[str], after: list[str], lifted: set[str]) -> bool:
-    """Whether the fix replaces a lifted name, with what it is next to, by code of its own.
-
-    ``dict ( )`` -> ``{ }`` for "Unnecessary `dict()` call": the literal is
-    dict's; lifted to any builtin, "Unnecessary `list()` call" would get ``{}``.
-    A replacement by another name the message names (``List`` -> ``list``) is
-    lifted with it and stays.
-    """
-    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "replace" and lifted & set(before[i1:i2]) and not set(after[j1:j2]) <= lifted:
-            return True
-    return False
 
 
 def _brings(before: list[str], after: str, holes: list[Hole], renames: dict[str, str]) -> bool:

@@ -19,6 +19,7 @@ from collections import Counter
 
 import tree_sitter
 
+from fixlore.abstraction._python_result import parse_python
 from fixlore.abstraction._tree import Source
 
 _WORDS = re.compile(r"\b(?:return|yield|await|nonlocal|break|continue)\b")
@@ -65,9 +66,8 @@ def jumps_out_of_scope(src: Source, at: int, old: str, new: str) -> str | None:
 @functools.lru_cache(maxsize=64)
 def free_jumps(text: str) -> Counter[str] | None:
     """The statements of ``text`` needing a function or loop ``text`` does not hold; ``None`` if it does not parse."""
-    try:
-        tree = compile(text, "<statements>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    tree = parse_python(text)
+    if tree is None:
         return None
     out: Counter[str] = Counter()
     stack: list[tuple[ast.AST, bool, bool]] = [(tree, False, False)]

@@ -23,6 +23,14 @@ from collections.abc import Callable, Set
 from typing import NamedTuple
 
 
+def parse_python(text: str) -> ast.Module | None:
+    """``text``'s syntax tree (Python's own parser, no code run), ``None`` if it does not parse."""
+    try:
+        return compile(text, "<statements>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+
+
 @functools.lru_cache(maxsize=64)
 def _python_facts(text: str) -> _Facts | None:
     """One parse of a Python text: its roles (see :func:`python_roles`), the names it binds, its format strings.
@@ -30,9 +38,8 @@ def _python_facts(text: str) -> _Facts | None:
     Cached: the text before a fix is the same for every pattern tried on it,
     and each check of one result asks for all of them.
     """
-    try:
-        tree = compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    tree = parse_python(text)
+    if tree is None:
         return None
     roles: Counter[str] = Counter()
     bound: set[str] = set()

@@ -70,6 +70,12 @@ def local_names(root: tree_sitter.Node, data: bytes, at: int) -> frozenset[str] 
     return frozenset(out)
 
 
+def names_bound_by(body: tree_sitter.Node, data: bytes) -> frozenset[str] | None:
+    """What the statements of a block bind (a class body's methods and attributes); ``None`` on a star import."""
+    out: set[str] = set()
+    return frozenset(out) if _bind_body(body, data, out) else None
+
+
 def _bind_scope(scope: tree_sitter.Node, data: bytes, out: set[str]) -> bool:
     params = scope.child_by_field_name("parameters")
     if params is None and scope.type == "lambda":

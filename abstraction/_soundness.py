@@ -25,7 +25,7 @@ import functools
 import keyword
 import re
 from collections import Counter
-from collections.abc import Set
+from collections.abc import Callable, Set
 
 from fixlore.abstraction._pattern import Pattern
 from fixlore.abstraction._placeholders import (
@@ -100,13 +100,20 @@ def swapped_for_a_name(
     A placeholder in the after-side is no fixed name: ``$1`` -> ``self . $1``
     keeps the name, ``unicode`` -> ``str`` does not.
     """
+    return replaced_by(before, after, subjects, lambda new: any(IDENTIFIER.fullmatch(t) and t not in keep for t in new))
+
+
+def replaced_by(
+    before: list[str], after: list[str], subjects: Set[str], foreign: Callable[[list[str]], bool]
+) -> frozenset[str]:
+    """The ``subjects`` a fix replaces (shape tokens before and after) by tokens ``foreign`` says are not theirs."""
     out: set[str] = set()
     matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag != "replace":
             continue
         hit = subjects & set(before[i1:i2])
-        if hit and any(IDENTIFIER.fullmatch(t) and t not in keep for t in after[j1:j2]):
+        if hit and foreign(after[j1:j2]):
             out |= hit
     return frozenset(out)
 
