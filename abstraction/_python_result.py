@@ -23,7 +23,7 @@ from collections.abc import Callable, Set
 from typing import NamedTuple
 
 
-def parse_python(text: str) -> ast.Module | None:
+def parse_python(text: str) -> ast.AST | None:
     """``text``'s syntax tree (Python's own parser, no code run), ``None`` if it does not parse."""
     try:
         return compile(text, "<statements>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
