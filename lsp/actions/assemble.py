@@ -100,7 +100,7 @@ def assemble(
     items = [Item(dict(a)) for a in upstream if isinstance(a, dict) and isinstance(a.get("title"), str)]
     for item in items:
         item.group = _group_of(item.action, diagnostics)
-    lines = lines_of(doc.source) if doc is not None else ()
+    lines = lines_of(doc.source) if doc is not None and diagnostics else ()  # a light bulb without any: no split
     num_units = doc.position_codec.client_num_units if doc is not None else len
     source = doc.source if doc is not None else None
     out = Assembly(uri=uri, version=doc.version if doc is not None else None)

@@ -264,9 +264,9 @@ class Proxy:
         """The editor answered a relayed request."""
         self.relays.handle_response(raw)
 
-    def change_arrived(self, params: Any, body: bytes | None = None) -> None:
+    def change_arrived(self, params: Any, body: bytes | None = None, next_method: str | None = None) -> None:
         """A didChange, before fixlore takes it in: incremental upstreams get it at once."""
-        self.documents.change_arrived(params, body)
+        self.documents.change_arrived(params, body, next_method)
 
     def handle_notification(self, method: str, params: Any) -> None:
         """Forward a notification to the upstreams it concerns."""

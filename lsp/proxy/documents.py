@@ -79,13 +79,15 @@ class DocumentSync:
             if upstream.running:
                 self._open_in(upstream, uri, params)
 
-    def change_arrived(self, params: Any, body: bytes | None = None) -> None:
+    def change_arrived(self, params: Any, body: bytes | None = None, next_method: str | None = None) -> None:
         """A didChange, before fixlore takes it in: incremental upstreams get it at once.
 
         A pulling editor asks for diagnostics right after an edit, so their pull is
         sent with it (:meth:`DiagnosticsBridge.pull_ahead`): the upstreams work while
         fixlore takes in the change. :meth:`did_change` does the rest. ``body``: the
-        message's bytes, passed on as they are when known.
+        message's bytes, passed on as they are when known; ``next_method``: the
+        editor's message read behind it, if any (its pull: the pull ahead goes out
+        with the change, and the editor's joins it; anything else goes first).
         """
         self._sent_early = None
         try:
@@ -104,7 +106,8 @@ class DocumentSync:
                         upstream.notify("textDocument/didChange", params)
                     sent.append(upstream.id)
                     if self._diagnostics.editor_pulls and isinstance(version, int) and offers_pull(upstream):
-                        self._diagnostics.pull_ahead(upstream, uri, version)
+                        now = next_method == "textDocument/diagnostic"
+                        self._diagnostics.pull_ahead(upstream, uri, version, now=now)
         self._sent_early = (uri, frozenset(sent))
         if sent:
             # The upstreams work on the change now: the moment to hand the hub the

@@ -83,6 +83,28 @@ _LEADING_ID = re.compile(
 _SKIP_CHUNK = 1024 * 1024
 
 
+_METHOD = re.compile(rb'"method"\s*:\s*"([^"\\]{1,200})"')
+PEEK_BYTES = 2048
+
+
+def next_method(reader: asyncio.StreamReader | None) -> str | None:
+    """The method of the message already read into ``reader``'s buffer after the current one, if it says soon.
+
+    Only bytes the reader holds are looked at (the first :data:`PEEK_BYTES`),
+    nothing is taken from the stream; ``None`` when nothing is buffered, or its
+    ``"method"`` is not in that prefix (a client that writes ``params`` first).
+    A hint for scheduling, never for meaning: the message is read and checked
+    as usual when its turn comes.
+    """
+    buffer = getattr(reader, "_buffer", None)  # asyncio.StreamReader's bytearray (CPython 3.8-3.14)
+    if not buffer:
+        return None
+    head = bytes(buffer[:PEEK_BYTES])
+    start = head.find(b"\r\n\r\n")
+    found = _METHOD.search(head, start + 4) if start >= 0 else None
+    return found.group(1).decode("ascii", "replace") if found else None
+
+
 async def read_body(reader: asyncio.StreamReader) -> bytes | None:
     """Read one framed message body (unparsed); ``None`` at EOF.
 

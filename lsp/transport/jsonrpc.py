@@ -134,6 +134,8 @@ class JsonRpcConnection:
         self._on_notification = on_notification
         self.name = name
         self._ids = itertools.count(1)
+        self.last_id = 0
+        """The id of the latest request sent (0: none yet)."""
         self._pending: dict[Any, asyncio.Future[Any]] = {}
         self._raw_ids: set[int] = set()
         self._on_raw: dict[int, Callable[[RawResult], None]] = {}
@@ -202,7 +204,12 @@ class JsonRpcConnection:
 
     def new_id(self) -> int:
         """A fresh request id for this connection."""
-        return next(self._ids)
+        self.last_id = next(self._ids)
+        return self.last_id
+
+    def unanswered_since(self, mark: int) -> list[asyncio.Future[Any]]:
+        """The answers still awaited of the requests sent after request ``mark`` (:attr:`last_id` then)."""
+        return [f for i, f in self._pending.items() if isinstance(i, int) and i > mark and not f.done()]
 
     async def request(
         self,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import signal
 from collections.abc import Awaitable
@@ -23,7 +24,7 @@ from pygls.workspace import TextDocument
 from fixlore.lsp import __version__
 from fixlore.lsp.config import FixloreConfig
 from fixlore.lsp.transport import logs
-from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, MessageTooLarge, read_body
+from fixlore.lsp.transport.framing import MAX_MESSAGE_BYTES, MessageTooLarge, next_method, read_body
 from fixlore.lsp.transport.pygls_adapter import PyglsServer
 from fixlore.lsp.transport.tcp import CannotListen
 
@@ -105,6 +106,7 @@ class FixloreServer(PyglsServer):
 
         ``first``: a message body read already (the one that opened a TCP session).
         """
+        self.protocol.next_method = functools.partial(next_method, reader)
         if first is not None:
             await self._take_in(first)
         while not self.stopping():

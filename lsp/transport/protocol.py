@@ -95,8 +95,11 @@ class Router(Protocol):
     def handle_response(self, raw: dict[str, Any]) -> None:
         """Take the editor's response to a relayed request."""
 
-    def change_arrived(self, params: Any, body: bytes | None) -> None:
-        """A didChange, before anything else is done with it (the proxy passes it on at once)."""
+    def change_arrived(self, params: Any, body: bytes | None, next_method: str | None = None) -> None:
+        """A didChange, before anything else is done with it (the proxy passes it on at once).
+
+        ``next_method``: the method of the editor's message read behind it, if any.
+        """
 
     def merge_capabilities(self, result: dict[str, Any]) -> dict[str, Any]:
         """``initialize``'s answer (raw) with the upstreams' capabilities merged in."""

@@ -78,6 +78,8 @@ class FixloreProtocol(LanguageServerProtocol):
         self._initialize_seen = False
         self.current_body: bytes | None = None
         """The bytes of the message being read (stdio pipe mode), for :meth:`Router.change_arrived`."""
+        self.next_method: Callable[[], str | None] = lambda: None
+        """The method of the editor's next message if it is read already (set by the server's reader)."""
 
     # -- reading -----------------------------------------------------------
     def structure_message(self, data: dict[str, Any]) -> Any:
@@ -93,7 +95,7 @@ class FixloreProtocol(LanguageServerProtocol):
         router = self.router
         if method == types.TEXT_DOCUMENT_DID_CHANGE and "id" not in data and router is not None:
             try:
-                router.change_arrived(data.get("params"), self.current_body)
+                router.change_arrived(data.get("params"), self.current_body, self.next_method())
             except Exception:  # its bug must not cost the message
                 logger.exception("passing a didChange on early failed")
         check = RAW_PARAMS.get(method) if isinstance(method, str) else None

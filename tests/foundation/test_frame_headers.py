@@ -15,7 +15,7 @@ import pytest
 
 from fixlore.lsp.config import UpstreamConfig
 from fixlore.lsp.transport.early import Child
-from fixlore.lsp.transport.framing import FrameError, read_body
+from fixlore.lsp.transport.framing import FrameError, next_method, read_body
 from fixlore.lsp.transport.relay import split_frames
 
 BODY = b'{"jsonrpc":"2.0","id":1,"result":{}}'
@@ -97,3 +97,24 @@ def test_the_servers_reader_refuses_a_bad_length(header: bytes) -> None:
 
 def test_the_servers_reader_skips_a_header_block_with_no_length() -> None:
     assert read(b"Content-Type: application/vscode-jsonrpc\r\n\r\nContent-Length: 2\r\n\r\n{}") == b"{}"
+
+
+def _frame(message: bytes) -> bytes:
+    return b"Content-Length: %d\r\n\r\n%s" % (len(message), message)
+
+
+async def test_the_next_message_read_already_is_seen_without_taking_it() -> None:
+    change = b'{"jsonrpc":"2.0","method":"textDocument/didChange","params":{}}'
+    action = b'{"jsonrpc":"2.0","id":7,"method":"textDocument/codeAction","params":{}}'
+    late = b'{"jsonrpc":"2.0","id":8,"params":{"text":"%s"},"method":"textDocument/diagnostic"}' % (b"x" * 4000)
+    reader = asyncio.StreamReader()
+    reader.feed_data(_frame(change) + _frame(action) + _frame(late))
+    reader.feed_eof()
+    assert next_method(reader) == "textDocument/didChange"
+    assert await read_body(reader) == change
+    assert next_method(reader) == "textDocument/codeAction"
+    assert await read_body(reader) == action, "peeking took nothing from the stream"
+    assert next_method(reader) is None, "its method is past the bytes looked at: no guess"
+    assert await read_body(reader) == late
+    assert next_method(reader) is None, "nothing buffered"
+    assert next_method(None) is None

@@ -85,6 +85,37 @@ async def test_the_upstream_is_pulled_ahead_after_an_edit_and_once_for_both(edit
     assert pulls_logged(editor)[-1] == ahead, "no upstream pull after the one ahead"
 
 
+async def test_a_code_action_read_with_the_change_reaches_the_upstream_before_the_pull_ahead(tmp_path: Path) -> None:
+    # An editor's light bulb asks the moment the user types: the change and the code
+    # action arrive together. The upstream answers in order, so a pull sent ahead
+    # first would make the code action wait for a whole lint nobody asked for yet.
+    ed = Editor()
+    await ed.start(fixlore_cmd(f"python={server_flag('flaky.py', '--pull', '--incremental')}"))
+    try:
+        await ed.initialize(tmp_path, caps=PULL_CAPS)
+        uri = ed.open(tmp_path / "a.py", "x = 1\n")
+        await pull(ed, uri)
+        assert ed.conn is not None
+        where = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 0}}
+        params = {"textDocument": {"uri": uri}, "range": where, "context": {"diagnostics": [], "triggerKind": 2}}
+        with ed.conn.corked():  # one write: fixlore reads both at once
+            ed.insert(uri, 0, "# one\n")
+            action = ed.conn.start_request("textDocument/codeAction", params, timeout=20)
+        assert await action
+        # ... and the pull still goes ahead of the editor's, right after it.
+        await ed.wait_for(lambda: len(pulls_logged(ed)) == 2, what="the pull ahead after the change")
+        seen = [m for m in logged(ed) if m.split()[1] in ("codeAction", "pull", "changed")]
+        assert seen[-3:] == ["flaky: changed to version 2", "flaky: codeAction", pulls_logged(ed)[-1]]
+        # The editor's own pull read with a change: one upstream pull answers it.
+        with ed.conn.corked():
+            ed.insert(uri, 0, "# two\n")
+            report = ed.conn.start_request("textDocument/diagnostic", {"textDocument": {"uri": uri}}, timeout=20)
+        [item] = [d for d in (await report)["items"] if d.get("source") == "flaky"]
+        assert item["message"] == pulls_logged(ed)[-1].removeprefix("flaky: ") and len(pulls_logged(ed)) == 3
+    finally:
+        await ed.close()
+
+
 def pulls_logged(editor: Editor) -> list[str]:
     """The upstream's log lines of the pulls it answered."""
     return [p["message"] for m, p in editor.notifications if m == "window/logMessage" and " pull " in p["message"]]

@@ -219,6 +219,7 @@ def handle(msg: dict[str, Any]) -> None:
         contents = {"kind": "plaintext", "value": f"{NAME} hover"}
         send({"id": msg_id, "result": {"contents": contents, "x-extra": [1, 2]}})
     elif method == "textDocument/codeAction":
+        log("codeAction")
         action = {"title": f"{NAME}: fix it", "kind": "quickfix", "data": DATA, "x-unknown": "kept"}
         send({"id": msg_id, "result": [action]})
     elif method == "codeAction/resolve":
