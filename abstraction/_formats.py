@@ -19,6 +19,7 @@ from __future__ import annotations
 import ast
 import io
 import re
+import string
 import tokenize
 
 from fixlore.abstraction._scope import visible_names
@@ -275,3 +276,164 @@ def _may_be_tuple(node: ast.expr) -> bool:
 
 def _braces(text: str) -> str:
     return text.replace("{", "{{").replace("}", "}}")
+
+
+_ACCESSORS = re.compile(r"(?:\.[A-Za-z_]\w*|\[\d+\])*")
+"""What may follow a field's argument in ``str.format``: ``.name`` and ``[0]`` (``[key]`` is left alone)."""
+
+
+def format_to_fstring(expression: str, builtins: frozenset[str] = frozenset()) -> str | None:
+    r"""The f-string equal to ``expression`` (``"…{}…".format(args)``), or ``None`` if unsure.
+
+    Each argument's source goes into the field that uses it, with the field's
+    conversion, format spec and ``.name``/``[0]`` accessors (``"{0.x!r:>5}"`` ->
+    ``{a.x!r:>5}``). Left alone: an argument no field uses (``format`` evaluates
+    it; the f-string would drop it), ``*args``/``**kwargs``, a nested field in a
+    spec, ``[key]`` accessors, an argument used twice unless it is a name, an
+    attribute of one or a constant, arguments used out of their order when one
+    of them may do something (a call: ``format`` evaluates them in order first),
+    operands with quotes, backslashes or line breaks, and a literal whose fields
+    differ in its source and its value (``\x7b`` is a brace to ``format``).
+    An implicit concatenation keeps its pieces; those without a field stay
+    plain strings (their ``{{`` becomes ``{``). ``builtins``: as for
+    :func:`percent_to_fstring` (``{}`` of ``repr(x)`` is ``{x!r}``).
+    """
+    source = "(" + expression + "\n)"
+    try:
+        node = ast.parse(source, mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == "format"
+        and isinstance(node.func.value, ast.Constant)
+        and isinstance(node.func.value.value, str)
+        and ast.get_source_segment(source, node) == expression.strip()
+    ):
+        return None
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    literal_node = node.func.value
+    literal = ast.get_source_segment(source, literal_node)
+    pieces = _pieces(literal) if literal is not None else None
+    if not pieces or literal is None:
+        return None
+    lines = source.splitlines(keepends=True)
+    offsets = [0]
+    for line in lines:
+        offsets.append(offsets[-1] + len(line))
+    lit_start = offsets[literal_node.lineno - 1] + literal_node.col_offset
+    lit_end = offsets[(literal_node.end_lineno or 1) - 1] + (literal_node.end_col_offset or 0)
+    call_start = offsets[node.lineno - 1] + node.col_offset
+    dot = source.rfind(".", lit_end, offsets[(node.func.end_lineno or 1) - 1] + (node.func.end_col_offset or 0))
+    before, between = source[call_start:lit_start], source[lit_end:dot]
+    if before.strip("( \t\n") or between.strip(") \t\n") or before.count("(") != between.count(")"):
+        return None
+    quotes = {quote[0] for _, _, _, quote in pieces}
+    args = [_operand(source, a, quotes) for a in node.args]
+    kwargs = {str(k.arg): _operand(source, k.value, quotes) for k in node.keywords}
+    if any(a is None for a in args) or any(a is None for a in kwargs.values()):
+        return None
+    nodes: dict[int | str, ast.expr] = dict(enumerate(node.args))
+    nodes.update({str(k.arg): k.value for k in node.keywords})
+    texts: dict[int | str, str] = {i: str(a) for i, a in enumerate(args)}
+    texts.update({k: str(v) for k, v in kwargs.items()})
+    folded = {k: _conversion(source, n, quotes, builtins) for k, n in nodes.items()}
+    used: list[int | str] = []
+    auto: list[int] = [0]
+    out: list[str] = []
+    pos = 0
+    for start, end, prefix, quote in pieces:
+        out.append(literal[pos:start])
+        body = literal[start + len(prefix) + len(quote) : end - len(quote)]
+        converted = _format_fields(prefix, quote, body, (texts, nodes, folded), used, auto)
+        if converted is None:
+            return None
+        if converted[1]:
+            out.append("f" + ("r" if "r" in prefix.lower() else "") + quote + converted[0] + quote)
+        else:
+            out.append(prefix + quote + body.replace("{{", "{").replace("}}", "}") + quote)
+        pos = end
+    if not used or set(used) != set(texts):
+        return None
+    if any(used.count(k) > 1 and not _pure(nodes[k]) for k in texts):
+        return None
+    first_use = list(dict.fromkeys(used))
+    if first_use != list(texts) and not all(_pure(n) for n in nodes.values()):
+        return None
+    return before + "".join(out) + between
+
+
+def _format_fields(
+    prefix: str,
+    quote: str,
+    body: str,
+    arguments: tuple[dict[int | str, str], dict[int | str, ast.expr], dict[int | str, tuple[str, str] | None]],
+    used: list[int | str],
+    auto: list[int],
+) -> tuple[str, bool] | None:
+    """One piece's body as an f-string's, and whether it has a field (``used``, ``auto``: shared, updated).
+
+    ``arguments``: each argument's source, node, and what it is as a conversion (``repr(x)``: ``("x", "r")``).
+    """
+    texts, nodes, folded = arguments
+    formatter = string.Formatter()
+    try:
+        fields = list(formatter.parse(body))
+        value = ast.literal_eval(prefix + quote + body + quote)
+        if [f[1:] for f in formatter.parse(value)] != [f[1:] for f in fields]:
+            return None
+    except (ValueError, SyntaxError, TypeError):
+        return None
+    out: list[str] = []
+    has_field = False
+    for text, name, spec, conversion in fields:
+        out.append(_braces(text))
+        if name is None:
+            continue
+        has_field = True
+        head = re.match(r"[A-Za-z_]\w*|\d*", name)
+        rest = name[head.end() :] if head else name
+        if head is None or _ACCESSORS.fullmatch(rest) is None or (spec and ("{" in spec or "}" in spec)):
+            return None
+        key: int | str
+        if head.group() == "":
+            if auto[0] < 0:
+                return None  # automatic and manual numbering mixed: format refuses it
+            key, auto[0] = auto[0], auto[0] + 1
+        elif head.group().isdigit():
+            if auto[0] > 0:
+                return None
+            key, auto[0] = int(head.group()), -1
+        else:
+            key = head.group()
+        if key not in texts:
+            return None
+        used.append(key)
+        expr = texts[key]
+        fold = folded[key]
+        if fold is not None and not rest and not conversion:
+            expr, conversion = fold  # {} of repr(x): {x!r}, as ruff's RUF010 asks
+        elif rest and not isinstance(nodes[key], (ast.Name, ast.Attribute, ast.Call, ast.Subscript)):
+            expr = "(" + expr + ")"
+        out.append("{" + expr + rest + ("!" + conversion if conversion else "") + (":" + spec if spec else "") + "}")
+    return "".join(out), has_field
+
+
+def _pure(node: ast.expr) -> bool:
+    """A name, an attribute of one, or a constant: evaluating it twice, or later, is the same."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return isinstance(node, (ast.Name, ast.Constant))
+
+
+def format_rewrite(text: str, start: int, end: int) -> str | None:
+    """UP032 (or UP030, as users fix it) at ``text[start:end]``: the call as an f-string, or ``None``."""
+    expression = text[start:end]
+    builtins: frozenset[str] = frozenset()
+    if _CALLS.search(expression):
+        src = parsed("python", text)
+        bound = visible_names(src.root, src.data, src.byte(start))
+        builtins = frozenset() if bound is None else frozenset(_CONVERSIONS) - bound
+    return format_to_fstring(expression, builtins)

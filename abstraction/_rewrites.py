@@ -2,7 +2,8 @@
 
 A shape learned token by token fixes one arity and one operand structure; some
 fixes users make by hand are the same mechanical rewrite every time, of code of
-any size: ``"…%s" % x`` -> ``f"…{x}"`` (:mod:`~fixlore.abstraction._formats`);
+any size: ``"…%s" % x`` -> ``f"…{x}"`` and ``"…{}".format(x)`` -> ``f"…{x}"``
+(:mod:`~fixlore.abstraction._formats`);
 ``raise X(…)`` -> ``raise X(…) from None``, ``from err`` (the name the enclosing
 ``except … as err`` binds) or, naming the exception, ``except E as exc:`` …
 ``from exc`` (B904); ``a == b`` -> ``a is b`` and ``type(a) == B`` ->
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 
 from fixlore.abstraction._bindings import Change, drop_at, drop_named, re_export_at
 from fixlore.abstraction._expressions import eq_to_is, optional, stacklevel, type_eq_isinstance, typing_optional
-from fixlore.abstraction._formats import percent_rewrite
+from fixlore.abstraction._formats import format_rewrite, percent_rewrite
 from fixlore.abstraction._forward_refs import quoted_forward_ref
 from fixlore.abstraction._import_lines import statement_binds, top_level_imports, without_imports
 from fixlore.abstraction._imports import imports_its_own, is_stdlib_import, place_import
@@ -189,6 +190,10 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "percent_fstring_plain": (
         _percent(integers=True, plain_d=True),
         EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %d $S " % $1', 'f" $S { $1 } $S "'),
+    ),
+    "format_fstring": (
+        _in_place(format_rewrite),
+        EditShape(Anchor.AT_DIAGNOSTIC, "Call", '" $S {} $S " . format ( $1 )', 'f" $S { $1 } $S "'),
     ),
     "raise_from_none": (
         _in_place(from_none),

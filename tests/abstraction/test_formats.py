@@ -16,7 +16,7 @@ from fixlore.abstraction import (
     instantiate,
     verify_privacy,
 )
-from fixlore.abstraction._formats import percent_to_fstring
+from fixlore.abstraction._formats import format_to_fstring, percent_to_fstring
 from tests.abstraction._helpers import code, diag_at
 
 UP031 = ("Ruff", "UP031", "Use format specifiers instead of percent format")
@@ -209,3 +209,93 @@ def test_a_rendered_replacement_field_keeps_its_conversion_on_the_expression() -
     shape = ['f"', "$S", "{", "$1", "!r", "}", "$S", "{", "$2", "+", "$N", "}", '"']
     concrete = ['f"', "line ", "{", "line", "!r", "}", ": ", "{", "n", "+", "1", "}", '"']
     assert render(concrete, frozenset(), string_states(shape)) == 'f"line {line!r}: {n + 1}"'
+
+
+# --- "…{}".format(args) -> f"…{arg}…" --------------------------------------------------------
+
+UP030 = ("Ruff", "UP030", "Use implicit references for positional format fields")
+UP032 = ("Ruff", "UP032", "Use f-string instead of `format` call")
+
+
+def test_a_format_call_becomes_the_f_string_with_every_argument_in_its_field() -> None:
+    assert format_to_fstring("'received: {0!r}'.format(message.body)") == "f'received: {message.body!r}'"
+    assert format_to_fstring('"{}-{:>4}".format(self.rev, n)') == 'f"{self.rev}-{n:>4}"'
+    assert format_to_fstring('"{x} and {y.z}".format(x=1, y=obj)') == 'f"{1} and {obj.z}"'
+    assert format_to_fstring('"{0.name}[{0[1]}]".format(a + b)') is None, "used twice, and it computes"
+    assert format_to_fstring('"{0.name}".format(a + b)') == 'f"{(a + b).name}"'
+    assert format_to_fstring('"{1} {0}".format(a, b.c)') == 'f"{b.c} {a}"', "names: evaluated in any order alike"
+    assert format_to_fstring("r'\\d{0}'.format(a)") == "fr'\\d{a}'"
+    assert format_to_fstring("u'{0}'.format(a)") == "f'{a}'"
+    # a field of repr(x) is the conversion it is, where repr is the builtin (as for %s)
+    assert format_to_fstring('"[{f}]".format(f=repr(a))', frozenset({"repr"})) == 'f"[{a!r}]"'
+    assert format_to_fstring('"[{f}]".format(f=repr(a))') == 'f"[{repr(a)}]"'
+    # an implicit concatenation keeps its pieces; one without a field stays plain, its braces unescaped
+    assert format_to_fstring('("a {} "\n "b {{}} "\n "c {}").format(x, y)') == '(f"a {x} "\n "b {} "\n f"c {y}")'
+
+
+def test_what_a_format_call_does_that_an_f_string_cannot_say_is_left_alone() -> None:
+    for expression in (
+        '"{} {}".format(a)',  # a field without an argument: format raises
+        '"{}".format(a, b)',  # an argument no field uses: format still evaluates it
+        '"{1} {0}".format(a(), b)',  # calls, reordered: format evaluates them in order first
+        '"{0} {0}".format(a())',  # a call used twice would run twice
+        '"{} {0}".format(a)',  # automatic and manual numbering mixed
+        '"{0[key]}".format(a)',
+        '"{:{w}}".format(a, w=3)',  # a nested field
+        '"\\x7b0}".format(a)',  # a brace to format, not in the source
+        '"{}".format("q")',  # the argument holds the string's quote
+        '"{}".format(*a)',
+        '"{}".format(**a)',
+        'b"{}".format(a)',
+        '"{}".format(a).upper()',  # not the call alone
+    ):
+        assert format_to_fstring(expression) is None, expression
+
+
+def _learn_format(rule: tuple[str, str, str]):  # type: ignore[no-untyped-def]
+    before = 'def show(zq_payload):\n    print("zq_greeting: {0!r}".format(zq_payload.body))\n'
+    after = before.replace('"zq_greeting: {0!r}".format(zq_payload.body)', 'f"zq_greeting: {zq_payload.body!r}"')
+    result = extract_pattern(
+        "python", before, after, diag_at(before, '"zq_greeting: {0!r}".format(zq_payload.body)', *rule)
+    )
+    assert isinstance(result, Extracted), result
+    return result.pattern
+
+
+def test_a_format_call_made_an_f_string_by_hand_is_learned_as_the_rewrite_for_any_arguments() -> None:
+    pattern = _learn_format(UP030)
+    assert ("rewrite", "format_fstring") in pattern.extra
+    assert verify_privacy(pattern).ok
+    assert "zq_" not in repr(pattern)
+    text = 'def pair(a, b):\n    log("{0}: {1:>5}".format(a.name, len(b)))\n'
+    result = instantiate(pattern, "python", text, diag_at(text, '"{0}: {1:>5}".format(a.name, len(b))', *UP030))
+    assert isinstance(result, Instantiated), result
+    assert apply_edits(text, result.edits) == 'def pair(a, b):\n    log(f"{a.name}: {len(b):>5}")\n'
+    # where the rewrite would reorder calls, nothing is offered
+    text = 'def pair(a, b):\n    log("{1}: {0}".format(a(), b()))\n'
+    skipped = instantiate(pattern, "python", text, diag_at(text, '"{1}: {0}".format(a(), b())', *UP030))
+    assert isinstance(skipped, Skipped)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(
+        st.tuples(_NAMES, st.sampled_from(("", "!r", ":>4", "!s:<3", ":d"))),
+        min_size=1,
+        max_size=4,
+        unique_by=lambda f: f[0],
+    ),
+    st.text("ab :-", max_size=3),
+    st.booleans(),
+)
+def test_every_argument_of_the_format_call_is_in_the_rewrite(
+    fields: list[tuple[str, str]], glue: str, numbered: bool
+) -> None:
+    fmt = glue.join("{" + (str(i) if numbered else "") + spec + "}" for i, (_, spec) in enumerate(fields))
+    expression = '"' + fmt + '".format(' + ", ".join(name for name, _ in fields) + ")"
+    rewritten = format_to_fstring(expression)
+    assert rewritten is not None
+    for values in ((10, 11, 12, 13), (-7, 0, 255, 3)):
+        env = {name: values[i] for i, (name, _) in enumerate(fields)}
+        assert eval(rewritten, {}, env) == eval(expression, {}, env), env  # noqa: S307 - generated test input
+    assert [n.id for n in ast.walk(ast.parse(rewritten)) if isinstance(n, ast.Name)] == [n for n, _ in fields]
