@@ -362,7 +362,7 @@ def format_to_fstring(expression: str, builtins: frozenset[str] = frozenset()) -
     first_use = list(dict.fromkeys(used))
     if first_use != list(texts) and not all(_pure(n) for n in nodes.values()):
         return None
-    return before + "".join(out) + between
+    return before + "".join(out) + between.rstrip()  # `.format` on a line of its own: no blank tail
 
 
 def _format_fields(

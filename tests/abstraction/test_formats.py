@@ -231,6 +231,9 @@ def test_a_format_call_becomes_the_f_string_with_every_argument_in_its_field() -
     assert format_to_fstring('"[{f}]".format(f=repr(a))') == 'f"[{repr(a)}]"'
     # an implicit concatenation keeps its pieces; one without a field stays plain, its braces unescaped
     assert format_to_fstring('("a {} "\n "b {{}} "\n "c {}").format(x, y)') == '(f"a {x} "\n "b {} "\n f"c {y}")'
+    assert format_to_fstring('"a {}"\n    .format(x)') == 'f"a {x}"', (
+        "`.format` on a line of its own leaves no blank tail"
+    )
 
 
 def test_what_a_format_call_does_that_an_f_string_cannot_say_is_left_alone() -> None:
