@@ -214,13 +214,22 @@ def percent_rewrite(
     """
     start, end = _percent_expression(text, start, end)
     expression = text[start:end]
-    builtins: frozenset[str] = frozenset()
-    if _CALLS.search(expression):
-        src = parsed("python", text)
-        bound = visible_names(src.root, src.data, src.byte(start))
-        builtins = frozenset() if bound is None else frozenset(_CONVERSIONS) - bound
-    new = percent_to_fstring(expression, plain_d=plain_d, integers=integers, builtins=builtins)
+    new = percent_to_fstring(
+        expression, plain_d=plain_d, integers=integers, builtins=_conversion_builtins(text, start, expression)
+    )
     return None if new is None else (start, end, new)
+
+
+def _conversion_builtins(text: str, start: int, expression: str) -> frozenset[str]:
+    """Those of ``str``, ``repr`` and ``ascii`` that are the builtins at ``start`` (the file binds none of them there).
+
+    Parsed only when ``expression`` calls one of them.
+    """
+    if not _CALLS.search(expression):
+        return frozenset()
+    src = parsed("python", text)
+    bound = visible_names(src.root, src.data, src.byte(start))
+    return frozenset() if bound is None else frozenset(_CONVERSIONS) - bound
 
 
 def _percent_expression(text: str, start: int, end: int) -> tuple[int, int]:
@@ -431,9 +440,4 @@ def _pure(node: ast.expr) -> bool:
 def format_rewrite(text: str, start: int, end: int) -> str | None:
     """UP032 (or UP030, as users fix it) at ``text[start:end]``: the call as an f-string, or ``None``."""
     expression = text[start:end]
-    builtins: frozenset[str] = frozenset()
-    if _CALLS.search(expression):
-        src = parsed("python", text)
-        bound = visible_names(src.root, src.data, src.byte(start))
-        builtins = frozenset() if bound is None else frozenset(_CONVERSIONS) - bound
-    return format_to_fstring(expression, builtins)
+    return format_to_fstring(expression, _conversion_builtins(text, start, expression))
