@@ -82,12 +82,13 @@ class DocumentSync:
     def change_arrived(self, params: Any, body: bytes | None = None, next_method: str | None = None) -> None:
         """A didChange, before fixlore takes it in: incremental upstreams get it at once.
 
-        A pulling editor asks for diagnostics right after an edit, so their pull is
-        sent with it (:meth:`DiagnosticsBridge.pull_ahead`): the upstreams work while
-        fixlore takes in the change. :meth:`did_change` does the rest. ``body``: the
-        message's bytes, passed on as they are when known; ``next_method``: the
-        editor's message read behind it, if any (its pull: the pull ahead goes out
-        with the change, and the editor's joins it; anything else goes first).
+        A pulling editor asks for diagnostics right after an edit, so the upstreams
+        are pulled ahead of it (:meth:`DiagnosticsBridge.pull_ahead`: after the
+        requests read with the change, or with it when the editor's pull is next).
+        :meth:`did_change` does the rest. ``body``: the message's bytes, passed on
+        as they are when known; ``next_method``: the editor's message read behind
+        it, if any (its pull: the pull ahead goes out with the change, and the
+        editor's joins it; anything else goes first).
         """
         self._sent_early = None
         try:
