@@ -272,9 +272,6 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
     return None
 
 
-_CONSTANTS = ("None", "True", "False", "null", "undefined", "true", "false", "nil")
-
-
 def _literal_made_constant(before: str, after: str) -> bool:
     """A string or number of the user's gone, and ``None`` (``True``, ``null``, ...) come in: data made a constant.
 
@@ -286,7 +283,7 @@ def _literal_made_constant(before: str, after: str) -> bool:
     had, has = _counts(before), _counts(after)
     if not any(has[t] < had[t] for t in (STRING, NUMBER)):
         return False
-    return any(has[t] > had[t] for t in _CONSTANTS)
+    return any(has[t] > had[t] for t in _VALUES)
 
 
 def _byte_strings(shape: str) -> int:

@@ -418,7 +418,8 @@ def string_states(abstract: list[str]) -> list[StringState]:
     return out
 
 
-_CONVERSIONS = frozenset({"!r", "!s", "!a"})
+_CONVERSION_MARKS = frozenset({"!r", "!s", "!a"})
+"""A replacement field's conversion, as its own token."""
 
 
 def glued(state: StringState, prev: str, tok: str) -> bool:
@@ -429,7 +430,7 @@ def glued(state: StringState, prev: str, tok: str) -> bool:
     quote, depth = state
     if quote is None:
         return False
-    return depth == 0 or (depth == 1 and (prev == "{" or tok == "}" or tok in _CONVERSIONS))
+    return depth == 0 or (depth == 1 and (prev == "{" or tok == "}" or tok in _CONVERSION_MARKS))
 
 
 def render(

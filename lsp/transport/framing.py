@@ -101,7 +101,10 @@ def next_method(reader: asyncio.StreamReader | None) -> str | None:
         return None
     head = bytes(buffer[:PEEK_BYTES])
     start = head.find(b"\r\n\r\n")
-    found = _METHOD.search(head, start + 4) if start >= 0 else None
+    length = header_length(head[:start]) if start >= 0 else None
+    if length is None:
+        return None
+    found = _METHOD.search(head, start + 4, start + 4 + length)  # that message's own body, not the one after it
     return found.group(1).decode("ascii", "replace") if found else None
 
 

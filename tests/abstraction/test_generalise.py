@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixlore.abstraction import Hole, generalise, verify_privacy
+from fixlore.abstraction import Hole, Instantiated, generalise, instantiate, verify_privacy
 
 from ._helpers import apply, diag_at, learn
 
@@ -63,10 +63,6 @@ C408 = ("Ruff", "C408")
 
 def test_a_literal_put_in_a_builtins_place_is_not_lifted_to_another_builtin() -> None:
     """``dict()`` -> ``{}`` is dict's literal: lifted to "Unnecessary `list()` call" it would make a list a dict."""
-    from fixlore.abstraction import Instantiated, instantiate
-
-    from ._helpers import diag_at, learn
-
     before = "def f():\n    seen = dict()\n    return seen\n"
     pattern = learn(
         "python",

@@ -118,3 +118,7 @@ async def test_the_next_message_read_already_is_seen_without_taking_it() -> None
     assert await read_body(reader) == late
     assert next_method(reader) is None, "nothing buffered"
     assert next_method(None) is None
+    answer = b'{"jsonrpc":"2.0","id":3,"result":null}'
+    reader = asyncio.StreamReader()
+    reader.feed_data(_frame(answer) + _frame(action))
+    assert next_method(reader) is None, "the next message is an answer: the one after it is not looked at"
