@@ -73,7 +73,7 @@ def percent_to_fstring(
     operands = right.elts if isinstance(right, ast.Tuple) else [right]
     if any(isinstance(o, ast.Starred) for o in operands):
         return None
-    if not isinstance(right, ast.Tuple) and _may_be_tuple(right):
+    if not isinstance(right, ast.Tuple) and may_be_tuple(right):
         return None
     quotes = {quote[0] for _, _, _, quote in pieces}
     texts = [_operand(source, o, quotes) for o in operands]
@@ -212,7 +212,7 @@ def percent_rewrite(
     its own (``%d``, a width), its diagnostic covers the literal alone: the
     rewrite takes the whole ``literal % operands`` it is the left of.
     """
-    start, end = _percent_expression(text, start, end)
+    start, end = percent_expression(text, start, end)
     expression = text[start:end]
     new = percent_to_fstring(
         expression, plain_d=plain_d, integers=integers, builtins=_conversion_builtins(text, start, expression)
@@ -232,7 +232,7 @@ def _conversion_builtins(text: str, start: int, expression: str) -> frozenset[st
     return frozenset() if bound is None else frozenset(_CONVERSIONS) - bound
 
 
-def _percent_expression(text: str, start: int, end: int) -> tuple[int, int]:
+def percent_expression(text: str, start: int, end: int) -> tuple[int, int]:
     """``(start, end)``, or the ``%`` expression whose left operand is the string literal there."""
     snippet = text[start:end].lstrip()
     if not snippet[:4].lstrip("uUrRbB").startswith(("'", '"')) or "%" not in text[end : end + 200]:
@@ -278,7 +278,7 @@ def _conversion(source: str, node: ast.expr, quotes: set[str], builtins: frozens
     return None if text is None else (text, _CONVERSIONS[node.func.id])
 
 
-def _may_be_tuple(node: ast.expr) -> bool:
+def may_be_tuple(node: ast.expr) -> bool:
     """A lone operand that is not plainly a single value: ``%`` would unpack it if it were a tuple."""
     return not isinstance(node, (ast.Constant, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.Name))
 

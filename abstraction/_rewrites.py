@@ -3,7 +3,8 @@
 A shape learned token by token fixes one arity and one operand structure; some
 fixes users make by hand are the same mechanical rewrite every time, of code of
 any size: ``"…%s" % x`` -> ``f"…{x}"`` and ``"…{}".format(x)`` -> ``f"…{x}"``
-(:mod:`~fixlore.abstraction._formats`);
+(:mod:`~fixlore.abstraction._formats`), and ``log.info("…%s" % x)`` ->
+``log.info("…%s", x)`` (:mod:`~fixlore.abstraction._logging_args`);
 ``raise X(…)`` -> ``raise X(…) from None``, ``from err`` (the name the enclosing
 ``except … as err`` binds) or, naming the exception, ``except E as exc:`` …
 ``from exc`` (B904); ``a == b`` -> ``a is b`` and ``type(a) == B`` ->
@@ -42,6 +43,7 @@ from fixlore.abstraction._forward_refs import quoted_forward_ref
 from fixlore.abstraction._import_lines import statement_binds, top_level_imports, without_imports
 from fixlore.abstraction._imports import imports_its_own, is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
+from fixlore.abstraction._logging_args import log_args
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
 from fixlore.abstraction._py2 import COMPAT_NAMES, PY2_MEANS_OTHERWISE, PY3_NAMES, compat_name, py3_name, still_python_2
 from fixlore.abstraction._raises import CAUGHT_NAMES, from_caught, from_new, from_none
@@ -190,6 +192,10 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "percent_fstring_plain": (
         _percent(integers=True, plain_d=True),
         EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %d $S " % $1', 'f" $S { $1 } $S "'),
+    ),
+    "percent_log_args": (
+        _whole(log_args),
+        EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %s $S " % $1', '" $S %s $S " , $1'),
     ),
     "format_fstring": (
         _in_place(format_rewrite),
