@@ -9,7 +9,8 @@ literal, every operand's source whole, in order; only the ``%`` and the tuple's
 parentheses go, and the call's ``%`` formatting makes the same text of them.
 
 It applies where the ``%`` expression is the message of a call of a logging
-method (:data:`LOG_METHODS`; ``log`` after its level) with no positional
+method (:data:`LOG_METHODS`; ``log`` after its level) of something named as a
+logger is (:data:`_LOGGER`: not ``warnings.warn``) with no positional
 argument after it, and the literal's directives take exactly the operands given
 (``%(name)s`` directives: one mapping). Left alone: ``*`` widths, a starred
 operand, a lone operand that may be a tuple (``%`` would unpack it, the call
@@ -24,11 +25,19 @@ import io
 import re
 import tokenize
 
+import tree_sitter
+
 from fixlore.abstraction._formats import may_be_tuple, percent_expression
-from fixlore.abstraction._tree import parsed
+from fixlore.abstraction._tree import Source, parsed
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
 """Methods of :class:`logging.Logger` (and the module's functions) whose message the rewrite moves operands after."""
+
+_LOGGER = re.compile(r"_*(?:\w+_)?(?:log|logger|logging)(?:_\w+)?", re.IGNORECASE)
+"""What a logger is called (``log``, ``logger``, ``self._logger``, ``LOG``, ``access_log``, the ``logging`` module).
+
+A method of the same name on anything else may take its arguments otherwise:
+``warnings.warn(msg, category)``, ``parser.error(message)``."""
 
 _SPEC = re.compile(r"%(\([^)]*\))?[-+ #0]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
 """One ``%`` directive: mapping key, width, precision, conversion (``%%`` included)."""
@@ -54,7 +63,8 @@ def log_args(text: str, start: int, end: int) -> tuple[int, int, str] | None:
     if method is None:
         return None
     name = src.slice(method.start_byte, method.end_byte)
-    if name not in LOG_METHODS:
+    receiver = function.child_by_field_name("object")
+    if name not in LOG_METHODS or receiver is None or not _LOGGER.fullmatch(_last_name(src, receiver)):
         return None
     if any(c.type in ("list_splat", "dictionary_splat") for c in arguments.named_children):
         return None
@@ -68,6 +78,13 @@ def log_args(text: str, start: int, end: int) -> tuple[int, int, str] | None:
         return None  # a comment after the literal: where it would go is not ours to guess
     literal = text[start:literal_end]
     return start, end, literal + ", " + ", ".join(operands)
+
+
+def _last_name(src: Source, node: tree_sitter.Node) -> str:
+    """The name a receiver is known by: ``log``, or ``logger`` of ``self.logger`` (``""`` for anything else)."""
+    if node.type == "attribute":
+        node = node.child_by_field_name("attribute") or node
+    return src.slice(node.start_byte, node.end_byte) if node.type == "identifier" else ""
 
 
 def _operands(expression: str) -> list[str] | None:

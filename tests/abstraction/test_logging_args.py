@@ -31,6 +31,8 @@ def test_the_operands_go_to_the_logging_call_whole_and_in_order() -> None:
         'logger.debug("%d: %s", n, host, exc_info=True)\n'
     )
     assert _rewritten('logging.log(INFO, "x %s" % y)\n', '"x %s" % y') == 'logging.log(INFO, "x %s", y)\n'
+    for logger in ("self._logger", "LOG", "app.logger", "self.server.access_log", "logging"):
+        assert _rewritten(f'{logger}.error("x %r" % y)\n', '"x %r" % y') == f'{logger}.error("x %r", y)\n'
     # one mapping for named directives; `%%` takes no operand; a concatenation keeps its pieces
     assert _rewritten('log.info("%(a)s" % d)\n', '"%(a)s" % d') == 'log.info("%(a)s", d)\n'
     assert _rewritten('log.info("100%% of %s" % y)\n', '"100%% of %s" % y') == 'log.info("100%% of %s", y)\n'
@@ -41,6 +43,11 @@ def test_the_operands_go_to_the_logging_call_whole_and_in_order() -> None:
 def test_what_the_call_would_format_otherwise_is_left_alone() -> None:
     for text, needle in (
         ('print("x %s" % y)\n', '"x %s" % y'),  # not a logging call
+        ('warnings.warn("x %s" % y)\n', '"x %s" % y'),  # the second argument is the warning's category
+        ('parser.error("x %s" % y)\n', '"x %s" % y'),  # one message, formatted by nobody
+        ('self.catalog.error("x %s" % y)\n', '"x %s" % y'),
+        ('self.info("x %s" % y)\n', '"x %s" % y'),
+        ('get_logger().info("x %s" % y)\n', '"x %s" % y'),  # not named: not known to be one
         ('log.info("x %s" % y, z)\n', '"x %s" % y'),  # a positional argument after the message
         ('log.info(("x %s" % y))\n', '"x %s" % y'),  # in parentheses of its own: not the call's argument
         ('log.info("x %s" % (a, b))\n', '"x %s" % (a, b)'),  # more operands than directives
