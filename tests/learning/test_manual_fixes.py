@@ -279,3 +279,26 @@ async def test_a_file_closed_and_opened_again_at_once_is_learned_from(tmp_path: 
             await editor.gone(uri, "F821")
             await editor.until_stats(lambda s, before=before: s["session"]["manualFixes"] > before)
             editor.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
+
+
+async def test_operands_passed_to_a_logging_call_by_hand_are_passed_for_other_calls_and_arities(tmp_path: Path) -> None:
+    """UP031 in a logging call: the user passes the operand to the call (not an f-string); learned as that rewrite."""
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["UP031"]\n')
+    async with Editor(tmp_path) as editor:
+        text = "def spawn(log, worker):\n    log.info('spawned %s' % worker.pid)\n"
+
+        def by_hand(uri: str) -> None:
+            editor.replace(uri, "'spawned %s' % worker.pid", "'spawned %s', worker.pid")
+
+        await fix_by_hand(editor, "spawn.py", text, "UP031", by_hand)
+        fresh = (
+            "class Pool:\n"
+            "    def reap(self, pid, rss):\n"
+            "        self.logger.warning('killed %d (rss %s)' % (pid, rss), stack_info=True)\n"
+        )
+        uri = editor.open("pool.py", fresh)
+        action = await offered_learned_fix(editor, uri, "UP031")
+        assert "'killed %d (rss %s)', pid, rss" in action["title"], action["title"]
+        await editor.apply(action)
+        await editor.gone(uri, "UP031")
+        assert "self.logger.warning('killed %d (rss %s)', pid, rss, stack_info=True)" in editor.texts[uri]
