@@ -1,4 +1,4 @@
-"""``log.info("…%s…" % args)`` -> ``log.info("…%s…", *args)``: the logging call formats its own arguments.
+"""``log.info("…%s…" % (a, b))`` -> ``log.info("…%s…", a, b)``: the logging call formats its own arguments.
 
 People who fix UP031 in a logging call often write no f-string: they pass the
 operands to the call, which formats them only if the record is emitted (what
