@@ -54,22 +54,14 @@ def percent_to_fstring(
     An implicit concatenation keeps its pieces, and only those with a directive
     become f-strings.
     """
-    try:
-        tree = ast.parse("(" + expression + "\n)", mode="eval")
-    except (SyntaxError, ValueError):
+    split = split_percent(expression)
+    if split is None:
         return None
-    node = tree.body
-    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
-        return None
-    left = node.left
-    if not (isinstance(left, ast.Constant) and isinstance(left.value, str)):
-        return None
-    source = "(" + expression + "\n)"
+    source, left, right = split
     literal = ast.get_source_segment(source, left)
     pieces = _pieces(literal) if literal is not None else None
     if not pieces:
         return None
-    right = node.right
     operands = right.elts if isinstance(right, ast.Tuple) else [right]
     if any(isinstance(o, ast.Starred) for o in operands):
         return None
@@ -105,6 +97,24 @@ def percent_to_fstring(
     if integers is not None and integers != (integer_fields > 0):
         return None
     return "".join(out)
+
+
+def split_percent(expression: str) -> tuple[str, ast.Constant, ast.expr] | None:
+    """``expression`` (``literal % operands``) parsed: the source its nodes index, the string literal, the operands.
+
+    ``None`` unless it is a ``%`` whose left is a ``str`` literal (not bytes, not an f-string).
+    """
+    source = "(" + expression + "\n)"
+    try:
+        node = ast.parse(source, mode="eval").body
+    except (SyntaxError, ValueError):
+        return None
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
+        return None
+    left = node.left
+    if not (isinstance(left, ast.Constant) and isinstance(left.value, str)):
+        return None
+    return source, left, node.right
 
 
 def _pieces(literal: str) -> list[tuple[int, int, str, str]] | None:

@@ -27,7 +27,7 @@ import tokenize
 
 import tree_sitter
 
-from fixlore.abstraction._formats import may_be_tuple, percent_expression
+from fixlore.abstraction._formats import may_be_tuple, percent_expression, split_percent
 from fixlore.abstraction._tree import Source, parsed
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
@@ -89,18 +89,13 @@ def _last_name(src: Source, node: tree_sitter.Node) -> str:
 
 def _operands(expression: str) -> list[str] | None:
     """The source of each operand the call would take for ``expression`` (a ``%`` of a string literal)."""
-    source = "(" + expression + "\n)"
-    try:
-        node = ast.parse(source, mode="eval").body
-    except (SyntaxError, ValueError):
-        return None
-    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
-        return None
-    left, right = node.left, node.right
-    if not (isinstance(left, ast.Constant) and isinstance(left.value, str)):
+    split = split_percent(expression)
+    if split is None:
         return None  # bytes, an f-string, a name: not a message the call formats the same way
-    directives = [m for m in _SPEC.finditer(left.value) if m.group(4) != "%"]
-    if "%" in _SPEC.sub("", left.value) or any("*" in (m.group(2) or "") + (m.group(3) or "") for m in directives):
+    source, left, right = split
+    message = str(left.value)  # a str: split_percent checked it
+    directives = [m for m in _SPEC.finditer(message) if m.group(4) != "%"]
+    if "%" in _SPEC.sub("", message) or any("*" in (m.group(2) or "") + (m.group(3) or "") for m in directives):
         return None  # a directive Python rejects, or a width taken from the operands
     keyed = [m.group(1) is not None for m in directives]
     if any(keyed):
