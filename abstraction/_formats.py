@@ -338,15 +338,16 @@ def format_to_fstring(expression: str, builtins: frozenset[str] = frozenset()) -
     pieces = _pieces(literal) if literal is not None else None
     if not pieces or literal is None:
         return None
-    lines = source.splitlines(keepends=True)
+    # The nodes' columns count UTF-8 bytes: the slices are taken of the source's bytes.
+    data = source.encode()
     offsets = [0]
-    for line in lines:
+    for line in data.splitlines(keepends=True):
         offsets.append(offsets[-1] + len(line))
     lit_start = offsets[literal_node.lineno - 1] + literal_node.col_offset
     lit_end = offsets[(literal_node.end_lineno or 1) - 1] + (literal_node.end_col_offset or 0)
     call_start = offsets[node.lineno - 1] + node.col_offset
-    dot = source.rfind(".", lit_end, offsets[(node.func.end_lineno or 1) - 1] + (node.func.end_col_offset or 0))
-    before, between = source[call_start:lit_start], source[lit_end:dot]
+    dot = data.rfind(b".", lit_end, offsets[(node.func.end_lineno or 1) - 1] + (node.func.end_col_offset or 0))
+    before, between = data[call_start:lit_start].decode(), data[lit_end:dot].decode()
     if before.strip("( \t\n") or between.strip(") \t\n") or before.count("(") != between.count(")"):
         return None
     quotes = {quote[0] for _, _, _, quote in pieces}

@@ -234,6 +234,9 @@ def test_a_format_call_becomes_the_f_string_with_every_argument_in_its_field() -
     assert format_to_fstring('"a {}"\n    .format(x)') == 'f"a {x}"', (
         "`.format` on a line of its own leaves no blank tail"
     )
+    # a literal with characters past ASCII (the parser's columns count UTF-8 bytes, not characters)
+    assert format_to_fstring('"déjà {} – {}".format(a, b)') == 'f"déjà {a} – {b}"'
+    assert format_to_fstring('("é {}"\n "ü{}").format(x, y)') == '(f"é {x}"\n f"ü{y}")'
 
 
 def test_what_a_format_call_does_that_an_f_string_cannot_say_is_left_alone() -> None:
