@@ -20,6 +20,7 @@ Titles are unique.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Mapping
 from concurrent.futures import Executor
@@ -211,9 +212,14 @@ def source_action_pattern(language: str, action: dict[str, Any]) -> Pattern:
     It has no rule, so it is keyed by its kind: accepting "Fix all auto-fixable
     problems" is then recorded like any other choice.
     """
-    kind = str(action.get("kind") or "")
+    return _source_action_pattern(language, str(action["title"]), str(action.get("kind") or ""))
+
+
+@functools.lru_cache(maxsize=256)
+def _source_action_pattern(language: str, title: str, kind: str) -> Pattern:
+    """The same few actions come with every light bulb: worked out once (a pattern is frozen)."""
     info = DiagnosticInfo(source="source-action", code=kind, message="", range=_NO_RANGE)
-    return action_pattern(language, info, str(action["title"]), kind)
+    return action_pattern(language, info, title, kind)
 
 
 def action_pattern(language: str, info: DiagnosticInfo, title: str, kind: str) -> Pattern:

@@ -27,6 +27,10 @@ class SettleSchedule(Generic[S]):
         self._settle = settle
         """Called when a wanted settle's pause has run out (it may find the document not ready)."""
         self._timers: dict[str, Timer] = {}
+        self._fires_at: dict[str, float] = {}
+        """When each pause timer in ``_timers`` goes off."""
+        self._due: dict[str, float] = {}
+        """When each pause runs out: later than its timer after a restart, which the timer then sets again."""
         self._source_timers: dict[str, Timer] = {}
         """When to stop waiting for late sources."""
         self._wanted: set[str] = set()
@@ -36,10 +40,28 @@ class SettleSchedule(Generic[S]):
         """States found due while their document's settle ran: settled after it, in order."""
 
     def want(self, uri: str, *, delay: float) -> None:
-        """Settle ``uri`` once ``delay`` has passed (the pause restarts)."""
+        """Settle ``uri`` once ``delay`` has passed (the pause restarts).
+
+        Every keystroke restarts the pause: its timer is kept when it goes off no
+        later than the new end (it then sets itself again for the rest), instead
+        of a timer cancelled and made a keystroke.
+        """
         self._wanted.add(uri)
+        due = self._clock.now() + delay
+        self._due[uri] = due
+        if uri in self._timers and self._fires_at[uri] <= due:
+            return
+        self._arm(uri, due, delay)
+
+    def _stop_pause(self, uri: str) -> None:
+        _cancel(self._timers, uri)
+        self._fires_at.pop(uri, None)
+        self._due.pop(uri, None)
+
+    def _arm(self, uri: str, at: float, delay: float) -> None:
         _cancel(self._timers, uri)
         self._timers[uri] = self._clock.call_later(delay, self._fired, uri)
+        self._fires_at[uri] = at
 
     def recheck(self, uri: str, *, delay: float) -> None:
         """Settle ``uri`` after ``delay``, unless a settle is wanted already: that one comes first or is due now.
@@ -53,7 +75,7 @@ class SettleSchedule(Generic[S]):
 
     def want_now(self, uri: str) -> None:
         """Settle ``uri`` at the next chance, without a pause."""
-        _cancel(self._timers, uri)
+        self._stop_pause(uri)
         self._wanted.add(uri)
 
     def if_due(self, uri: str) -> None:
@@ -98,7 +120,7 @@ class SettleSchedule(Generic[S]):
         """The document closed."""
         self._wanted.discard(uri)
         self._queued.pop(uri, None)
-        _cancel(self._timers, uri)
+        self._stop_pause(uri)
         _cancel(self._source_timers, uri)
 
     def close(self) -> None:
@@ -106,11 +128,19 @@ class SettleSchedule(Generic[S]):
         for handle in (*self._timers.values(), *self._source_timers.values()):
             handle.cancel()
         self._timers.clear()
+        self._fires_at.clear()
+        self._due.clear()
         self._source_timers.clear()
         self._queued.clear()
 
     def _fired(self, uri: str) -> None:
+        now = self._clock.now()
+        due = self._due.get(uri, now)
+        if due > now:  # restarted since this timer was set
+            self._arm(uri, due, due - now)
+            return
         self._timers.pop(uri, None)
+        self._due.pop(uri, None)
         self._settle(uri)
 
     def _overdue(self, uri: str) -> None:

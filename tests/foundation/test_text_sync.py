@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
-from fixlore.lsp.transport.text_sync import apply_change, check_did_change
+from fixlore.lsp.transport.text_sync import _NEAR, apply_change, apply_to_document, check_did_change
 
 CODEC = {"utf-8": ("utf-8", 1), "utf-16": ("utf-16-le", 2), "utf-32": ("utf-32-le", 4)}
 
@@ -112,6 +113,50 @@ def test_agrees_with_the_obvious_implementation(
     text = "".join(pieces)
     edit = change(start, end, new)
     assert apply_change(text, edit, counter(encoding)) == reference(text, edit, encoding)
+
+
+EDITS = st.lists(st.tuples(POS, POS, st.sampled_from(["", "x", "\n", "\r\n", "ab\ncd", "😋é", "\r"])), max_size=8)
+LINES = st.lists(st.sampled_from(["", "a", "bc d", "é😋", "x" * 9]), min_size=1, max_size=12)
+
+
+@settings(max_examples=500, deadline=None)
+@given(LINES, st.sampled_from(["\n", "\r\n"]), EDITS, st.sampled_from(["utf-8", "utf-16"]), st.booleans())
+def test_a_sequence_of_changes_agrees_with_the_obvious_implementation(
+    lines: list[str], eol: str, edits: list[Any], encoding: str, one_message: bool
+) -> None:
+    """Each change starts from where the last one left the document (its line hint): the text stays the editor's."""
+    text = eol.join(lines) + eol
+    doc = TextDocument("file:///a.py", text, version=1, position_codec=PositionCodec(encoding=encoding))
+    changes = [change(start, end, new) for start, end, new in edits]
+    expected = text
+    for edit in changes:
+        expected = reference(expected, edit, encoding)
+    if one_message:
+        apply_to_document(doc, 2, changes)
+    else:
+        for version, edit in enumerate(changes, 2):
+            apply_to_document(doc, version, [edit])
+    assert doc.source == expected
+
+
+def test_a_lone_carriage_return_made_a_windows_line_end_moves_the_next_line() -> None:
+    """``x\\r`` then ``\\n`` typed after it: one line end, so line 1 now starts past the ``\\n``."""
+    doc = TextDocument("file:///a.py", "x\ry\n", version=1)
+    apply_to_document(doc, 2, [change((1, 0), (1, 0), "\n")])
+    apply_to_document(doc, 3, [change((1, 0), (1, 0), "Z")])
+    assert doc.source == "x\r\nZy\n"
+
+
+@pytest.mark.parametrize("distance", [-_NEAR - 1, -_NEAR, -3, -1, 0, 1, 2, _NEAR, _NEAR + 1])
+def test_typing_far_from_the_last_change_lands_on_the_editors_line(distance: int) -> None:
+    lines = [f"line {i}" for i in range(3 * _NEAR)]
+    doc = TextDocument("file:///a.py", "\n".join(lines) + "\n", version=1)
+    here = _NEAR + _NEAR // 2
+    apply_to_document(doc, 2, [change((here, 0), (here, 0), "#")])
+    apply_to_document(doc, 3, [change((here + distance, 1), (here + distance, 2), "I")])
+    lines[here] = "#" + lines[here]
+    lines[here + distance] = lines[here + distance][0] + "I" + lines[here + distance][2:]
+    assert doc.source == "\n".join(lines) + "\n"
 
 
 @pytest.mark.parametrize(
