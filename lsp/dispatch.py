@@ -130,24 +130,14 @@ class Dispatch:
             self._learning.did_open(uri, raw)
             self._check(uri, immediate=True)
 
-    def changed(self, uri: str, raw: Any, *, request_behind: bool = False) -> None:
-        """DidChange (the text already applied): upstreams, the hub (its edits), timeline, debounced syntax check.
-
-        ``request_behind``: the editor's next message, read already, is a request (a
-        light bulb after a keystroke): the timeline takes the change in after that
-        request's first step (:meth:`catch_up`), which then reaches the upstreams
-        ~20 µs sooner.
-        """
+    def changed(self, uri: str, raw: Any) -> None:
+        """DidChange (the text already applied): upstreams, the hub (its edits), timeline, debounced syntax check."""
         large = self._too_large(uri)
         self._sync.did_change(uri, raw)
         if not large:
             self._hub_changed(uri, raw)
-            self._learning.did_change(uri, raw, soon=request_behind)
+            self._learning.did_change(uri, raw)
             self._check(uri)
-
-    def catch_up(self) -> None:
-        """Work left for after the request behind a change: done before the next message is read."""
-        self._learning.catch_up()
 
     def saved(self, uri: str, raw: Any) -> None:
         """didSave: upstreams, a settle at once, syntax check at once."""

@@ -36,8 +36,8 @@ class DocumentEvents(Protocol):
     def opened(self, uri: str, raw: Any) -> None:
         """``textDocument/didOpen``."""
 
-    def changed(self, uri: str, raw: Any, *, request_behind: bool = False) -> None:
-        """``textDocument/didChange`` (applied already); ``request_behind``: see :func:`request_behind`."""
+    def changed(self, uri: str, raw: Any) -> None:
+        """``textDocument/didChange`` (applied to the document already)."""
 
     def saved(self, uri: str, raw: Any) -> None:
         """``textDocument/didSave``."""
@@ -47,16 +47,6 @@ class DocumentEvents(Protocol):
 
     def notebook(self, method: str, raw: Any) -> None:
         """A ``notebookDocument/*`` notification."""
-
-
-def request_behind(server: LanguageServer) -> bool:
-    """Whether the editor's next message, read already, is a request about a document (a code action, a pull...).
-
-    A hint for scheduling only (``FixloreProtocol.next_method``); the message is read as usual in its turn.
-    """
-    peek = getattr(server.protocol, "next_method", None)
-    method = peek() if callable(peek) else None
-    return isinstance(method, str) and method.startswith("textDocument/") and not method.startswith("textDocument/did")
 
 
 def register(server: LanguageServer, dispatch: DocumentEvents) -> None:
@@ -69,7 +59,7 @@ def register(server: LanguageServer, dispatch: DocumentEvents) -> None:
     @server.feature(types.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(params: Any) -> None:
         """Raw params (``FixloreProtocol`` applies the change itself, without cattrs)."""
-        dispatch.changed(params["textDocument"]["uri"], params, request_behind=request_behind(server))
+        dispatch.changed(params["textDocument"]["uri"], params)
 
     @server.feature(types.TEXT_DOCUMENT_DID_SAVE, types.SaveOptions(include_text=False))
     def did_save(params: types.DidSaveTextDocumentParams) -> None:

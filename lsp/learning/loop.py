@@ -98,8 +98,6 @@ class LearningLoop:
         self.extractor = extractor or Extractor()
         self._offers = Offers()
         self._schedule: SettleSchedule[Settled] = SettleSchedule(self._clock, self._try_settle)
-        self._behind: list[tuple[str, Any, str | None, float]] = []
-        """Changes whose turn comes after the request read behind them (:meth:`did_change`)."""
         self._closing: dict[str, DocTimeline] = {}
         """Documents closed while their settle ran: it finishes, then their offers and watches go."""
         self.fixes_learned = 0
@@ -120,7 +118,6 @@ class LearningLoop:
 
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix may be new: the learned-fix cache stops believing there is none."""
-        self.catch_up()
         self.fixes.knowledge_changed(signature)
 
     async def learned_fixes(
@@ -132,12 +129,10 @@ class LearningLoop:
 
     def documents_open(self) -> bool:
         """Whether any document is open."""
-        self.catch_up()
         return bool(self.timelines)
 
     def shutdown(self) -> None:
         """Stop the timers, then flush and close the store."""
-        self.catch_up()
         self._schedule.close()
         self.extractor.close()
         self.fixes.close()
@@ -162,7 +157,6 @@ class LearningLoop:
         differ (ruff's removal of every unused name of a statement, the learned
         removal of one) this choice says nothing about which the user wants.
         """
-        self.catch_up()
         if pattern is None:
             return
         self.store.record(EventKind.ACCEPTED, pattern)
@@ -200,7 +194,6 @@ class LearningLoop:
         Per group: the diagnostic, the candidates' patterns, and for upstream actions
         whose edit came with them, a digest of the text that edit makes (by fingerprint).
         """
-        self.catch_up()
         self._offers.saw(uri, version, groups)
 
     def _rejected_by_hand(self, uri: str, tracked: Tracked, after: str, timeline: DocTimeline) -> None:
@@ -216,43 +209,23 @@ class LearningLoop:
 
     def did_open(self, uri: str, raw: Any) -> None:
         """A new timeline; the first settle happens after a pause, once every source reported."""
-        self.catch_up()
         doc = self._editor.open_document(uri)
         self.timelines[uri] = DocTimeline(uri, changed_at=self._clock.now(), text=doc.source if doc else None)
         self._schedule.want(uri, delay=self.pause_s())
         self.fixes.opened(uri)
 
-    def did_change(self, uri: str, raw: Any, *, soon: bool = False) -> None:
-        """Shift what is followed; restart the pause; notice an undo.
-
-        ``soon``: a request waits behind this change (the editor's light bulb after a
-        keystroke): its turn comes first, this change's at :meth:`catch_up`, which the
-        server runs before it reads the next message and every other event of the
-        loop runs before its own work. What a request reads (the document, the
-        learned fixes) does not wait for it.
-        """
-        doc = self._editor.open_document(uri)
-        change = (uri, raw, doc.source if doc is not None else None, self._clock.now())
-        if soon:
-            self._behind.append(change)
-            return
-        self.catch_up()
-        self._did_change(*change)
-
-    def catch_up(self) -> None:
-        """Take in the changes left for after the request behind them (see :meth:`did_change`), in order."""
-        while self._behind:
-            self._did_change(*self._behind.pop(0))
-
-    def _did_change(self, uri: str, raw: Any, new_text: str | None, at: float) -> None:
+    def did_change(self, uri: str, raw: Any) -> None:
+        """Shift what is followed; restart the pause; notice an undo."""
         timeline = self.timelines.setdefault(uri, DocTimeline(uri))
         changes = raw.get("contentChanges", []) if isinstance(raw, dict) else []
         version = (raw.get("textDocument") or {}).get("version") if isinstance(raw, dict) else None
+        doc = self._editor.open_document(uri)
+        new_text = doc.source if doc is not None else None
         timeline.apply_change(version, changes, timeline.text, new_text)
         timeline.text = new_text
-        timeline.changed_at = at
+        timeline.changed_at = self._clock.now()
         self._schedule.stop_waiting(uri)
-        self._check_undo(uri, new_text)
+        self._check_undo(uri)
         self._schedule.want(uri, delay=0.0 if self._edit_applied(uri) else self.pause_s())
 
     def _edit_applied(self, uri: str) -> bool:
@@ -265,7 +238,6 @@ class LearningLoop:
 
     def did_save(self, uri: str, raw: Any) -> None:
         """A save settles the document at once (if its diagnostics are current)."""
-        self.catch_up()
         self._schedule.want(uri, delay=0.0)
         self.fixes.saved(uri)
 
@@ -276,7 +248,6 @@ class LearningLoop:
         close comes, and that state is the user's fix; it is compared as settled,
         with the offers it turns down, and only then forgotten.
         """
-        self.catch_up()
         timeline = self.timelines.pop(uri, None)
         self._schedule.forget(uri)
         self.fixes.forget(uri)
@@ -293,7 +264,6 @@ class LearningLoop:
 
     def published(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Every merged publish: remember it; settle if one is due; precompute learned fixes."""
-        self.catch_up()
         timeline = self.timelines.get(uri)
         if timeline is None:
             return
@@ -309,7 +279,6 @@ class LearningLoop:
 
     # -- settling ------------------------------------------------------------------------
     def _try_settle(self, uri: str) -> None:
-        self.catch_up()
         timeline = self.timelines.get(uri)
         doc = self._editor.open_document(uri)
         if timeline is None or doc is None:
@@ -509,12 +478,12 @@ class LearningLoop:
         )
         logger.info("learned a manual fix: pattern %s", pattern.fingerprint)
 
-    def _check_undo(self, uri: str, text: str | None) -> None:
-        """Whether ``text``, the document after a change, undid an accepted or learned fix."""
+    def _check_undo(self, uri: str) -> None:
         watches = self.watches.get(uri)
-        if not watches or text is None:
+        doc = self._editor.open_document(uri) if watches else None
+        if not watches or doc is None:
             return
-        for watch in undone(watches, text, self._clock.now()):
+        for watch in undone(watches, doc.source, self._clock.now()):
             # Undone within the window: a failure, even if it had been verified
             # (the diagnostic had gone): the user did not want that edit.
             self.store.record(EventKind.UNDONE, watch.pattern)

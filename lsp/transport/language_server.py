@@ -140,8 +140,6 @@ class FixloreServer(PyglsServer):
             # first step. Reading on at once would pass a didChange buffered behind the
             # request to the upstreams first: they would answer for the wrong text.
             await asyncio.sleep(0)
-            if self.dispatch is not None:
-                self.dispatch.catch_up()  # what the change before it left for after its first step
 
     def _refuse_too_large(self, exc: MessageTooLarge) -> None:
         """Answer an oversized request with an error; for other messages, log and tell the user once."""

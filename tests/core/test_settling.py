@@ -61,12 +61,11 @@ class Session:
         self.hub.set(URI, "ruff", 1, diagnostics)  # the first publish is the baseline at once
         await settle_tasks(self.editor)
 
-    async def type(self, text: str, diagnostics: list[dict[str, Any]], *, soon: bool = False) -> None:
-        """A change, then its publish; ``soon``: as if a request was read behind the change (taken in later)."""
+    async def type(self, text: str, diagnostics: list[dict[str, Any]]) -> None:
         self.editor.edit(URI, text)
         doc = self.editor.documents[URI]
         self.loop.did_change(
-            URI, {"textDocument": {"uri": URI, "version": doc.version}, "contentChanges": [{"text": text}]}, soon=soon
+            URI, {"textDocument": {"uri": URI, "version": doc.version}, "contentChanges": [{"text": text}]}
         )
         self.hub.set(URI, "ruff", doc.version, diagnostics)
         await settle_tasks(self.editor)
@@ -100,43 +99,6 @@ async def test_typing_on_restarts_the_pause() -> None:
     assert s.extractor.asked == []  # 1.2 s since the first keystroke, 0.6 since the last
     await s.pause(PAUSE_S * 0.4)
     assert s.extractor.asked == [("python", BEFORE, FIXED)]
-    s.close()
-
-
-async def test_a_change_taken_in_after_the_request_behind_it_teaches_what_it_would_have() -> None:
-    """The publish that follows takes the change in first: a fix by hand is learned as before."""
-    s = Session()
-    await s.open(BEFORE, [E711])
-    await s.type(FIXED, [], soon=True)
-    assert s.loop.timelines[URI].text == FIXED  # the publish took the change in before its own work
-    await s.pause(PAUSE_S)
-    assert s.extractor.asked == [("python", BEFORE, FIXED)]
-    s.close()
-
-
-async def test_changes_left_for_later_keep_their_order_and_their_own_text() -> None:
-    """Two changes behind requests, taken in by a third: each shifts the timeline with the text it made."""
-    s = Session()
-    await s.open(BEFORE, [E711])
-    for text in (BROKEN, FIXED):
-        s.editor.edit(URI, text)
-        version = s.editor.documents[URI].version
-        s.loop.did_change(
-            URI, {"textDocument": {"uri": URI, "version": version}, "contentChanges": [{"text": text}]}, soon=True
-        )
-    seen: list[str | None] = []
-    timeline = s.loop.timelines[URI]
-    original = timeline.apply_change
-
-    def spy(version: Any, changes: Any, old: str | None = None, new: str | None = None) -> None:
-        seen.append(new)
-        original(version, changes, old, new)
-
-    timeline.apply_change = spy  # type: ignore[method-assign]
-    s.loop.catch_up()
-    assert seen == [BROKEN, FIXED]
-    s.loop.catch_up()
-    assert seen == [BROKEN, FIXED]  # once
     s.close()
 
 
