@@ -7,6 +7,9 @@ baseline: it splits the whole document into lines and walks them in Python.
 Files of 500 and 5,000 lines (stdlib-like Python, some lines non-ASCII), with
 ``\\n`` and with Windows' ``\\r\\n`` line ends; the keystroke types a character
 in the middle line, then deletes it (UTF-16 positions, as VS Code sends).
+"with hint" is the server's own path (``apply_to_document``: the change found
+from where the last one's line starts, the document's text replaced), typing on
+one line as a user does.
 
 Usage: python bench/bench_text_sync.py [--quick]
 """
@@ -21,7 +24,7 @@ from lsprotocol import types
 from pygls.workspace import TextDocument
 from pygls.workspace.position_codec import PositionCodec
 
-from fixlore.lsp.transport.text_sync import apply_change
+from fixlore.lsp.transport.text_sync import apply_change, apply_to_document
 
 LINE = "    total = sum(ítem.price for ítem in basket)  # añade los precios\n"
 PLAIN = "def helper(value):\n    return value * 2\n"
@@ -53,7 +56,8 @@ def per_change(apply: Callable[[int], None], n: int) -> float:
 def main(quick: bool) -> None:
     n = 300 if quick else 2000
     codec = PositionCodec(encoding="utf-16")
-    print(f"{'document':<26}{'pygls (us)':>12}{'fixlore (us)':>14}{'speed-up':>10}")
+    head = f"{'document':<26}{'pygls (us)':>12}{'fixlore (us)':>14}{'speed-up':>10}"
+    print(head + f"{'with hint (us)':>16}{'speed-up':>10}")
     for lines in (500, 5000):
         for name, newline in (("\\n", "\n"), ("\\r\\n", "\r\n")):
             text = make_text(lines, newline)
@@ -75,11 +79,17 @@ def main(quick: bool) -> None:
             def fixlore_apply(k: int, state: list[str] = state, middle: int = middle) -> None:
                 state[0] = apply_change(state[0], keystroke(k, middle), codec.client_num_units)
 
+            ours = TextDocument("file:///ours.py", text, version=1, position_codec=codec)
+
+            def document_apply(k: int, ours: TextDocument = ours, middle: int = middle) -> None:
+                apply_to_document(ours, k + 2, [keystroke(k, middle)])
+
             old = per_change(pygls_apply, n)
             new = per_change(fixlore_apply, n)
-            assert state[0] == doc.source == text, "both must end where they began"
+            hinted = per_change(document_apply, n)
+            assert state[0] == doc.source == ours.source == text, "all must end where they began"
             label = f"{lines} lines, {name}"
-            print(f"{label:<26}{old:>12.1f}{new:>14.1f}{old / new:>9.1f}x")
+            print(f"{label:<26}{old:>12.1f}{new:>14.1f}{old / new:>9.1f}x{hinted:>16.1f}{old / hinted:>9.1f}x")
 
 
 if __name__ == "__main__":

@@ -93,7 +93,11 @@ def _line_below(text: str, pos: int, lines: int, by_newline: bool) -> int:
 
 
 class LineHint(NamedTuple):
-    """Line ``line`` of ``text`` (that very string object) starts at ``offset``; every line ends at a newline."""
+    r"""Line ``line`` of ``text`` (that very string object) starts at ``offset``; every line of it ends at a newline.
+
+    Kept only for such a text (``\n`` or Windows' ``\r\n``, never a lone ``\r``), so a
+    change from a hint needs no scan of the whole text for one.
+    """
 
     text: str
     line: int
@@ -109,7 +113,7 @@ _HINTS: weakref.WeakKeyDictionary[Any, LineHint] = weakref.WeakKeyDictionary()
 
 def _line_start(text: str, line: int, by_newline: bool, hint: LineHint | None) -> int:
     """Offset of line ``line`` of ``text`` (``-1`` past the last line), from ``hint`` when it is about ``text``."""
-    if hint is None or not by_newline or hint.text is not text or abs(line - hint.line) > _NEAR:
+    if hint is None or hint.text is not text or abs(line - hint.line) > _NEAR:
         return _line_below(text, 0, line, by_newline)
     if line >= hint.line:
         return _line_below(text, hint.offset, line - hint.line, by_newline)
@@ -164,7 +168,10 @@ def apply_change_hinted(
     if span is None:
         return new_text, None
     start, end = span["start"], span["end"]
-    by_newline = _newline_ends_lines(text)
+    if hint is not None and hint.text is not text:
+        hint = None
+    # A hint is kept only for a text whose lines all end at a newline: no scan of the text for a lone ``\r``.
+    by_newline = hint is not None or _newline_ends_lines(text)
     first = _line_start(text, start["line"], by_newline, hint)
     begin = _column(text, first, start["character"], num_units, by_newline)
     if end["line"] < start["line"]:
@@ -173,6 +180,8 @@ def apply_change_hinted(
         last = first if first < 0 else _line_below(text, first, end["line"] - start["line"], by_newline)
         finish = max(begin, _column(text, last, end["character"], num_units, by_newline))
     out = text[:begin] + new_text + text[finish:]
+    # A lone ``\r`` the splice made is next to it: from the character before it to the one after its successor.
+    by_newline = by_newline and _newline_ends_lines(out[max(0, begin - 1) : begin + len(new_text) + 2])
     # The edit starts at or after ``first``: the text before it, and so where that line starts, is unchanged.
     return out, LineHint(out, start["line"], first) if by_newline and first >= 0 else None
 
