@@ -139,25 +139,32 @@ def test_a_job_asked_for_while_the_worker_parses_its_own_text_waits_for_the_work
     assert not instantiator._worker.answering  # no process yet: a job would wait for its spawn
     instantiator.submit(_job(pattern)).result(TIMEOUT_S)  # the worker is up
     assert instantiator._worker.answering
-    job = _job(pattern, uri="file:///w/opened.py", name="opened")
+    # A file the worker takes a while to parse: the warm-up is still running when the job comes.
+    filler = "".join(f"value_{i} = {i}\n" for i in range(20_000))
+    text = "def other(opened):\n    return opened == None\n" + filler
+    job = Job("file:///w/opened.py", "python", text, diag_at(text, "None", *E711), [("fp-e711", pattern, 2)])
     here: list[Job] = []
     instantiator._here.submit = lambda fn, j: here.append(j)  # type: ignore[assignment,method-assign,misc,return-value]
     with instantiator._lock:  # the warm-up is handed over; its answer waits until the lock is let go
         instantiator.warm(job.uri, "python", job.text)
-        assert instantiator._current is not None
-        assert instantiator._current.text is job.text
+        # None only if the worker answered before the hand-over attached its callback (then it is idle:
+        # the job goes to it all the same).
+        warming = instantiator._current
+        assert warming is None or warming.text is job.text
         instantiator.submit(job)
         instantiator.hurry(job)
-        assert list(instantiator._urgent) == [job]
-    assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(opened):\n    return opened is None\n"]
+        if warming is not None:
+            assert list(instantiator._urgent) == [job]  # next in the worker, which holds the parse
+    assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(opened):\n    return opened is None\n" + filler]
     assert here == []  # nothing ran on the server's thread
     # Busy with another document's text: the wanted job still runs on the server's thread.
     other = _job(pattern, uri="file:///w/other.py", name="other")
     with instantiator._lock:
-        instantiator.warm("file:///w/big.py", "python", "x = 1\n" * 10)
+        instantiator.warm("file:///w/big.py", "python", filler)
+        busy = instantiator._current is not None  # (as above: not if it answered before its callback was attached)
         instantiator.submit(other)
         instantiator.hurry(other)
-    assert here == [other]
+    assert here == ([other] if busy else [])
     other.result.cancel()
 
 
