@@ -19,8 +19,9 @@ the document; a column past the end of its line means the end of the line
 Typing edits one line after another, near the last one: :func:`apply_to_document`
 keeps where the last change's line starts in the text it made (a :class:`LineHint`;
 nothing before that offset changed) and the next change's lines are found from
-there, a line or two of scanning instead of every line above (8.5 -> ~1 µs a
-keystroke in the middle of a 500-line file).
+there, a line or two of scanning instead of every line above (``bench_text_sync.py``:
+a keystroke in the middle of a 5,000-line file 67 -> 5.5 µs, 200 -> 5.6 µs with
+Windows line ends).
 
 :func:`check_did_change` validates a raw ``didChange`` so that fixlore can
 take the message in without cattrs (see ``FixloreProtocol``).
