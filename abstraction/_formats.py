@@ -25,8 +25,10 @@ import tokenize
 from fixlore.abstraction._scope import visible_names
 from fixlore.abstraction._tree import parsed
 
-_DIRECTIVE = re.compile(r"%([-+ #0]*)(\d*)(?:\.(\d+))?(.)")
-"""One ``%`` directive: flags, width, precision, conversion (``%(name)s`` and ``*`` widths match nothing useful)."""
+DIRECTIVE = re.compile(r"%(\([^)]*\))?([-+ #0]*)(\*|\d+)?(?:\.(\*|\d+))?([hlL]?)([diouxXeEfFgGcrsa%])")
+"""One ``%`` directive as Python reads it: mapping key, flags, width, precision, length modifier, conversion.
+
+A ``%`` it does not match is one ``%`` formatting refuses (``ValueError``)."""
 _PREFIX = re.compile(r"([uUrR]?)(['\"]{3}|['\"])")
 _BETWEEN = frozenset(
     {tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENDMARKER, tokenize.INDENT, tokenize.DEDENT}
@@ -160,10 +162,15 @@ def _converted(
     pos = 0
     used = 0
     integer_fields = 0
-    for m in _DIRECTIVE.finditer(body):
+    for m in DIRECTIVE.finditer(body):
+        if "%" in body[pos : m.start()]:
+            return None  # a `%` no directive reads: `%` itself would refuse it
         out.append(_braces(body[pos : m.start()]))
         pos = m.end()
-        flags, width, precision, kind = m.groups()
+        key, flags, width, precision, length, kind = m.groups()
+        if key is not None or length or "*" in (width or "") + (precision or ""):
+            return None  # %(name)s, %ld, %*d: not a field of one operand
+        width = width or ""
         if kind == "%":
             if flags or width or precision is not None:
                 return None

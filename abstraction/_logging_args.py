@@ -27,7 +27,7 @@ import tokenize
 
 import tree_sitter
 
-from fixlore.abstraction._formats import may_be_tuple, percent_expression, split_percent
+from fixlore.abstraction._formats import DIRECTIVE, may_be_tuple, percent_expression, split_percent
 from fixlore.abstraction._tree import Source, parsed
 
 LOG_METHODS = frozenset({"debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log"})
@@ -38,9 +38,6 @@ _LOGGER = re.compile(r"_*(?:\w+_)?(?:log|logger|logging)(?:_\w+)?", re.IGNORECAS
 
 A method of the same name on anything else may take its arguments otherwise:
 ``warnings.warn(msg, category)``, ``parser.error(message)``."""
-
-_SPEC = re.compile(r"%(\([^)]*\))?[-+ #0]*(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])")
-"""One ``%`` directive: mapping key, width, precision, conversion (``%%`` included)."""
 
 
 def log_args(text: str, start: int, end: int) -> tuple[int, int, str] | None:
@@ -94,8 +91,8 @@ def _operands(expression: str) -> list[str] | None:
         return None  # bytes, an f-string, a name: not a message the call formats the same way
     source, left, right = split
     message = str(left.value)  # a str: split_percent checked it
-    directives = [m for m in _SPEC.finditer(message) if m.group(4) != "%"]
-    if "%" in _SPEC.sub("", message) or any("*" in (m.group(2) or "") + (m.group(3) or "") for m in directives):
+    directives = [m for m in DIRECTIVE.finditer(message) if m.group(6) != "%"]
+    if "%" in DIRECTIVE.sub("", message) or any("*" in (m.group(3) or "") + (m.group(4) or "") for m in directives):
         return None  # a directive Python rejects, or a width taken from the operands
     keyed = [m.group(1) is not None for m in directives]
     if any(keyed):

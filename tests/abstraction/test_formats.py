@@ -51,6 +51,8 @@ def test_what_the_rewrite_cannot_express_exactly_is_left_alone() -> None:
         '"%*d" % (w, x)',  # a width from the operands
         '"100% sure %s" % x',  # `% s` is a directive with a flag `%s` does not keep
         '"%s %" % x',  # a lone `%`: `%` itself refuses it
+        '"""100%\n done %s""" % x',  # the same before a line end, in the middle of the literal
+        '"%ld items: %s" % (n, x)',  # a length modifier
         '"a" b"%s" % x',
         'b"%s" % x',  # bytes
         '"%s" % "quoted"',  # the operand holds the string's quote
