@@ -222,6 +222,10 @@ def lift(pattern: Pattern, message: str) -> Pattern | None:
             # own (``dict()`` -> ``{}``, no fix of ``list()``) in its place; a name the message
             # names too (``List`` -> ``list``) is lifted with it and stays.
             return None
+        if not after and before and set(before) <= lifted:
+            # The name alone deleted, the code around it kept: what is left means what it means for
+            # that name only (``tuple()`` -> ``()``, which for ``dict()`` would make a tuple).
+            return None
         if _brings(before, sub(shape.after), holes, renames):
             return None
     return replace(

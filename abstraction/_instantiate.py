@@ -38,6 +38,7 @@ from fixlore.abstraction._python_result import (
     python_roles,
     roles_unsound,
     unbinds_a_used_name,
+    unchecked_none_default,
 )
 from fixlore.abstraction._render import _edited, _render_block, _title, _to_edit, _unit_texts, replace_title
 from fixlore.abstraction._results import Failed, Instantiated, Skipped, SkipReason
@@ -213,6 +214,7 @@ def _instantiate(
             or format_left_unapplied(old_part, new_part)
             or renames_a_working_name(pattern, seen, text)
             or (changes_a_mapping(old_part, new_part) if seen < EVIDENCE else None)
+            or unchecked_none_default(old_part, new_part)
             or catches_what_is_not_raised(src, d0, old_part, new_part)
             or jumps_out_of_scope(src, min(e[0] for e in edits), old_part, new_part)
             or calls_another_method(src, min(e[0] for e in edits), old_part, new_part)

@@ -39,6 +39,8 @@ def _edits_at_unit(
     for node in _candidates(ctx.src, d0, d1):
         if node_kind and node_kind not in same_span_kinds(node):
             continue
+        if inside_a_literal(ctx.src, node.start_byte, node.end_byte):
+            continue
         if covering and not (node.start_byte <= d0 and d1 <= node.end_byte):
             continue
         for end in {node.end_byte, header_end(node, node.start_byte)}:
@@ -98,6 +100,8 @@ def _edits_in_window(
             continue
         if _splits_a_node(src, window[0].start, window[-1].end):
             continue
+        if inside_a_literal(src, window[0].start, window[-1].end):
+            continue
         edits = _edits_if_match(ctx, b_flat, window, after, src.root)
         if edits is None:
             continue
@@ -134,6 +138,33 @@ _SEQUENCES = frozenset(
     }
 )
 """Nodes that are lists of items: a window may take some of their items (``, bar`` of ``[foo, bar]``)."""
+
+
+_LITERALS = frozenset(
+    {"string", "template_string", "string_literal", "raw_string_literal", "interpreted_string_literal"}
+)
+"""One string literal each (an f-string or template string with its replacement fields)."""
+
+
+def inside_a_literal(src: Source, start: int, end: int) -> bool:
+    r"""Whether ``start``..``end`` lies within a string literal's text, not at its quotes or in a replacement field.
+
+    A pattern's tokens are whole strings (``$S``, or a structured string from
+    its opening quote): a piece of a string's text is never a unit of code.
+    Matched there, "prefix the string with ``r``" put the ``r`` inside the
+    text (``'%sr(\d+)%s'``), a fix that changed what the string says.
+    """
+    for at in (start, max(start, end - 1)):
+        node: tree_sitter.Node | None = src.root.descendant_for_byte_range(at, at)
+        while node is not None:
+            if "interpolation" in node.type or "substitution" in node.type:
+                break
+            if node.type in _LITERALS:
+                if node.start_byte < start or end < node.end_byte:
+                    return True
+                break
+            node = node.parent
+    return False
 
 
 def _splits_a_node(src: Source, start: int, end: int) -> bool:

@@ -272,3 +272,83 @@ def _walk(tree: ast.AST) -> list[ast.AST]:
                     if isinstance(item, ast.AST):
                         push(item)
     return out
+
+
+def unchecked_none_default(old: str, new: str) -> str | None:
+    """Why a Python fix makes a parameter's default ``None`` where its function then fails on it, or ``None``.
+
+    ``def handle(self, method, arguments={})`` -> ``arguments=None`` is half of
+    B006's fix: without ``arguments = arguments or {}`` (or an ``is None``
+    test) in the body, a call that leaves ``arguments`` out fails on
+    ``**arguments``. Learned where the human added that line away from the
+    diagnostic (or where the body already tested it), the default alone is
+    learned; on another function it breaks the code. Only a use that fails on
+    ``None`` for certain counts (unpacked, subscripted, an attribute taken,
+    iterated, ``in`` it): passed on to another call, ``None`` is that call's to take.
+    """
+    before, after = parse_python(old), parse_python(new)
+    if before is None or after is None:
+        return None
+    olds = [n for n in ast.walk(before) if isinstance(n, _FUNCTIONS)]
+    news = [n for n in ast.walk(after) if isinstance(n, _FUNCTIONS)]
+    if len(olds) != len(news):
+        return None
+    for was, now in zip(olds, news, strict=True):
+        old_defaults = _defaults(was)
+        for name, default in _defaults(now).items():
+            if not _is_none(default) or name not in old_defaults or _is_none(old_defaults[name]):
+                continue
+            body = [node for stmt in now.body for node in ast.walk(stmt)]
+            if not any(_tests_for_none(node, name) for node in body) and any(_fails_on_none(n, name) for n in body):
+                return "makes a default None that the function uses as it was, unchecked"
+    return None
+
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _defaults(func: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, ast.expr]:
+    """Parameter name -> its default expression."""
+    args = func.args
+    positional = [*args.posonlyargs, *args.args]
+    out = {a.arg: d for a, d in zip(positional[len(positional) - len(args.defaults) :], args.defaults, strict=True)}
+    out.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults, strict=True) if d is not None})
+    return out
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
+
+
+def _is_name(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _tests_for_none(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` tells ``name`` being ``None`` (or falsy) apart: ``is None``, ``or``, ``not``, a bare test."""
+    if isinstance(node, ast.Compare):
+        sides = (node.left, *node.comparators)
+        return any(_is_name(n, name) for n in sides) and any(_is_none(n) for n in sides)
+    if isinstance(node, ast.BoolOp):
+        return any(_is_name(n, name) for n in node.values)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _is_name(node.operand, name)
+    if isinstance(node, (ast.If, ast.IfExp, ast.While, ast.Assert)):
+        return _is_name(node.test, name)
+    return False
+
+
+def _fails_on_none(node: ast.AST, name: str) -> bool:
+    """Whether ``node`` uses ``name`` as ``None`` cannot be: ``*x``, ``**x``, ``x[i]``, ``x.a``, ``in x``, a loop."""
+    if isinstance(node, (ast.Starred, ast.Subscript, ast.Attribute)):
+        return _is_name(node.value, name)
+    if isinstance(node, ast.keyword):
+        return node.arg is None and _is_name(node.value, name)
+    if isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return _is_name(node.iter, name)
+    if isinstance(node, ast.Compare):
+        return any(
+            isinstance(op, (ast.In, ast.NotIn)) and _is_name(right, name)
+            for op, right in zip(node.ops, node.comparators, strict=True)
+        )
+    return False

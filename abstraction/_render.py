@@ -66,38 +66,66 @@ def _diff_edits(
             else:
                 pieces.append(ctx.concrete(tok))
         block_tight = frozenset(j - j1 for j in tight if j1 <= j < j2)
-        new_text = _render_lines(ctx, pieces, [ln for _, ln in a_flat[j1:j2]], after, base, states[j1:j2], block_tight)
+        prev = toks[i1 - 1] if i1 > 0 else None
+        nxt = toks[i2] if i2 < len(toks) else None
+        before_prev = toks[i1 - 2].text if i1 > 1 else None
+        last_before = pieces[-2] if len(pieces) > 1 else (prev.text if prev is not None else None)
+        new_text = _render_lines(
+            ctx,
+            pieces,
+            [ln for _, ln in a_flat[j1:j2]],
+            after,
+            base,
+            states[j1:j2],
+            block_tight,
+            None if prev is None else prev.text,
+        )
         if i1 < i2:
             start, end = olds[0].start, olds[-1].end
             if not new_text:
+                joined = _join_over(ctx, prev, nxt, start, end, states[j1], before_prev)
+                if joined is not None:
+                    edits.append(joined)
+                    continue
                 start, end = _absorb_space(src, start, end)
             else:
-                prev = toks[i1 - 1] if i1 > 0 else None
-                nxt = toks[i2] if i2 < len(toks) else None
-                if prev is not None and not _space(ctx, prev.text, pieces[0], states[j1]):
-                    if not src.data[prev.end : start].strip():
-                        start = prev.end
-                if nxt is not None and not _space(ctx, pieces[-1], nxt.text, states[j2]):
-                    if not src.data[end : nxt.start].strip():
-                        end = nxt.start
+                if prev is not None:
+                    if not _space(ctx, prev.text, pieces[0], states[j1], before_prev):
+                        if not src.data[prev.end : start].strip():
+                            start = prev.end
+                    elif states[j1] == OUTSIDE and _spaced_now(
+                        ctx, prev.text, olds[0].text, pieces[0], prev.end == start, before_prev
+                    ):
+                        new_text = " " + new_text  # the tokens touched for what was there; what comes wants a space
+                if nxt is not None:
+                    if not _space(ctx, pieces[-1], nxt.text, states[j2], last_before):
+                        if not src.data[end : nxt.start].strip():
+                            end = nxt.start
+                    elif states[j2] == OUTSIDE and _spaced_now(
+                        ctx, olds[-1].text, nxt.text, nxt.text, end == nxt.start, last_before, left=pieces[-1]
+                    ):
+                        new_text += " "
             edits.append((start, end, new_text))
         else:
-            prev = toks[i1 - 1] if i1 > 0 else None
-            nxt = toks[i1] if i1 < len(toks) else None
             at = prev.end if prev is not None else (nxt.start if nxt is not None else node.start_byte)
             gap = src.data[prev.end : nxt.start] if prev is not None and nxt is not None else b""
-            lead = " " if prev is not None and pieces and _space(ctx, prev.text, pieces[0], states[j1]) else ""
+            lead = (
+                " "
+                if prev is not None and pieces and _space(ctx, prev.text, pieces[0], states[j1], before_prev)
+                else ""
+            )
             if prev is not None and prev.text == "," and b"\n" in gap and "\n" not in new_text:
                 # One element per line there: the new one gets a line of its own, indented alike.
                 lead = "\n" + src.line_indent(prev.start)
-            trail = ""
-            if (
-                nxt is not None
-                and pieces
-                and _space(ctx, pieces[-1], nxt.text, states[j2])
-                and (prev is None or not gap)
-            ):
-                trail = " "
+            trail_wanted = (
+                nxt is not None and bool(pieces) and _space(ctx, pieces[-1], nxt.text, states[j2], last_before)
+            )
+            if prev is not None and nxt is not None and gap and not gap.strip(b" \t") and not trail_wanted:
+                # Blanks between the two kept tokens, and the new text goes against the next one
+                # (``= (*rest`` for ``= rest``): the blanks stay before it, or go when neither side wants them.
+                edits.append((nxt.start, nxt.start, new_text) if lead else (prev.end, nxt.start, new_text))
+                continue
+            trail = " " if trail_wanted and (prev is None or not gap) else ""
             edits.append((at, at, lead + new_text + trail))
     return edits
 
@@ -120,10 +148,11 @@ def _literals(toks: list[Tok], after: list[str]) -> dict[int, Tok]:
     return out
 
 
-def _space(ctx: _Ctx, prev: str, tok: str, state: StringState = OUTSIDE) -> bool:
+def _space(ctx: _Ctx, prev: str, tok: str, state: StringState = OUTSIDE, before: str | None = None) -> bool:
+    """Whether ``tok`` after ``prev`` is written with a space between (``before``: what ``prev`` follows)."""
     if glued(state, prev, tok):
         return False
-    return render([prev, tok], ctx.kws) != prev + tok
+    return render([prev, tok], ctx.kws, before=before) != prev + tok
 
 
 def _render_lines(
@@ -134,7 +163,9 @@ def _render_lines(
     base: str,
     states: list[StringState],
     tight: frozenset[int] = frozenset(),
+    before: str | None = None,
 ) -> str:
+    """``pieces`` rendered on the after-shape's lines (``before``: the user's token the first one follows)."""
     out: list[str] = []
     current: list[str] = []
     current_states: list[StringState] = []
@@ -142,16 +173,61 @@ def _render_lines(
     line = lines[0] if lines else 0
     for k, (piece, ln, state) in enumerate(zip(pieces, lines, states, strict=True)):
         if ln != line:
-            out.append(render(current, ctx.kws, current_states, frozenset(current_tight)))
+            out.append(render(current, ctx.kws, current_states, frozenset(current_tight), before))
             out.append("\n" + base + " " * after[ln][0])
+            before = current[-1] if current else before
             current, current_states, current_tight = [], [], set()
             line = ln
         if k in tight:
             current_tight.add(len(current))
         current.append(piece)
         current_states.append(state)
-    out.append(render(current, ctx.kws, current_states, frozenset(current_tight)))
+    out.append(render(current, ctx.kws, current_states, frozenset(current_tight), before))
     return "".join(out)
+
+
+def _spaced_now(
+    ctx: _Ctx, was_left: str, was_right: str, right: str, touching: bool, before: str | None, left: str | None = None
+) -> bool:
+    """Whether a pair the fix makes wants the space its old pair did not (``("x",)`` -> ``(*rest, "x")``).
+
+    Only where the user's tokens touched because of what they were, not by
+    their style (``a,b`` stays theirs), and never beside a bracket, whose
+    inner spacing the languages differ on (``{x}`` in Python, ``{ x }`` in JS).
+    """
+    left = was_left if left is None else left
+    if not touching or left in _BRACKETS or right in _BRACKETS:
+        return False
+    return not _space(ctx, was_left, was_right, OUTSIDE, before) and _space(ctx, left, right, OUTSIDE, before)
+
+
+_BRACKETS = frozenset({"(", ")", "[", "]", "{", "}"})
+
+
+def _join_over(
+    ctx: _Ctx, prev: Tok | None, nxt: Tok | None, start: int, end: int, state: StringState, before: str | None
+) -> tuple[int, int, str] | None:
+    """Tokens deleted between two kept ones on one line: the gap becomes the space those two want.
+
+    ``with f() as s:`` -> ``with f():``, not ``with f() :`` (what keeping one
+    side's blanks leaves when the next token wants none before it). ``None``
+    where the gap spans a line break or holds anything but blanks: the user's
+    layout there is not the renderer's to redo.
+    """
+    if prev is None:
+        return None
+    data = ctx.src.data
+    if nxt is None:
+        # The unit's last tokens: what follows is the code around it (``f("…" % x )``).
+        after = _past_blanks(data, end)
+        if data[prev.end : start].strip(b" \t") or data[after : after + 1] not in _TIGHT_AFTER:
+            return None
+        return prev.end, after if data[after : after + 1] not in (b"\n", b"\r", b"") else end, ""
+    if data[prev.end : start].strip(b" \t") or data[end : nxt.start].strip(b" \t"):
+        return None
+    if not data[prev.end : start] and not data[end : nxt.start]:
+        return None  # nothing to join: the tokens touched on both sides
+    return prev.end, nxt.start, " " if _space(ctx, prev.text, nxt.text, state, before) else ""
 
 
 def _absorb_space(src: Source, start: int, end: int) -> tuple[int, int]:
@@ -187,6 +263,8 @@ def _delete_span(src: Source, start: int, end: int) -> tuple[int, int, str]:
 
 
 _BLANKS = (b" ", b"\t")
+_TIGHT_AFTER = (b")", b"]", b"}", b",", b":", b";", b"\n", b"\r", b"")
+"""What no space comes before: a deletion ending there takes the blanks before it along."""
 _CLOSERS = (b")", b"]", b"}")
 
 

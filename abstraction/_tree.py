@@ -438,21 +438,49 @@ def render(
     kws: frozenset[str],
     states: list[StringState] | None = None,
     tight: frozenset[int] = frozenset(),
+    before: str | None = None,
 ) -> str:
     """Join concrete tokens with canonical spacing (none inside a string's text, ``states`` say where).
 
     ``tight``: indices of tokens with no space on either side (Python's ``=`` of a keyword argument).
+    ``before``: the token the first one follows in the code, if known (it tells ``(*args`` from ``a * b``).
     """
     out: list[str] = []
     prev = ""
     for i, tok in enumerate(tokens_):
         if i in tight or i - 1 in tight:
             pass
-        elif out and not (states is not None and glued(states[i], prev, tok)) and needs_space(prev, tok, kws):
+        elif (
+            out
+            and not (states is not None and glued(states[i], prev, tok))
+            and needs_space(prev, tok, kws)
+            and not prefix_operator(tokens_[i - 2] if i > 1 else before, prev)
+        ):
             out.append(" ")
         out.append(tok)
         prev = tok
     return "".join(out)
+
+
+_PREFIX_OPERATORS = frozenset({"-", "+", "~", "*", "**"})
+_BEFORE_OPERAND = frozenset(
+    {"return", "in", "not", "and", "or", "if", "elif", "else", "yield", "lambda", "await", "assert", "is", "del"}
+    | {"print", "case", "typeof", "void", "throw", "of", "delete"}
+)
+
+
+def prefix_operator(before: str | None, op: str) -> bool:
+    """Whether ``op`` after ``before`` is a prefix (``-1``, ``*args``, ``**kw``), written against its operand.
+
+    After an opening bracket, a comma, an operator or a keyword that an
+    operand follows; unknown (``None``) counts as infix, as a lone ``*`` would read.
+    """
+    if op not in _PREFIX_OPERATORS or before is None:
+        return False
+    if before in _BEFORE_OPERAND:
+        return True
+    last = before[-1:]
+    return bool(last) and not (last.isalnum() or last in "_)]}'\"`") and before not in ("...",)
 
 
 @functools.lru_cache(maxsize=4)

@@ -123,6 +123,11 @@ def main() -> None:
     )
     parser.add_argument("--bucket", type=int, default=100, help="latency by how many patterns learned, per this many")
     parser.add_argument(
+        "--dump-offers",
+        type=Path,
+        help="write each event's first offered learned fix as a JSON line (before, offered text, human's after)",
+    )
+    parser.add_argument(
         "--show-misses",
         action="store_true",
         help="print each first offer that is not the human's fix (both diffs), and each recurring event"
@@ -143,6 +148,7 @@ def main() -> None:
     started = time.perf_counter()
     inst_s = 0.0
     n_inst = 0
+    offers = args.dump_offers.open("w", encoding="utf-8") if args.dump_offers else None
     for user, evs in sorted(repos.items()):
         evs.sort(key=lambda e: (e["time"], -e.get("topo", 0)))
         if args.max_per_repo:
@@ -210,6 +216,9 @@ def main() -> None:
                     text = apply_edits(e["before"], list(result.edits))
                     exact = fr.normalize(text) == want
                     if not rec["offered"]:
+                        if offers is not None:
+                            row = {k: e[k] for k in ("repo", "rule", "path", "message", "range", "before", "after")}
+                            offers.write(json.dumps({**row, "offered": text, "title": result.title}) + "\n")
                         rec["offered"] = True
                         rec["exact"] = exact
                         rec["wrong"] = bool(fr.unfaithful(e["before"], e["after"], text))
@@ -315,6 +324,8 @@ def main() -> None:
     print("\nnot learned:")
     for reason, n in skips.most_common(20):
         print(f"  {n:5d}  {reason}")
+    if offers is not None:
+        offers.close()
     if args.json:
         args.json.write_text(json.dumps(recs, indent=1))
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from fixlore.abstraction import Hole, Instantiated, generalise, instantiate, verify_privacy
+from fixlore.abstraction import Hole, Instantiated, apply_edits, generalise, instantiate, verify_privacy
 
 from ._helpers import apply, diag_at, learn
 
@@ -76,3 +76,25 @@ def test_a_literal_put_in_a_builtins_place_is_not_lifted_to_another_builtin() ->
     again = "def h():\n    index = dict()\n    return index\n"  # where it was learned: it applies
     diag = diag_at(again, "dict()", *C408, "Unnecessary `dict()` call (rewrite as a literal)")
     assert isinstance(instantiate(pattern, "python", again, diag, seen=3), Instantiated)
+
+
+def test_a_builtin_deleted_from_its_call_is_not_lifted_to_another_builtin() -> None:
+    """``tuple()`` -> ``()`` deletes the name and keeps its parentheses: for ``dict()`` that would make a tuple.
+
+    Seen on real fixes replayed offline: "Remove `dict`" offered ``self.zones = ()``.
+    """
+    before = "def f():\n    order = tuple()\n    return order\n"
+    pattern = learn(
+        "python",
+        before,
+        before.replace("tuple()", "()"),
+        diag_at(before, "tuple()", *C408, "Unnecessary `tuple()` call (rewrite as a literal)"),
+    )
+    for name in ("dict", "list"):
+        text = f"def g():\n    zones = {name}()\n    return zones\n"
+        diag = diag_at(text, f"{name}()", *C408, f"Unnecessary `{name}()` call (rewrite as a literal)")
+        result = instantiate(pattern, "python", text, diag, seen=3)
+        assert not isinstance(result, Instantiated), apply_edits(text, result.edits)
+    again = "def h():\n    empty = tuple()\n    return empty\n"  # where it was learned: it applies
+    diag = diag_at(again, "tuple()", *C408, "Unnecessary `tuple()` call (rewrite as a literal)")
+    assert apply(pattern, "python", again, diag) == again.replace("tuple()", "()")

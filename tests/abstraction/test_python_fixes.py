@@ -254,6 +254,26 @@ def test_a_raw_prefix_added_for_an_escape_is_learned() -> None:
     assert fixed == 'import re\n\nWORD = re.match(r"\\w+x", line)\n'
 
 
+def test_a_raw_prefix_learned_on_a_plain_string_never_lands_inside_a_formatted_ones_text() -> None:
+    """``"(\\d+)"`` -> ``r"(\\d+)"`` on ``'%s(\\d+)%s' % (a, b)``: the ``r`` went between ``%s`` and ``(``.
+
+    Seen on real fixes replayed offline. The piece of text between the two
+    directives is a string's text, not a string: no pattern's unit starts there.
+    """
+    before = 'import re\n\nPAT = re.compile("(\\d+)")\n'
+    after = 'import re\n\nPAT = re.compile(r"(\\d+)")\n'
+    msg = "Invalid escape sequence: `\\d`"
+    p = learn("python", before, after, diag_at(before, "\\d", "Ruff", "W605", msg))
+    other = "import re\n\nRE = re.compile('%s(\\d+)%s' % (util.STX, util.ETX))\n"
+    result = instantiate(p, "python", other, diag_at(other, "\\d", "Ruff", "W605", msg), seen=3)
+    assert not isinstance(result, Instantiated), apply_edits(other, result.edits)
+    inside = "import re\n\nRE = re.compile(f'{prefix}(\\d+)')\n"  # an f-string's text: the same
+    result = instantiate(p, "python", inside, diag_at(inside, "\\d", "Ruff", "W605", msg), seen=3)
+    assert not isinstance(result, Instantiated) or apply_edits(inside, result.edits).startswith(
+        "import re\n\nRE = re.compile(rf'"
+    ), apply_edits(inside, result.edits)
+
+
 UP031 = "Use format specifiers instead of percent format"
 UP032 = "Use f-string instead of `format` call"
 

@@ -496,3 +496,43 @@ def test_a_mutable_default_made_none_is_still_learned() -> None:
     after = before.replace("into=[]", "into=None")
     pattern = learn("python", before, after, diag_at(before, "[]", *B006))
     assert pattern.shape is not None and "None" in pattern.shape.after
+
+
+B006 = ("Ruff", "B006", "Do not use mutable data structures for argument defaults")
+
+
+def test_a_default_made_none_is_offered_only_where_the_function_checks_for_none() -> None:
+    """Half of B006's fix: ``arguments={}`` -> ``arguments=None`` without the body's ``arguments or {}``.
+
+    Seen on real fixes replayed offline: learned where the body already tested
+    the parameter, offered for ``return self.handlers[method](**arguments)``,
+    which then fails for every call that leaves ``arguments`` out.
+    """
+    before = code("""
+        def connect(host, options={}):
+            options = options or {}
+            return open_link(host, **options)
+        """)
+    p = learn("python", before, before.replace("options={}", "options=None"), diag_at(before, "{}", *B006))
+    unchecked = code("""
+        class Box:
+            def handle(self, method, arguments={}):
+                return self.handlers[method](self.state, **arguments)
+        """)
+    result = instantiate(p, "python", unchecked, diag_at(unchecked, "{}", *B006), seen=3)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.UNSOUND, result
+    checked = code("""
+        class Box:
+            def handle(self, method, arguments={}):
+                if arguments is None:
+                    arguments = {}
+                return self.handlers[method](self.state, **arguments)
+        """)
+    fixed = apply(p, "python", checked, diag_at(checked, "{}", *B006))
+    assert "def handle(self, method, arguments=None):" in fixed
+    passed_on = code("""
+        def embed(namespace={}, banner=""):
+            start_shell(locals_=namespace, banner=banner)
+        """)  # None handed to another call: that call's to take (as the humans' own fixes do)
+    fixed = apply(p, "python", passed_on, diag_at(passed_on, "{}", *B006))
+    assert "def embed(namespace=None, banner" in fixed
