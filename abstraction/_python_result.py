@@ -46,6 +46,13 @@ def _python_facts(text: str) -> _Facts | None:
     formats: Counter[str] = Counter()
     applied: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
+    defaults = {
+        id(d)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
+        for d in (*n.args.defaults, *n.args.kw_defaults)
+        if d is not None
+    }
     for node in _walk(tree):
         if (kind := _COLLECTIONS.get(type(node))) is not None or (
             isinstance(node, ast.Call)
@@ -53,6 +60,8 @@ def _python_facts(text: str) -> _Facts | None:
             and (kind := _CONSTRUCTORS.get(node.func.id)) is not None
         ):
             kinds[kind] += 1
+            if kind == "tuple" and id(node) in defaults:
+                kinds["default tuple"] += 1
         if isinstance(node, ast.Name):
             roles["N:" + node.id] += 1
             if isinstance(node.ctx, ast.Store):
@@ -85,7 +94,9 @@ class _Facts(NamedTuple):
     applied: Counter[str]
     """String constants formatted where they stand (``"...".format(...)``, ``"..." % x``), by value."""
     kinds: Counter[str]
-    """Displays, comprehensions and constructor calls by what they make: ``mapping`` or ``collection``."""
+    """Displays, comprehensions and constructor calls by what they make: ``mapping``, ``collection``, ``tuple``.
+
+    ``default tuple``: the tuples among them that are a parameter's default."""
 
 
 _COLLECTIONS: dict[type, str] = {
@@ -95,8 +106,15 @@ _COLLECTIONS: dict[type, str] = {
     ast.SetComp: "collection",
     ast.List: "collection",
     ast.ListComp: "collection",
+    ast.Tuple: "tuple",
 }
-_CONSTRUCTORS = {"dict": "mapping", "set": "collection", "frozenset": "collection", "list": "collection"}
+_CONSTRUCTORS = {
+    "dict": "mapping",
+    "set": "collection",
+    "frozenset": "collection",
+    "list": "collection",
+    "tuple": "tuple",
+}
 
 
 def changes_a_mapping(old: str, new: str) -> str | None:
@@ -116,6 +134,26 @@ def changes_a_mapping(old: str, new: str) -> str | None:
     collections = after.kinds["collection"] - before.kinds["collection"]
     if (mappings > 0 and collections < 0) or (mappings < 0 and collections > 0):
         return "turns a collection into a mapping" if mappings > 0 else "turns a mapping into a collection"
+    return None
+
+
+def makes_a_tuple_of_a_collection(old: str, new: str) -> str | None:
+    """Why a Python fix turns a list, a dict or a set into a tuple (outside a parameter's default), or ``None``.
+
+    ``tags=list()`` -> ``tags=()`` is a user's way with mutable defaults (an
+    empty tuple is never shared and changed); learned there as "delete
+    ``list``", it turned ``self._data = list()`` into ``self._data = ()``,
+    which the next ``self._data.append(row)`` fails on.
+    """
+    before, after = _python_facts(old), _python_facts(new)
+    if before is None or after is None:
+        return None
+    tuples = (after.kinds["tuple"] - after.kinds["default tuple"]) - (
+        before.kinds["tuple"] - before.kinds["default tuple"]
+    )
+    mutable = after.kinds["collection"] + after.kinds["mapping"] - before.kinds["collection"] - before.kinds["mapping"]
+    if tuples > 0 and mutable < 0:
+        return "turns a list, a dict or a set into a tuple"
     return None
 
 

@@ -250,6 +250,8 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
         return "replaces the diagnostic's name with a fixed one"
     if _literal_made_constant(shape.before, shape.after):
         return "replaces a literal with a constant"
+    if _texts(shape.after) > _texts(shape.before):
+        return "brings in text of its own"
     if habit:
         return None
     if pattern.signature.language == "python" and _byte_strings(shape.before) != _byte_strings(shape.after):
@@ -270,6 +272,19 @@ def _pattern_unsound(pattern: Pattern, habit: bool) -> str | None:
     if literal_gone and not (named_gone and not shape.after.strip()):
         return "drops a literal on one example's word"
     return None
+
+
+def _texts(shape: str) -> int:
+    """How many strings, and pieces of a structured string's text, a shape holds (each ``$S``, prefixed or not).
+
+    A fix whose after-shape holds more than its before-shape brings in text the
+    user typed, which no pattern keeps: instantiated, the k-th text is filled
+    with the user's k-th, and the one left over is another string of the unit
+    (``'cannot read %s' % f`` -> ``'cannot read %s: %s' % (f, err)`` learned,
+    applied where a later handler said ``'error when loading: %s'``: that text,
+    moved into the first message).
+    """
+    return sum(map(is_string, shape.split()))
 
 
 def _literal_made_constant(before: str, after: str) -> bool:

@@ -22,6 +22,7 @@ from fixlore.abstraction import (
     instantiate,
     verify_privacy,
 )
+from fixlore.abstraction._soundness import pattern_unsound
 from tests.abstraction._helpers import apply, code, diag_at, learn
 
 UP031 = "Use format specifiers instead of percent format"
@@ -536,3 +537,59 @@ def test_a_default_made_none_is_offered_only_where_the_function_checks_for_none(
         """)  # None handed to another call: that call's to take (as the humans' own fixes do)
     fixed = apply(p, "python", passed_on, diag_at(passed_on, "{}", *B006))
     assert "def embed(namespace=None, banner" in fixed
+
+
+C408_LIST = ("Ruff", "C408", "Unnecessary `list()` call (rewrite as a literal)")
+
+
+def test_a_list_made_a_tuple_in_a_default_is_not_made_a_tuple_where_it_is_filled() -> None:
+    """``tags=list()`` -> ``tags=()``: a user's way with mutable defaults, learned as "delete ``list``".
+
+    Seen on real fixes replayed offline: offered for ``self._data = list()``,
+    which the next ``self._data.append(row)`` fails on.
+    """
+    before = code("""
+        class Row:
+            def __init__(self, values, tags=list()):
+                self.tags = tags
+        """)
+    p = learn("python", before, before.replace("tags=list()", "tags=()"), diag_at(before, "list()", *C408_LIST))
+    default = code("""
+        class Sheet:
+            def push(self, row, tags=list()):
+                self.rows.append((row, tags))
+        """)
+    assert "def push(self, row, tags=()):" in apply(p, "python", default, diag_at(default, "list()", *C408_LIST))
+    filled = code("""
+        class Sheet:
+            def wipe(self):
+                self.rows = list()
+        """)
+    result = instantiate(p, "python", filled, diag_at(filled, "list()", *C408_LIST), seen=5)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.UNSOUND, result
+
+
+def test_a_fix_that_brings_in_text_of_its_own_is_never_offered() -> None:
+    """The human typed ``: %s`` into a message: no pattern keeps that text, so no instantiation can write it.
+
+    Seen on real fixes replayed offline: the text left over was filled with
+    another message of the same ``try`` (``'cannot read %serror when loading: %s'``).
+    """
+    pattern = _pattern(
+        "' $S %s ' % $1", "' $S %s $S %s ' % ( $1 , $2 )", "Local variable `$2` is assigned to but never used", "F841"
+    )
+    assert pattern_unsound(pattern, seen=5) == "brings in text of its own"
+    text = code("""
+        def parse(name):
+            try:
+                return decode(name)
+            except OSError as exc:
+                raise NotFound('cannot decode %s' % name)
+            except Exception as exc:
+                raise NotFound('error when decoding: %s' % exc)
+        """)
+    diag = diag_at(text, "exc", "Ruff", "F841", "Local variable `exc` is assigned to but never used")
+    result = instantiate(pattern, "python", text, diag, seen=5)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.UNSOUND, result
+    same_count = _pattern("' $S %s ' % $1", "f' $S { $1 } '")  # one text before, one after: sound
+    assert pattern_unsound(same_count, seen=5) is None
