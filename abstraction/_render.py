@@ -102,7 +102,13 @@ def _diff_edits(
                         if not src.data[end : nxt.start].strip():
                             end = nxt.start
                     elif states[j2] == OUTSIDE and _spaced_now(
-                        ctx, olds[-1].text, nxt.text, nxt.text, end == nxt.start, last_before, left=pieces[-1]
+                        ctx,
+                        olds[-1].text,
+                        nxt.text,
+                        nxt.text,
+                        end == nxt.start,
+                        toks[i2 - 2].text if i2 > 1 else None,
+                        left=(pieces[-1], last_before),
                     ):
                         new_text += " "
             edits.append((start, end, new_text))
@@ -187,18 +193,26 @@ def _render_lines(
 
 
 def _spaced_now(
-    ctx: _Ctx, was_left: str, was_right: str, right: str, touching: bool, before: str | None, left: str | None = None
+    ctx: _Ctx,
+    was_left: str,
+    was_right: str,
+    right: str,
+    touching: bool,
+    before: str | None,
+    left: tuple[str, str | None] | None = None,
 ) -> bool:
     """Whether a pair the fix makes wants the space its old pair did not (``("x",)`` -> ``(*rest, "x")``).
 
-    Only where the user's tokens touched because of what they were, not by
-    their style (``a,b`` stays theirs), and never beside a bracket, whose
-    inner spacing the languages differ on (``{x}`` in Python, ``{ x }`` in JS).
+    ``before``: what ``was_left`` follows; ``left``: the new pair's left token
+    and what it follows, when it is not ``was_left``. Only where the user's
+    tokens touched because of what they were, not by their style (``a,b``
+    stays theirs), and never beside a bracket, whose inner spacing the
+    languages differ on (``{x}`` in Python, ``{ x }`` in JS).
     """
-    left = was_left if left is None else left
-    if not touching or left in _BRACKETS or right in _BRACKETS:
+    new_left, new_before = (was_left, before) if left is None else left
+    if not touching or new_left in _BRACKETS or right in _BRACKETS:
         return False
-    return not _space(ctx, was_left, was_right, OUTSIDE, before) and _space(ctx, left, right, OUTSIDE, before)
+    return not _space(ctx, was_left, was_right, OUTSIDE, before) and _space(ctx, new_left, right, OUTSIDE, new_before)
 
 
 _BRACKETS = frozenset({"(", ")", "[", "]", "{", "}"})
