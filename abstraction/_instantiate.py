@@ -36,6 +36,7 @@ from fixlore.abstraction._python_result import (
     changes_a_mapping,
     format_left_unapplied,
     makes_a_tuple_of_a_collection,
+    none_used_at_once,
     python_roles,
     roles_unsound,
     unbinds_a_used_name,
@@ -217,6 +218,7 @@ def _instantiate(
             or (changes_a_mapping(old_part, new_part) if seen < EVIDENCE else None)
             or unchecked_none_default(old_part, new_part)
             or makes_a_tuple_of_a_collection(old_part, new_part)
+            or none_used_at_once(old_part, new_part)
             or catches_what_is_not_raised(src, d0, old_part, new_part)
             or jumps_out_of_scope(src, min(e[0] for e in edits), old_part, new_part)
             or calls_another_method(src, min(e[0] for e in edits), old_part, new_part)

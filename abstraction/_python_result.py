@@ -390,3 +390,43 @@ def _fails_on_none(node: ast.AST, name: str) -> bool:
             for op, right in zip(node.ops, node.comparators, strict=True)
         )
     return False
+
+
+def none_used_at_once(old: str, new: str) -> str | None:
+    """Why a Python fix makes a lookup answer ``None`` where its result is used at once, or ``None``.
+
+    ``getattr(_local, "stack")[-1]`` -> ``getattr(_local, "stack", None)[-1]``
+    silences B009 and trades the ``AttributeError`` a caller may catch for a
+    ``TypeError`` on ``None``: learned where the result was tested for ``None``
+    first, the default is right there and wrong here. Counted: ``getattr(…,
+    None)`` and ``….get(…)`` (whose default is ``None``) subscripted, called or
+    asked for an attribute where they stand.
+    """
+    before, after = parse_python(old), parse_python(new)
+    if before is None or after is None:
+        return None
+    if _none_used(after) > _none_used(before):
+        return "makes a lookup answer None where its result is used at once"
+    return None
+
+
+def _none_used(tree: ast.AST) -> int:
+    """How many ``None``-defaulted lookups ``tree`` subscripts, calls or takes an attribute of at once."""
+    count = 0
+    for node in ast.walk(tree):
+        inner = node.value if isinstance(node, ast.Subscript | ast.Attribute) else None
+        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name | ast.Attribute):
+            inner = node.func
+        if isinstance(inner, ast.Call) and _none_lookup(inner):
+            count += 1
+    return count
+
+
+def _none_lookup(call: ast.Call) -> bool:
+    """``getattr(x, name, None)`` or ``x.get(key)`` / ``x.get(key, None)``."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == "getattr":
+        return len(call.args) == 3 and _is_none(call.args[2])
+    if isinstance(func, ast.Attribute) and func.attr == "get" and not call.keywords:
+        return len(call.args) == 1 or (len(call.args) == 2 and _is_none(call.args[1]))
+    return False

@@ -593,3 +593,35 @@ def test_a_fix_that_brings_in_text_of_its_own_is_never_offered() -> None:
     assert isinstance(result, Skipped) and result.reason is SkipReason.UNSOUND, result
     same_count = _pattern("' $S %s ' % $1", "f' $S { $1 } '")  # one text before, one after: sound
     assert pattern_unsound(same_count, seen=5) is None
+
+
+B009 = ("Ruff", "B009", "Do not call `getattr` with a constant attribute value.")
+
+
+def test_a_none_default_is_not_given_to_a_lookup_used_at_once() -> None:
+    """``getattr(x, "a")`` -> ``getattr(x, "a", None)``: right before an ``is None`` test, wrong before ``[-1]``.
+
+    Seen on real fixes replayed offline: ``getattr(_local, "stack")[-1]`` was
+    offered ``getattr(_local, "stack", None)[-1]``, a ``TypeError`` where an
+    ``AttributeError`` was.
+    """
+    before = code("""
+        def current(state):
+            found = getattr(state, "stack")
+            return found
+        """)
+    after = before.replace('getattr(state, "stack")', 'getattr(state, "stack", None)')
+    p = learn("python", before, after, diag_at(before, 'getattr(state, "stack")', *B009))
+    kept = code("""
+        def top(local):
+            rv = getattr(local, "items")
+            return rv
+        """)
+    assert 'getattr(local, "items", None)' in apply(p, "python", kept, diag_at(kept, 'getattr(local, "items")', *B009))
+    used = code("""
+        def top(local):
+            rv = getattr(local, "items")[-1]
+            return rv
+        """)
+    result = instantiate(p, "python", used, diag_at(used, 'getattr(local, "items")', *B009), seen=5)
+    assert isinstance(result, Skipped) and result.reason is SkipReason.UNSOUND, result
