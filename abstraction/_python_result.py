@@ -32,6 +32,15 @@ def parse_python(text: str) -> ast.AST | None:
 
 
 @functools.lru_cache(maxsize=64)
+def _tree_of(text: str) -> ast.AST | None:
+    """:func:`parse_python`, remembered: the text before a fix is the same for every pattern tried on it.
+
+    For the checks that only read the tree (:func:`unchecked_none_default`, :func:`none_used_at_once`).
+    """
+    return parse_python(text)
+
+
+@functools.lru_cache(maxsize=64)
 def _python_facts(text: str) -> _Facts | None:
     """One parse of a Python text: its roles (see :func:`python_roles`), the names it binds, its format strings.
 
@@ -324,7 +333,7 @@ def unchecked_none_default(old: str, new: str) -> str | None:
     ``None`` for certain counts (unpacked, subscripted, an attribute taken,
     iterated, ``in`` it): passed on to another call, ``None`` is that call's to take.
     """
-    before, after = parse_python(old), parse_python(new)
+    before, after = _tree_of(old), _tree_of(new)
     if before is None or after is None:
         return None
     olds = [n for n in ast.walk(before) if isinstance(n, _FUNCTIONS)]
@@ -402,7 +411,7 @@ def none_used_at_once(old: str, new: str) -> str | None:
     None)`` and ``….get(…)`` (whose default is ``None``) subscripted, called or
     asked for an attribute where they stand.
     """
-    before, after = parse_python(old), parse_python(new)
+    before, after = _tree_of(old), _tree_of(new)
     if before is None or after is None:
         return None
     if _none_used(after) > _none_used(before):
