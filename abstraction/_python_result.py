@@ -35,7 +35,7 @@ def parse_python(text: str) -> ast.AST | None:
 def _tree_of(text: str) -> ast.AST | None:
     """:func:`parse_python`, remembered: the text before a fix is the same for every pattern tried on it.
 
-    For the checks that only read the tree (:func:`unchecked_none_default`, :func:`none_used_at_once`).
+    For :func:`unchecked_none_default`, which reads the tree only when a fix makes a default ``None``.
     """
     return parse_python(text)
 
@@ -55,14 +55,16 @@ def _python_facts(text: str) -> _Facts | None:
     formats: Counter[str] = Counter()
     applied: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
-    defaults = {
-        id(d)
-        for n in ast.walk(tree)
-        if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda)
-        for d in (*n.args.defaults, *n.args.kw_defaults)
-        if d is not None
-    }
-    for node in _walk(tree):
+    defaults: set[int] = set()
+    for node in _walk(tree):  # a node before its children: a function before its defaults
+        if isinstance(node, ast.arguments):
+            given = [d for d in (*node.defaults, *node.kw_defaults) if d is not None]
+            defaults.update(id(d) for d in given)
+            kinds["None default"] += sum(map(_is_none, given))
+        elif isinstance(node, ast.Subscript | ast.Attribute | ast.Call):
+            inner = node.func if isinstance(node, ast.Call) else node.value
+            if isinstance(inner, ast.Call) and _none_lookup(inner):
+                kinds["None used at once"] += 1
         if (kind := _COLLECTIONS.get(type(node))) is not None or (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)
@@ -105,7 +107,10 @@ class _Facts(NamedTuple):
     kinds: Counter[str]
     """Displays, comprehensions and constructor calls by what they make: ``mapping``, ``collection``, ``tuple``.
 
-    ``default tuple``: the tuples among them that are a parameter's default."""
+    ``default tuple``: the tuples among them that are a parameter's default; and
+    two counts of their own: ``None default``, the parameters whose default is
+    ``None``; ``None used at once``, the ``None``-defaulted lookups subscripted,
+    called or asked for an attribute where they stand (:func:`none_used_at_once`)."""
 
 
 _COLLECTIONS: dict[type, str] = {
@@ -333,6 +338,9 @@ def unchecked_none_default(old: str, new: str) -> str | None:
     ``None`` for certain counts (unpacked, subscripted, an attribute taken,
     iterated, ``in`` it): passed on to another call, ``None`` is that call's to take.
     """
+    had, has = _python_facts(old), _python_facts(new)
+    if had is None or has is None or has.kinds["None default"] <= had.kinds["None default"]:
+        return None  # no default made None: nothing to walk (most fixes)
     before, after = _tree_of(old), _tree_of(new)
     if before is None or after is None:
         return None
@@ -411,24 +419,12 @@ def none_used_at_once(old: str, new: str) -> str | None:
     None)`` and ``….get(…)`` (whose default is ``None``) subscripted, called or
     asked for an attribute where they stand.
     """
-    before, after = _tree_of(old), _tree_of(new)
+    before, after = _python_facts(old), _python_facts(new)
     if before is None or after is None:
         return None
-    if _none_used(after) > _none_used(before):
+    if after.kinds["None used at once"] > before.kinds["None used at once"]:
         return "makes a lookup answer None where its result is used at once"
     return None
-
-
-def _none_used(tree: ast.AST) -> int:
-    """How many ``None``-defaulted lookups ``tree`` subscripts, calls or takes an attribute of at once."""
-    count = 0
-    for node in ast.walk(tree):
-        inner = node.value if isinstance(node, ast.Subscript | ast.Attribute) else None
-        if isinstance(node, ast.Call) and not isinstance(node.func, ast.Name | ast.Attribute):
-            inner = node.func
-        if isinstance(inner, ast.Call) and _none_lookup(inner):
-            count += 1
-    return count
 
 
 def _none_lookup(call: ast.Call) -> bool:
