@@ -35,7 +35,8 @@ def parse_python(text: str) -> ast.AST | None:
 def _tree_of(text: str) -> ast.AST | None:
     """:func:`parse_python`, remembered: the text before a fix is the same for every pattern tried on it.
 
-    For :func:`unchecked_none_default`, which reads the tree only when a fix makes a default ``None``.
+    One parse a text for :func:`_python_facts` and for the checks that read the tree again
+    (:func:`unchecked_none_default`, when a fix makes a default ``None``). Never changed by its readers.
     """
     return parse_python(text)
 
@@ -47,7 +48,7 @@ def _python_facts(text: str) -> _Facts | None:
     Cached: the text before a fix is the same for every pattern tried on it,
     and each check of one result asks for all of them.
     """
-    tree = parse_python(text)
+    tree = _tree_of(text)
     if tree is None:
         return None
     roles: Counter[str] = Counter()
@@ -350,10 +351,15 @@ def unchecked_none_default(old: str, new: str) -> str | None:
         return None
     for was, now in zip(olds, news, strict=True):
         old_defaults = _defaults(was)
-        for name, default in _defaults(now).items():
-            if not _is_none(default) or name not in old_defaults or _is_none(old_defaults[name]):
-                continue
-            body = [node for stmt in now.body for node in ast.walk(stmt)]
+        made_none = [
+            name
+            for name, default in _defaults(now).items()
+            if _is_none(default) and name in old_defaults and not _is_none(old_defaults[name])
+        ]
+        if not made_none:
+            continue
+        body = [node for stmt in now.body for node in ast.walk(stmt)]
+        for name in made_none:
             if not any(_tests_for_none(node, name) for node in body) and any(_fails_on_none(n, name) for n in body):
                 return "makes a default None that the function uses as it was, unchecked"
     return None

@@ -5,10 +5,14 @@ from __future__ import annotations
 import textwrap
 
 from fixlore.abstraction import (
+    Anchor,
     DiagnosticInfo,
+    EditShape,
     Extracted,
+    FixCategory,
     Instantiated,
     Pattern,
+    Signature,
     TextRange,
     apply_edits,
     extract_pattern,
@@ -42,3 +46,12 @@ def apply(pattern: Pattern, language: str, text: str, diag: DiagnosticInfo) -> s
     result = instantiate(pattern, language, text, diag)
     assert isinstance(result, Instantiated), result
     return apply_edits(text, result.edits)
+
+
+def rewrite_pattern(before: str, after: str, message: str, code: str) -> Pattern:
+    """A ruff pattern of a shape written by hand (its unit an expression at the diagnostic)."""
+    return Pattern(
+        signature=Signature("python", "Ruff", code, message),
+        category=FixCategory.REWRITE,
+        shape=EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", before, after),
+    )
