@@ -133,6 +133,11 @@ def main() -> None:
     parser.add_argument("--pause", type=float, default=2.5)
     parser.add_argument("--json", type=Path)
     parser.add_argument("--only", choices=["fixlore", "ruff"], help="run one side only")
+    parser.add_argument(
+        "--tap",
+        action="store_true",
+        help="time every request on the wire (bench/wire_tap.py), the first pull of each file just opened apart",
+    )
     args = parser.parse_args()
     args.max_events = 300 if args.quick else 1395 if args.events is None else 100_000
     if not (args.humanfix / "fixreplay.py").exists():
@@ -143,11 +148,23 @@ def main() -> None:
     ruff = f"{shlex.quote(str(BIN / 'ruff'))} server"
     with tempfile.TemporaryDirectory(prefix="bench-humanfix-") as tmp:
         runs: dict[str, dict[str, Any]] = {}
+        taps: dict[str, Path] = {}
         for side, cmd in (("fixlore", fixlore), ("ruff", ruff)):
             if args.only and args.only != side:
                 continue
+            if args.tap:
+                taps[side] = Path(tmp) / f"{side}.tap.jsonl"
+                tap = [sys.executable, str(HERE / "wire_tap.py"), "--out", str(taps[side]), "--"]
+                cmd = " ".join(shlex.quote(part) for part in tap) + " " + cmd
             print(f"replaying {args.max_events} events through {side} ...", flush=True)
             runs[side] = replay(args.humanfix, cmd, Path(tmp) / f"{side}.json", args)
+        if taps:
+            from wire_tap import report
+
+            print("\non the wire (bench/wire_tap.py), p50 / p99:")
+            for side, path in taps.items():
+                baseline = taps.get("ruff") if side == "fixlore" else None
+                print(f" {side}:\n" + "\n".join(report(str(path), str(baseline) if baseline else None)))
     sums = {side: summary(data) for side, data in runs.items()}
     sides = list(sums)
     print(f"\n{args.max_events} events, --jobs {args.jobs}, --pause {args.pause}")
