@@ -305,14 +305,18 @@ class LearnedFixes:
         in time, and a lightbulb makes its own diagnostic's on a thread.
         """
         version = self._fresh.pop(uri, None)
-        due = self._due.get(uri)
-        if due is None or due[0] != version or self._store.knowledge is None or not self._jobs.answering:
+        if self._store.knowledge is None or not self._jobs.answering:
             return  # nothing to make; or the worker is starting (0.2-1 s): a lightbulb makes its own on a thread
-        del self._due[uri]
-        if (timer := self._later.pop(uri, None)) is not None:
-            timer.cancel()
-        self._prepare(uri, version, due[1], asked=True)
-        _, entries = self._cache.get(uri, (None, {}))
+        due = self._due.get(uri)
+        if due is not None and due[0] == version:
+            del self._due[uri]
+            if (timer := self._later.pop(uri, None)) is not None:
+                timer.cancel()
+            self._prepare(uri, version, due[1], asked=True)
+        # (Or prepared already: the editor pulled after PREPARE_DELAY_S; those jobs are waited for.)
+        cached_version, entries = self._cache.get(uri, (None, {}))
+        if cached_version != version:
+            return
         jobs = [p.job for p in entries.values() if not p.job.result.done()]
         if not jobs:
             return

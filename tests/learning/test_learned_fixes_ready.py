@@ -400,3 +400,24 @@ async def test_nothing_is_held_while_the_worker_process_is_starting(knowledge: K
         assert [apply_edits(text, f.edits) for f in found] == ["def other(item):\n    return item is None\n"]
     finally:
         fixes.close()
+
+
+async def test_a_first_pull_after_the_preparation_started_waits_for_the_jobs_under_way(knowledge: Knowledge) -> None:
+    # An editor that pulls later than PREPARE_DELAY_S after the upstream's report came in:
+    # the jobs are under way already, and the held answer waits for them all the same.
+    _, fixes, _, raw = _one_e711(knowledge)
+    try:
+        await _worker_up(fixes)
+        started: list[Job] = []
+        fixes._jobs.submit = lambda job: started.append(job) or job.result  # type: ignore[method-assign,func-returns-value]
+        fixes.opened(URI)
+        fixes.published(URI, 1, [raw])
+        await asyncio.sleep(PREPARE_DELAY_S * 3)
+        [job] = [job for job in started if job.info is not None]  # prepared on its timer (and the warm-up)
+        held = asyncio.ensure_future(fixes.made(URI, within=TIMEOUT_S))
+        await asyncio.sleep(0.05)
+        assert not held.done()
+        job.result.set_result([])
+        await asyncio.wait_for(held, TIMEOUT_S)
+    finally:
+        fixes.close()
