@@ -48,16 +48,6 @@ class PublishFollower(Protocol):
         """The merged diagnostics of ``uri`` for ``version``."""
 
 
-class FirstReport(Protocol):
-    """Who holds a just-opened document's first diagnostics until its learned fixes are made (the learned fixes)."""
-
-    def holds(self, uri: str) -> bool:
-        """Whether the next report of ``uri`` is its first since it opened, to wait for :meth:`made`."""
-
-    async def made(self, uri: str) -> None:
-        """Returns once the learned fixes of ``uri``'s diagnostics (the follower has heard them) are made, or soon."""
-
-
 MAX_EDITS = 256
 """Edits remembered per document to carry a lagging list over; a source further behind is held back."""
 
@@ -83,10 +73,6 @@ class DiagnosticsHub:
         """Set once by ``create_server`` (the follower is built from the hub's users)."""
         self.publish_enabled = True
         """Off when the editor pulls diagnostics instead (the proxy decides)."""
-        self.first_report: FirstReport | None = None
-        """Set once by ``create_server``: a document's first diagnostics wait for its learned fixes (push or pull)."""
-        self._held: dict[str, asyncio.Task[None]] = {}
-        """uri -> its first publish, waiting for :attr:`first_report`."""
 
     def set(self, uri: str, key: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Replace ``key``'s diagnostics for ``uri``; publish the merge if the list is for the current version.
@@ -200,31 +186,8 @@ class DiagnosticsHub:
                 self.follower.published(uri, version, merged)
             except Exception:  # a follower's bug must not cost the user diagnostics
                 logger.exception("following a diagnostics publish failed")
-        if not self.publish_enabled or uri in self._held:
-            return  # a held publish sends the latest merge when it goes
-        if self.first_report is not None and self.first_report.holds(uri):
-            try:
-                loop = asyncio.get_running_loop()
-            except RuntimeError:  # outside the loop (a script, a test): at once
-                pass
-            else:
-                self._held[uri] = loop.create_task(self._publish_when_made(uri, self.first_report))
-                return
-        self._send(uri, merged)
-
-    async def _publish_when_made(self, uri: str, first: FirstReport) -> None:
-        """The first publish of a document just opened, once its learned fixes are made (cancelled: it closed)."""
-        try:
-            await first.made(uri)
-        except Exception:  # the learned fixes' bug must not cost the user diagnostics
-            logger.exception("making the learned fixes of a first publish failed")
-        finally:
-            self._held.pop(uri, None)
-        if uri in self._docs and self._editor.open_document(uri) is not None:
-            self._send(uri, self.current(uri))
-
-    def _send(self, uri: str, merged: list[dict[str, Any]]) -> None:
-        version = self._version(uri)
+        if not self.publish_enabled:
+            return
         params: dict[str, Any] = {"uri": uri, "diagnostics": self.shown(uri, merged)}
         if version is not None:
             params["version"] = version
@@ -243,8 +206,6 @@ class DiagnosticsHub:
 
     def forget(self, uri: str) -> None:
         """The document closed: clear what the editor shows for it."""
-        if (held := self._held.pop(uri, None)) is not None:
-            held.cancel()
         if self._docs.pop(uri, None) is not None and self.publish_enabled:
             self._editor.send_raw_notification("textDocument/publishDiagnostics", {"uri": uri, "diagnostics": []})
 

@@ -36,9 +36,8 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     learning = LearningLoop(server, hub, syntax=checker.problems)
     actions = CodeActions(server, upstreams, learning, learning.store)
     dispatch = Dispatch(server, life, hub, checker, upstreams, learning)
-    # The links that close a loop, each set once, here:
+    # The three links that close a loop, each set once, here:
     hub.follower = dispatch  # every merged publish: the proxy's pull answers, then learning
-    hub.first_report = learning.fixes  # a document's first diagnostics wait for its learned fixes
     server.protocol.router = upstreams  # what fixlore forwards without reading
     server.dispatch = dispatch  # the editor's stream ended, or SIGTERM: goodbye
 

@@ -5,9 +5,7 @@ gets them instantiated (``abstraction.instantiate``) in a worker process
 (:mod:`fixlore.lsp.learning.instantiation`), :data:`PREPARE_DELAY_S` later: a
 code-action request in between starts its own diagnostic's at once. A request
 then finds them ready; if not, it waits a few milliseconds at most and answers
-without them (the next request has them). The first report of a document just
-opened goes to the editor only once its fixes are made (:meth:`LearnedFixes.made`,
-:data:`FIRST_HOLD_S` at most): the lightbulb asked for as it shows waits for nothing.
+without them (the next request has them).
 Cached in memory, per (document, version, diagnostic); nothing is written.
 "No learned fix" is cached too, per signature, for :data:`NEGATIVE_TTL_S`
 (looking it up again for every diagnostic of every publish cost a large share
@@ -102,19 +100,6 @@ event loop are free for the one asked about. VS Code's automatic lightbulb
 comes 250 ms after the markers change (its ``CodeActionOracle`` delay), a cursor
 moved onto another diagnostic later still: both find theirs made."""
 
-FIRST_HOLD_S = 0.05
-"""How long the first diagnostics of a file just opened wait for their learned fixes (:meth:`LearnedFixes.made`).
-
-An editor asks for the lightbulb the moment diagnostics show, and a file just
-opened is parsed first (7-13 ms for 70-120 KB on a loaded machine): in a replay
-of real fixes, whose simulated user asks at once, the requests that waited for
-that parse were the slowest code actions (p99 13-18 ms against ruff alone's
-3-4). Holding the first report until the fixes are made puts that wait where
-the editor waits anyway, before the squiggles of a file it has just shown, and
-the lightbulb then finds them made. Later reports (typing) are not held: the
-text is parsed again from its tree, and their fixes start as they come.
-Nothing is held while the worker process starts (a session's first files)."""
-
 NEGATIVE_TTL_S = 1.0
 """How long "no learned fix for this signature" is believed without asking the knowledge again."""
 MAX_NONE = 4096
@@ -176,10 +161,6 @@ class LearnedFixes:
         """uri -> the preparation of its latest diagnostics, due :data:`PREPARE_DELAY_S` after they came."""
         self._tables: set[str] = set()
         """Languages whose lookup tables (:func:`~fixlore.abstraction.load_tables`) are loaded, or being loaded."""
-        self._fresh: dict[str, int | None] = {}
-        """uri -> the version it was opened at, until its first diagnostics are held (:meth:`holds`)."""
-        self._due: dict[str, tuple[int | None, list[dict[str, Any]]]] = {}
-        """uri -> the diagnostics whose preparation :attr:`_later` holds."""
 
     def knowledge_changed(self, signature: Signature | None) -> None:
         """A learned fix for ``signature`` (None: any) may be new: stop believing there is none."""
@@ -193,8 +174,6 @@ class LearnedFixes:
         for timer in self._later.values():
             timer.cancel()
         self._later.clear()
-        self._due.clear()
-        self._fresh.clear()
         self._jobs.close()
         self.imports.close()
         self.recall.clear()
@@ -213,8 +192,6 @@ class LearnedFixes:
         """Drop the cache of a closed document, and the jobs still queued for it."""
         self._cache.pop(uri, None)
         self._jobs.forget(uri)
-        self._fresh.pop(uri, None)
-        self._due.pop(uri, None)
         if (timer := self._later.pop(uri, None)) is not None:
             timer.cancel()
 
@@ -224,7 +201,6 @@ class LearnedFixes:
         language = document_language(doc) if doc is not None else None
         if language is None or doc is None:
             return
-        self._fresh[uri] = doc.version
         if self._store.knowledge is not None:
             self._jobs.warm(uri, language, doc.source)
         if language not in self._tables:
@@ -256,7 +232,6 @@ class LearnedFixes:
         """
         if (timer := self._later.pop(uri, None)) is not None:
             timer.cancel()
-        self._due.pop(uri, None)
         doc = self._store.server.open_document(uri)
         if doc is None or doc.version != version:
             return  # closed, or a newer text already: nothing of this is asked for
@@ -271,67 +246,10 @@ class LearnedFixes:
             self.prepare(uri, version, diagnostics)
             return
         self._later[uri] = loop.call_later(PREPARE_DELAY_S, self._prepare_later, uri, version, diagnostics)
-        self._due[uri] = (version, diagnostics)
 
     def _prepare_later(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         self._later.pop(uri, None)
-        self._due.pop(uri, None)
         self.prepare(uri, version, diagnostics)
-
-    def holds(self, uri: str) -> bool:
-        """Whether the next report of ``uri``'s diagnostics is its first since it opened, for the text it opened with.
-
-        That report waits for :meth:`made` (:data:`FIRST_HOLD_S` at most) before
-        it goes to the editor.
-        """
-        if uri not in self._fresh:
-            return False
-        doc = self._store.server.open_document(uri)
-        if doc is None or doc.version != self._fresh[uri]:
-            del self._fresh[uri]  # typed on, or closed: later reports are not held
-            return False
-        return True
-
-    async def made(self, uri: str, within: float = FIRST_HOLD_S) -> None:
-        """Make the learned fixes of ``uri``'s diagnostics now and wait for them, ``within`` seconds at most.
-
-        For the first report of a document just opened (:meth:`holds`), once the
-        hub has heard it (:meth:`published`). Only the diagnostics with a pattern
-        that may fit the code get a job (:func:`may_apply`, no parsing), so a
-        report without any waits for nothing; the jobs go ahead of other
-        documents' in the worker (:meth:`Instantiator.hurry`), never to a thread
-        of the server: a session's restored editors open at once. While the
-        worker process is starting, nothing is held: the jobs would not be made
-        in time, and a lightbulb makes its own diagnostic's on a thread.
-        """
-        version = self._fresh.pop(uri, None)
-        if self._store.knowledge is None or not self._jobs.answering:
-            return  # nothing to make; or the worker is starting (0.2-1 s): a lightbulb makes its own on a thread
-        due = self._due.get(uri)
-        if due is not None and due[0] == version:
-            del self._due[uri]
-            if (timer := self._later.pop(uri, None)) is not None:
-                timer.cancel()
-            self._prepare(uri, version, due[1], asked=True)
-        # (Or prepared already: the editor pulled after PREPARE_DELAY_S; those jobs are waited for.)
-        cached_version, entries = self._cache.get(uri, (None, {}))
-        if cached_version != version:
-            return
-        jobs = [p.job for p in entries.values() if not p.job.result.done()]
-        if not jobs:
-            return
-        for job in jobs:
-            self._jobs.hurry(job, here=False)  # ahead of other documents' jobs, in the worker
-        waiting = [asyncio.wrap_future(job.result) for job in jobs]
-        started = time.perf_counter()
-        _, late = await asyncio.wait(waiting, timeout=within)
-        if logger.isEnabledFor(logging.DEBUG):
-            logger.debug(
-                "first diagnostics held %.1f ms for %d learned-fix jobs (%d not made in time)",
-                (time.perf_counter() - started) * 1000,
-                len(waiting),
-                len(late),
-            )
 
     def prepare(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
         """Start instantiating learned fixes for ``diagnostics`` (the work goes to the worker).

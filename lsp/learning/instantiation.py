@@ -207,41 +207,21 @@ class Instantiator:
         """
         self.submit(Job(uri, language, text, None, []))
 
-    @property
-    def answering(self) -> bool:
-        """The worker process is up: a job handed to it now waits for no spawn (see :attr:`WorkerProcess.answering`)."""
-        return self._worker.answering
-
-    def hurry(self, job: Job, *, here: bool = True) -> None:
-        """``job`` is wanted now (a code-action request): hand it over before the others still waiting.
-
-        ``here``: when the worker is busy with another document, or still starting,
-        run it on a thread of the server (else it waits its turn in the worker).
-        """
+    def hurry(self, job: Job) -> None:
+        """``job`` is wanted now (a code-action request): hand it over before the others still waiting."""
         with self._lock:
-            current = self._current
-            same = current is None or (current.uri == job.uri and current.text is job.text and self._worker.answering)
-            if job in self._queue:
+            try:
                 self._queue.remove(job)
-            elif here and job in self._urgent:
-                # Hurried with a first report's others (``here=False``), and now asked for:
-                # before them (a file's report may hold a hundred diagnostics with fixes to try).
-                self._urgent.remove(job)
-            else:
+            except ValueError:
                 return  # already handed over, or done
-            if same:
+            current = self._current
+            if current is None or (current.uri == job.uri and current.text is job.text and self._worker.answering):
                 # Idle, or busy with this very text (most often parsing the document just
                 # opened, whose diagnostics came before that parse ended) in a process that
                 # is up: next in the worker, which holds the parse then, rather than a second
                 # parse here. A process still starting (0.2-1 s) is not waited for.
-                if here:
-                    self._urgent.appendleft(job)
-                else:
-                    self._urgent.append(job)
-                self._feed_locked()
-                return
-            if not here:
                 self._urgent.append(job)
+                self._feed_locked()
                 return
         # The worker is busy with another document or text: the one the user waits for
         # runs here, on a thread of its own, on the other core. (Queueing it next instead,

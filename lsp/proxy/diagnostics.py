@@ -208,21 +208,6 @@ class DiagnosticsBridge:
         if not isinstance(uri, str):
             return {"kind": "full", "items": []}
         targets = [u for u in self._served.upstreams_for(uri) if u.running and offers_pull(u)]
-        first = self._hub.first_report
-        if first is not None and first.holds(uri):
-            # A document just opened: its first report waits for its learned fixes.
-            if targets:
-                await asyncio.gather(*(self._pull(u, uri) for u in targets))
-            sole = targets[0] if len(targets) == 1 else None
-            tail = self._sole_tail(sole, uri) if sole is not None else None
-            state = (self._served.document_version(uri), sole.epoch if sole is not None else None)
-            self.settle(uri)
-            await first.made(uri)
-            if tail is not None and state == (self._served.document_version(uri), sole.epoch if sole else None):
-                self._served.editor.protocol.send_result_tail(msg_id, tail)  # as it came, as below
-                return ANSWERED
-            self.settle(uri)
-            return {"kind": "full", "items": self._hub.shown(uri)}
         if len(targets) == 1:
             upstream = targets[0]
             me = asyncio.current_task()

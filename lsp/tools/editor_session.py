@@ -31,8 +31,6 @@ T = TypeVar("T")
 
 INVOKED = 1
 """``CodeActionTriggerKind.Invoked``: the user asked for actions."""
-AUTOMATIC = 2
-"""``CodeActionTriggerKind.Automatic``: the editor asked as the cursor moved or the diagnostics changed."""
 
 EDITOR_CAPABILITIES: dict[str, Any] = {
     "general": {"positionEncodings": ["utf-16"]},

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from fixlore.lsp.hub import DiagnosticsHub
@@ -167,58 +166,3 @@ def test_a_line_typed_right_where_a_carried_range_starts_pushes_it_down() -> Non
     version = type_change(hub, editor, (1, 4), (1, 4), "\n    ")  # Enter right before `value`
     hub.set(URI, "upstream:ruff", version, [F401])
     assert published(editor)[-1] == (version, [F401, moved(SLOW, (2, 4), (2, 9))])
-
-
-class HoldsFirst:
-    """A first report that holds until the test says its learned fixes are made."""
-
-    def __init__(self) -> None:
-        self.fresh = {URI}
-        self.made_now = asyncio.Event()
-        self.asked = 0
-
-    def holds(self, uri: str) -> bool:
-        return uri in self.fresh
-
-    async def made(self, uri: str) -> None:
-        self.fresh.discard(uri)
-        self.asked += 1
-        await self.made_now.wait()
-
-
-async def test_a_document_s_first_publish_waits_for_its_learned_fixes_and_sends_the_latest_merge() -> None:
-    hub, editor, follower = hub_at(1)
-    first = hub.first_report = HoldsFirst()
-    hub.set(URI, "upstream:ruff", 1, [F401])
-    hub.set(URI, "upstream:other", 1, [F821])  # a second source while the first report is held
-    await asyncio.sleep(0.01)
-    assert published(editor) == [] and first.asked == 1  # held, once
-    assert follower.heard == [(1, [F401]), (1, [F401, F821])]  # the learning loop hears at once
-    first.made_now.set()
-    await asyncio.sleep(0)
-    await asyncio.sleep(0)
-    assert published(editor) == [(1, [F401, F821])]  # one publish, of what is current
-    hub.set(URI, "upstream:ruff", 1, [])
-    assert published(editor)[-1] == (1, [F821])  # the next publishes are not held
-
-
-async def test_a_document_closed_while_its_first_publish_is_held_gets_only_its_clear() -> None:
-    hub, editor, _ = hub_at(1)
-    hub.first_report = HoldsFirst()
-    hub.set(URI, "upstream:ruff", 1, [F401])
-    await asyncio.sleep(0)
-    hub.forget(URI)
-    await asyncio.sleep(0.01)
-    assert published(editor) == [(None, [])]
-
-
-async def test_a_failing_first_report_costs_no_diagnostics() -> None:
-    class Failing(HoldsFirst):
-        async def made(self, uri: str) -> None:
-            raise RuntimeError("a bug in the learned fixes")
-
-    hub, editor, _ = hub_at(1)
-    hub.first_report = Failing()
-    hub.set(URI, "upstream:ruff", 1, [F401])
-    await asyncio.sleep(0.01)
-    assert published(editor) == [(1, [F401])]

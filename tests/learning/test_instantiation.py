@@ -168,40 +168,6 @@ def test_a_job_asked_for_while_the_worker_parses_its_own_text_waits_for_the_work
     other.result.cancel()
 
 
-def test_a_first_reports_jobs_go_ahead_of_the_queue_and_a_lightbulbs_own_ahead_of_them(
-    instantiator: Instantiator,
-) -> None:
-    # A file just opened whose report holds many diagnostics with fixes to try (a hundred
-    # `u''` strings): the report's jobs go before other documents' (never to a server thread),
-    # and the one a lightbulb then asks for goes before the report's others.
-    pattern = _pattern()
-    instantiator.submit(_job(pattern)).result(TIMEOUT_S)  # the worker is up
-    here: list[Job] = []
-    instantiator._here.submit = lambda fn, j: here.append(j)  # type: ignore[assignment,method-assign,misc,return-value]
-    text = "".join(f"def f{i}(v{i}):\n    return v{i} == None\n" for i in range(6))
-    report = [Job("file:///w/opened.py", "python", text, diag_at(text, "None", *E711), []) for _ in range(6)]
-    elsewhere = _job(pattern, uri="file:///w/elsewhere.py")
-    with instantiator._lock:  # the worker's answers wait: the queues are as left here
-        instantiator._current = Job("file:///w/opened.py", "python", text, None, [])  # busy: its parse
-        for job in (elsewhere, *report):
-            instantiator._queue.append(job)
-        for job in report:
-            instantiator.hurry(job, here=False)
-        assert list(instantiator._urgent) == report and list(instantiator._queue) == [elsewhere]
-        instantiator.hurry(report[4])  # the lightbulb's
-        assert list(instantiator._urgent) == [report[4], *report[:4], report[5]]
-        # Busy with another document: a first report's job waits its turn; a lightbulb's runs here.
-        instantiator._current = _job(pattern, uri="file:///w/big.py")
-        instantiator._queue.append(late := _job(pattern, uri="file:///w/late.py"))
-        instantiator.hurry(late, here=False)
-        assert instantiator._urgent[-1] is late and here == []
-        instantiator.hurry(report[5])
-        assert here == [report[5]] and report[5] not in instantiator._urgent
-        instantiator._urgent.clear()
-        instantiator._queue.clear()
-        instantiator._current = None
-
-
 def test_a_killed_worker_is_replaced_and_the_job_still_answered(instantiator: Instantiator) -> None:
     pattern = _pattern()
     instantiator.submit(_job(pattern)).result(TIMEOUT_S)

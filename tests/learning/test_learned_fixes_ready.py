@@ -27,13 +27,11 @@ from fixlore.lsp.learning.fixes import (
     _Pending,
     diag_id,
 )
-from fixlore.lsp.learning.instantiation import Job
 from fixlore.lsp.learning.timeline import diag_info
 from tests.abstraction._helpers import code, diag_at, learn
 from tests.core.fakes import FakeEditor
 
 URI = "file:///w/probe.py"
-OTHER = "file:///w/other.py"
 TIMEOUT_S = 60
 E711 = ("Ruff", "E711", "Comparison to `None` should be `cond is None`")
 
@@ -321,103 +319,3 @@ def test_the_first_document_loads_the_lookup_tables_before_the_knowledge_is_open
     finally:
         fixes.close()
         host.executor.shutdown(wait=True)
-
-
-async def _worker_up(fixes: LearnedFixes) -> None:
-    """Wait until the instantiation worker process is up (its first job answered)."""
-    await asyncio.wait_for(asyncio.wrap_future(fixes._jobs.submit(Job(OTHER, "python", "x = 1\n", None, []))), 60)
-    assert fixes._jobs.answering
-
-
-async def test_a_document_just_opened_has_its_learned_fixes_made_before_its_first_report_goes(
-    knowledge: Knowledge,
-) -> None:
-    # An editor asks for the lightbulb as the diagnostics show: the first report of a file just
-    # opened (which the worker is still parsing) waits until its fixes are made, so that request
-    # finds them done. Only the first: typing on does not hold the squiggles.
-    text, fixes, _, raw = _one_e711(knowledge)
-    try:
-        await _worker_up(fixes)
-        fixes.opened(URI)
-        assert fixes.holds(URI)
-        fixes.published(URI, 1, [raw])  # the hub heard the report (before it goes to the editor)
-        assert fixes._cache[URI] == (1, {})  # not started yet: its preparation is due PREPARE_DELAY_S later
-        await asyncio.wait_for(fixes.made(URI, within=TIMEOUT_S), TIMEOUT_S)
-        job = fixes._cache[URI][1][diag_id(raw)].job
-        assert job.result.done() and len(job.result.result()) == 1
-        assert not fixes.holds(URI)  # once
-        found = await fixes.get(URI, 1, raw, wait=0)  # no wait left to make
-        assert [apply_edits(text, f.edits) for f in found] == ["def other(item):\n    return item is None\n"]
-    finally:
-        fixes.close()
-
-
-async def test_a_first_report_is_held_at_most_its_limit_and_not_once_the_user_has_typed(
-    knowledge: Knowledge,
-) -> None:
-    _, fixes, editor, raw = _one_e711(knowledge)
-    try:
-        await _worker_up(fixes)
-        fixes._jobs.submit = lambda job: job.result  # type: ignore[method-assign]  # a worker that never answers
-        fixes.opened(URI)
-        fixes.published(URI, 1, [raw])
-        started = time.perf_counter()
-        await asyncio.wait_for(fixes.made(URI, within=0.2), TIMEOUT_S)
-        assert 0.2 <= time.perf_counter() - started < 5  # the limit, not the worker, ended the wait
-        fixes.opened(URI)
-        editor.open(URI, editor.documents[URI].source + "\n", version=2)  # typed before the report came
-        assert not fixes.holds(URI)
-    finally:
-        fixes.close()
-
-
-async def test_a_first_report_whose_diagnostics_no_stored_fix_can_fit_waits_for_nothing(knowledge: Knowledge) -> None:
-    _learn_e711_by_hand(knowledge)
-    text = "def other(item):\n    return item != None\n"  # the habit rewrites `== None`
-    fixes, _ = _fixes(knowledge, text)
-    raw = _raw(text, "None", *E711)
-    try:
-        await _worker_up(fixes)
-        fixes.opened(URI)
-        fixes.published(URI, 1, [raw])
-        await asyncio.wait_for(fixes.made(URI, within=3600), TIMEOUT_S)
-        assert fixes._cache[URI][1][diag_id(raw)].job.patterns == []  # no job: nothing may fit
-    finally:
-        fixes.close()
-
-
-async def test_nothing_is_held_while_the_worker_process_is_starting(knowledge: Knowledge) -> None:
-    # A session's first file: the worker takes 0.2-1 s to start, far past the hold's limit.
-    # The report goes at once; a lightbulb makes its own diagnostic's fix on a thread.
-    text, fixes, _, raw = _one_e711(knowledge)
-    try:
-        fixes.opened(URI)  # starts the worker
-        assert fixes.holds(URI) and not fixes._jobs.answering
-        fixes.published(URI, 1, [raw])
-        await asyncio.wait_for(fixes.made(URI, within=3600), 5)
-        assert fixes._cache[URI] == (1, {})  # nothing started for the hold
-        found = await fixes.get(URI, 1, raw, wait=TIMEOUT_S)
-        assert [apply_edits(text, f.edits) for f in found] == ["def other(item):\n    return item is None\n"]
-    finally:
-        fixes.close()
-
-
-async def test_a_first_pull_after_the_preparation_started_waits_for_the_jobs_under_way(knowledge: Knowledge) -> None:
-    # An editor that pulls later than PREPARE_DELAY_S after the upstream's report came in:
-    # the jobs are under way already, and the held answer waits for them all the same.
-    _, fixes, _, raw = _one_e711(knowledge)
-    try:
-        await _worker_up(fixes)
-        started: list[Job] = []
-        fixes._jobs.submit = lambda job: started.append(job) or job.result  # type: ignore[method-assign,func-returns-value]
-        fixes.opened(URI)
-        fixes.published(URI, 1, [raw])
-        await asyncio.sleep(PREPARE_DELAY_S * 3)
-        [job] = [job for job in started if job.info is not None]  # prepared on its timer (and the warm-up)
-        held = asyncio.ensure_future(fixes.made(URI, within=TIMEOUT_S))
-        await asyncio.sleep(0.05)
-        assert not held.done()
-        job.result.set_result([])
-        await asyncio.wait_for(held, TIMEOUT_S)
-    finally:
-        fixes.close()
