@@ -93,8 +93,9 @@ def run(
     known = _texts.get(uri)
     if known is None or known[0] != token:
         return None
-    if not items:  # a document just opened: parse it now, before its diagnostics come (see warm())
-        parsed(language, known[1])
+    if not items:  # a document just opened: held for its jobs (see warm())
+        if language != "python":  # a Python fix is matched on its statements, parsed alone (_near)
+            parsed(language, known[1])
         if language not in _loaded:
             _loaded.add(language)
             when_idle(functools.partial(load_tables, language))  # a first job of a kind no longer loads them
