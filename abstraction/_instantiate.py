@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import functools
 import logging
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -175,13 +176,16 @@ def _instantiate(
     after = shape_lines(shape.after)
     # As far as a unit of the before-shape can reach (see _may_fit), by eights: one cut for most patterns.
     reach = 8 * ((shape.before.count("\n") + 3) // 8 + 1)
-    near = _near(language, text, diag.range.start.line - reach, diag.range.end.line + reach) if before else None
+    if before or shape.anchor in _AT_ITS_STATEMENT:
+        near = _near(language, text, diag.range.start.line - reach, diag.range.end.line + reach)
+    else:
+        near = _head(language, text) if shape.anchor is Anchor.IMPORT_BLOCK else None
     src, first_line, first_char = near if near is not None else (parsed(language, text), 0, 0)
     d0 = src.byte(offset_at(text, diag.range.start) - first_char)
     d1 = max(d0, src.byte(offset_at(text, diag.range.end) - first_char))
     ctx = _Ctx(src, pattern, binding, code, recalled)
     try:
-        edits = _edits_at_unit(ctx, before, after, d0, d1) if before else _insert(ctx, after, d0)
+        edits = _edits_at_unit(ctx, before, after, d0, d1) if before else _insert(ctx, after, d0, text)
     except _NoMatch:
         return Skipped(SkipReason.NO_MATCH, "a placeholder of the fix is not bound")
     if edits is None:
@@ -436,12 +440,13 @@ def lines_around(text: str, line: int, reach: int) -> str:
     return text[lo:hi]
 
 
-def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tuple[int, int, str]] | None:
+def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int, text: str) -> list[tuple[int, int, str]] | None:
+    """The edits inserting the after-shape where its anchor says (``text``: the file; ``ctx.src`` may be a cut)."""
     src = ctx.src
     anchor = ctx.pattern.shape.anchor if ctx.pattern.shape else Anchor.AT_DIAGNOSTIC
     if anchor is Anchor.IMPORT_BLOCK:
         body = _render_block(ctx, after, "")
-        if src.language == "python" and imports_its_own(src.text, body):
+        if src.language == "python" and imports_its_own(text, body):
             return None  # a forward reference, not a missing import
         placed = place_import(src, body) if src.language == "python" else None
         if placed is not None:
@@ -520,6 +525,31 @@ def _near(language: str, text: str, first: int, last: int) -> tuple[Source, int,
     return src, lo, begin
 
 
+_AT_ITS_STATEMENT = frozenset({Anchor.BEFORE_STATEMENT, Anchor.AFTER_STATEMENT, Anchor.FUNCTION_START})
+"""Insertions made next to the diagnostic's statement (in the function holding it): within its top-level one."""
+
+
+@functools.lru_cache(maxsize=8)
+def _head(language: str, text: str) -> tuple[Source, int, int] | None:
+    """The file up to its first definition, parsed alone: where an import is added (see :func:`_near`).
+
+    ``None`` (the whole file is parsed) when an import statement comes later at
+    column 0, when that is most of the file, or when the head does not stand alone.
+    """
+    if language != "python":
+        return None
+    first = _FIRST_DEFINITION.search(text)
+    if first is None or 2 * first.start() > len(text) or _LATE_IMPORT.search(text, first.start()):
+        return None
+    end = first.start()
+    if (text.count('"""', 0, end) | text.count("'''", 0, end)) & 1:
+        return None
+    src = Source(language, text[:end])
+    return None if src.root.has_error else (src, 0, 0)
+
+
+_FIRST_DEFINITION = re.compile(r"^(?:@|def\s|async\s+def\s|class\s)", re.MULTILINE)
+_LATE_IMPORT = re.compile(r"^(?:import|from)\s", re.MULTILINE)
 _CONTINUES = frozenset({"else", "elif", "except", "except*", "finally"})
 
 

@@ -116,3 +116,26 @@ def test_a_name_the_statements_around_bind_needs_no_look_at_the_whole_file() -> 
     assert brings_unbound_name(old, "x = other(1)\n", "", whole, near=lambda: frozenset({"helper"})) is None
     assert asked == ["whole"]
     assert brings_unbound_name(old, "x = missing(1)\n", "", whole, near=lambda: frozenset()) is not None
+
+
+def test_an_import_is_added_on_the_head_of_the_file_and_the_same_as_on_the_whole_file(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    message = F821[2].format("os")
+    before = "import sys\n\n\ndef here():\n    return os.sep\n"
+    after = "import os\nimport sys\n\n\ndef here():\n    return os.sep\n"
+    pattern = learn("python", before, after, diag_at(before, "os", *F821[:2], message))
+    text = '"""Doc."""\n\nimport json\nimport sys\n\n\n' + _filler(8) + "def there():\n    return os.sep\n"
+    diag = diag_at(text, "os", *F821[:2], message)
+    cut = inst._head("python", text)
+    assert cut is not None and cut[0].text == '"""Doc."""\n\nimport json\nimport sys\n\n\n'
+    on_head = instantiate(pattern, "python", text, diag)
+    monkeypatch.setattr(inst, "_head", lambda *args: None)
+    whole = instantiate(pattern, "python", text, diag)
+    assert isinstance(on_head, Instantiated) and on_head == whole
+    assert apply_edits(text, on_head.edits).startswith('"""Doc."""\n\nimport json\nimport os\nimport sys\n')
+
+
+def test_an_import_at_column_0_after_the_first_definition_means_the_whole_file() -> None:
+    text = "import sys\n\n\ndef here():\n    return os.sep\n\n\nimport json\n" + _filler(1)
+    assert inst._head("python", text) is None
