@@ -502,19 +502,22 @@ def _near(language: str, text: str, first: int, last: int) -> tuple[Source, int,
         return None
     starts = line_starts(text)
     count = len(starts)
+    flush = _flush_lines(text)  # the lines a top-level statement may start on, ascending
     lo = max(0, min(first, count - 1))
-    while lo > 0 and not _starts_statement(text, starts, lo):
-        lo -= 1
+    at = bisect.bisect_right(flush, lo) - 1
+    while at >= 0 and not _starts_statement(text, starts, flush[at]):
+        at -= 1
+    lo = flush[at] if at >= 0 else 0
     while lo > 0 and text.startswith("@", starts[lo - 1]):
         lo -= 1
-    hi = max(lo, min(last, count - 1)) + 1
-    while hi < count and not _starts_statement(text, starts, hi):
-        hi += 1
+    at = bisect.bisect_right(flush, max(lo, min(last, count - 1)))
+    while at < len(flush) and not _starts_statement(text, starts, flush[at]):
+        at += 1
+    hi = flush[at] if at < len(flush) else count
     begin = starts[lo]
     end = starts[hi] if hi < count else len(text)
     if 2 * (end - begin) > len(text):
         return None  # most of the file (a method of a long class): the whole file's parse, kept for the next
-
     if (text.count('"""', 0, begin) | text.count("'''", 0, begin)) & 1:
         return None  # inside a triple-quoted string, perhaps
     if text[:begin].rstrip().endswith("\\"):
@@ -551,6 +554,14 @@ def _head(language: str, text: str) -> tuple[Source, int, int] | None:
 _FIRST_DEFINITION = re.compile(r"^(?:@|def\s|async\s+def\s|class\s)", re.MULTILINE)
 _LATE_IMPORT = re.compile(r"^(?:import|from)\s", re.MULTILINE)
 _CONTINUES = frozenset({"else", "elif", "except", "except*", "finally"})
+_FLUSH = re.compile(r"^[^\s#)\]}]", re.MULTILINE)
+
+
+@functools.lru_cache(maxsize=8)
+def _flush_lines(text: str) -> tuple[int, ...]:
+    """The lines of ``text`` that start with neither a blank, a comment nor a closing bracket."""
+    starts = line_starts(text)
+    return tuple(bisect.bisect_right(starts, found.start()) - 1 for found in _FLUSH.finditer(text))
 
 
 def _starts_statement(text: str, starts: tuple[int, ...], line: int) -> bool:
