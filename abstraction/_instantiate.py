@@ -13,10 +13,8 @@ the edits and their title in :mod:`fixlore.abstraction._render`.
 
 from __future__ import annotations
 
-import bisect
 import functools
 import logging
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -68,7 +66,6 @@ from fixlore.abstraction._stdlib import STDLIB_EXPORT
 from fixlore.abstraction._templates import bind_template, same_wording
 from fixlore.abstraction._text import (
     DiagnosticInfo,
-    Position,
     TextEdit,
     TextRange,
     crlf_edits,
@@ -171,21 +168,15 @@ def _instantiate(
     if isinstance(ready, _Rewritten):
         return _rewritten(ready.rewrite, language, text, diag, imports)
     pattern, shape, binding = ready
+    src = parsed(language, text)
     code = str(diag.code or "")
     before = shape_lines(shape.before)
     after = shape_lines(shape.after)
-    # As far as a unit of the before-shape can reach (see _may_fit), by eights: one cut for most patterns.
-    reach = 8 * ((shape.before.count("\n") + 3) // 8 + 1)
-    if before or shape.anchor in _AT_ITS_STATEMENT:
-        near = _near(language, text, diag.range.start.line - reach, diag.range.end.line + reach)
-    else:
-        near = _head(language, text) if shape.anchor is Anchor.IMPORT_BLOCK else None
-    src, first_line, first_char = near if near is not None else (parsed(language, text), 0, 0)
-    d0 = src.byte(offset_at(text, diag.range.start) - first_char)
-    d1 = max(d0, src.byte(offset_at(text, diag.range.end) - first_char))
+    d0 = src.byte(offset_at(text, diag.range.start))
+    d1 = max(d0, src.byte(offset_at(text, diag.range.end)))
     ctx = _Ctx(src, pattern, binding, code, recalled)
     try:
-        edits = _edits_at_unit(ctx, before, after, d0, d1) if before else _insert(ctx, after, d0, text)
+        edits = _edits_at_unit(ctx, before, after, d0, d1) if before else _insert(ctx, after, d0)
     except _NoMatch:
         return Skipped(SkipReason.NO_MATCH, "a placeholder of the fix is not bound")
     if edits is None:
@@ -204,7 +195,7 @@ def _instantiate(
         unsound = edit_unsound(ctx.binding, deletable(pattern) | gone, old, new)
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
-    new_edits = tuple(_moved(_to_edit(src, s, e, t), first_line) for s, e, t in edits)
+    new_edits = tuple(_to_edit(src, s, e, t) for s, e, t in edits)
     local = (_python_statement(src, edits) or _top_level_insertion(src, edits)) if language == "python" else None
     if local is not None:
         # Only one top-level statement changes in a file that parses: parse that statement alone.
@@ -214,27 +205,13 @@ def _instantiate(
     elif not _result_parses(src, edits):
         return Skipped(SkipReason.DOES_NOT_PARSE, "the edited file would not parse")
     else:
-        old_part, new_part = src.text, _edited(src, edits)
+        old_part, new_part = text, _edited(src, edits)
     if language == "python":
-
-        def whole_scope() -> frozenset[str] | None:
-            whole = parsed(language, text) if near is not None else src
-            return visible_names(whole.root, whole.data, whole.byte(offset_at(text, diag.range.start)))
-
-        def whole_result() -> str:
-            edited = _edited(src, edits)
-            return edited if near is None else text[:first_char] + edited + text[first_char + len(src.text) :]
-
         unsound = roles_unsound(old_part, new_part, _may_go(ctx)) if ctx.unit is not None else None
         unsound = (
             unsound
             or brings_unbound_name(
-                old_part,
-                new_part,
-                text,
-                whole_scope,
-                _subjects(ctx),
-                near=(lambda: visible_names(src.root, src.data, d0)) if near is not None else None,
+                old_part, new_part, text, lambda: visible_names(src.root, src.data, d0), _subjects(ctx)
             )
             or format_left_unapplied(old_part, new_part)
             or renames_a_working_name(pattern, seen, text)
@@ -245,7 +222,7 @@ def _instantiate(
             or catches_what_is_not_raised(src, d0, old_part, new_part)
             or jumps_out_of_scope(src, min(e[0] for e in edits), old_part, new_part)
             or calls_another_method(src, min(e[0] for e in edits), old_part, new_part)
-            or unbinds_a_used_name(old_part, new_part, whole_result, _subjects(ctx))
+            or unbinds_a_used_name(old_part, new_part, lambda: _edited(src, edits), _subjects(ctx))
         )
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
@@ -440,13 +417,12 @@ def lines_around(text: str, line: int, reach: int) -> str:
     return text[lo:hi]
 
 
-def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int, text: str) -> list[tuple[int, int, str]] | None:
-    """The edits inserting the after-shape where its anchor says (``text``: the file; ``ctx.src`` may be a cut)."""
+def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int) -> list[tuple[int, int, str]] | None:
     src = ctx.src
     anchor = ctx.pattern.shape.anchor if ctx.pattern.shape else Anchor.AT_DIAGNOSTIC
     if anchor is Anchor.IMPORT_BLOCK:
         body = _render_block(ctx, after, "")
-        if src.language == "python" and imports_its_own(text, body):
+        if src.language == "python" and imports_its_own(src.text, body):
             return None  # a forward reference, not a missing import
         placed = place_import(src, body) if src.language == "python" else None
         if placed is not None:
@@ -482,111 +458,6 @@ def _insert(ctx: _Ctx, after: list[tuple[int, list[str]]], d0: int, text: str) -
     return None
 
 
-@functools.lru_cache(maxsize=32)
-def _near(language: str, text: str, first: int, last: int) -> tuple[Source, int, int] | None:
-    """The whole top-level statements of ``text`` that lines ``first``..``last`` touch, parsed alone.
-
-    Returns (their source, the line and the offset in ``text`` where they start), or
-    ``None``: not Python, most of the file, or not safely cut out (inside a
-    triple-quoted string, after a line continued with a backslash, or not parsing
-    alone), and the file is parsed whole. A learned fix is matched and checked
-    at its statement, and the names it uses, where the enclosing scopes do not
-    bind them, are looked up in the whole file's tree (parsed then): a file
-    just opened need not be parsed whole for the lightbulb asked for at once
-    (~7 ms for 117 KB on an idle core, against ~0.1 ms for a statement).
-    A top-level statement starts at column 0, with a decorator before it if
-    any, not at a comment, a closing bracket, or an ``else``/``elif``/``except``/
-    ``finally`` that continues the statement before.
-    """
-    if language != "python":
-        return None
-    starts = line_starts(text)
-    count = len(starts)
-    flush = _flush_lines(text)  # the lines a top-level statement may start on, ascending
-    lo = max(0, min(first, count - 1))
-    at = bisect.bisect_right(flush, lo) - 1
-    while at >= 0 and not _starts_statement(text, starts, flush[at]):
-        at -= 1
-    lo = flush[at] if at >= 0 else 0
-    while lo > 0 and text.startswith("@", starts[lo - 1]):
-        lo -= 1
-    at = bisect.bisect_right(flush, max(lo, min(last, count - 1)))
-    while at < len(flush) and not _starts_statement(text, starts, flush[at]):
-        at += 1
-    hi = flush[at] if at < len(flush) else count
-    begin = starts[lo]
-    end = starts[hi] if hi < count else len(text)
-    if 2 * (end - begin) > len(text):
-        return None  # most of the file (a method of a long class): the whole file's parse, kept for the next
-    if (text.count('"""', 0, begin) | text.count("'''", 0, begin)) & 1:
-        return None  # inside a triple-quoted string, perhaps
-    if text[:begin].rstrip().endswith("\\"):
-        return None
-    src = Source(language, text[begin:end])
-    if src.root.has_error:
-        return None
-    return src, lo, begin
-
-
-_AT_ITS_STATEMENT = frozenset({Anchor.BEFORE_STATEMENT, Anchor.AFTER_STATEMENT, Anchor.FUNCTION_START})
-"""Insertions made next to the diagnostic's statement (in the function holding it): within its top-level one."""
-
-
-@functools.lru_cache(maxsize=8)
-def _head(language: str, text: str) -> tuple[Source, int, int] | None:
-    """The file up to its first definition, parsed alone: where an import is added (see :func:`_near`).
-
-    ``None`` (the whole file is parsed) when an import statement comes later at
-    column 0, when that is most of the file, or when the head does not stand alone.
-    """
-    if language != "python":
-        return None
-    first = _FIRST_DEFINITION.search(text)
-    if first is None or 2 * first.start() > len(text) or _LATE_IMPORT.search(text, first.start()):
-        return None
-    end = first.start()
-    if (text.count('"""', 0, end) | text.count("'''", 0, end)) & 1:
-        return None
-    src = Source(language, text[:end])
-    return None if src.root.has_error else (src, 0, 0)
-
-
-_FIRST_DEFINITION = re.compile(r"^(?:@|def\s|async\s+def\s|class\s)", re.MULTILINE)
-_LATE_IMPORT = re.compile(r"^(?:import|from)\s", re.MULTILINE)
-_CONTINUES = frozenset({"else", "elif", "except", "except*", "finally"})
-_FLUSH = re.compile(r"^[^\s#)\]}]", re.MULTILINE)
-
-
-@functools.lru_cache(maxsize=8)
-def _flush_lines(text: str) -> tuple[int, ...]:
-    """The lines of ``text`` that start with neither a blank, a comment nor a closing bracket."""
-    starts = line_starts(text)
-    return tuple(bisect.bisect_right(starts, found.start()) - 1 for found in _FLUSH.finditer(text))
-
-
-def _starts_statement(text: str, starts: tuple[int, ...], line: int) -> bool:
-    """Whether line ``line`` of ``text`` looks like the start of a top-level statement (see :func:`_near`)."""
-    at = starts[line]
-    head = text[at : at + 8]
-    if not head or head[0] in " \t\r\n#)]}":
-        return False
-    word = head.split(None, 1)[0].split(":", 1)[0] if head.strip() else ""
-    return word not in _CONTINUES
-
-
-def _moved(edit: TextEdit, lines: int) -> TextEdit:
-    """``edit`` made on text starting at line ``lines`` of the document, in the document's lines."""
-    if not lines:
-        return edit
-    rng = edit.range
-    return TextEdit(
-        TextRange(
-            Position(rng.start.line + lines, rng.start.character), Position(rng.end.line + lines, rng.end.character)
-        ),
-        edit.new_text,
-    )
-
-
 def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
     new_text = _edited(src, edits)
     if src.language == "python" and python_roles(new_text) is not None:
@@ -607,11 +478,8 @@ def _rewritten(
         return Skipped(SkipReason.NO_MATCH, "the rewrite does not apply at the diagnostic")
     start, end, new = change
     # Exact by construction, and still checked like any fix: the edited code must parse.
-    lines = line_starts(text)
-    first, last = bisect.bisect_right(lines, start) - 1, bisect.bisect_right(lines, end) - 1
-    near = _near(language, text, first - 2, last + 2)
-    src, _, first_char = near if near is not None else (parsed(language, text), 0, 0)
-    edits = [(src.byte(start - first_char), src.byte(end - first_char), new)]
+    src = parsed(language, text)
+    edits = [(src.byte(start), src.byte(end), new)]
     local = _python_statement(src, edits) or _top_level_insertion(src, edits)
     if (python_roles(local[1]) is None) if local is not None else not _result_parses(src, edits):
         return Skipped(SkipReason.DOES_NOT_PARSE, "the rewritten code would not parse")

@@ -232,8 +232,6 @@ def brings_unbound_name(
     text: str,
     visible: Callable[[], frozenset[str] | None] | None = None,
     subjects: Set[str] = frozenset(),
-    *,
-    near: Callable[[], frozenset[str] | None] | None = None,
 ) -> str | None:
     """Why a Python fix would use a name the file does not have (``six.text_type`` without six), or ``None``.
 
@@ -245,9 +243,7 @@ def brings_unbound_name(
     ``six``; a learned ``x`` -> ``self.x`` only methods that have ``self``.
     ``subjects``, the names the diagnostic is about, must not be left unbound
     either: ``x`` -> ``self.x`` applied to an undefined ``self`` itself
-    (``slf`` the parameter) makes ``self.self``. ``near``: some of the names
-    ``visible`` gives, cheaper (the scopes of the statements around the fix,
-    parsed alone): a name found there is bound, and ``visible`` is not asked.
+    (``slf`` the parameter) makes ``self.self``.
     """
     before, after = python_roles(old), python_roles(new)
     if before is None or after is None:
@@ -259,13 +255,8 @@ def brings_unbound_name(
     bound = bound_names(new)
     scope: frozenset[str] | None = None
     asked = visible is None
-    close: frozenset[str] | None = None
     for name in [*added, *kept]:
         if name in BUILTINS or name in _MODULE_DUNDERS or name in bound:
-            continue
-        if near is not None:
-            close, near = near() or frozenset(), None
-        if close and name in close:
             continue
         if not asked and visible is not None:
             scope, asked = visible(), True

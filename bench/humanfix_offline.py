@@ -121,11 +121,6 @@ def main() -> None:
         action="store_true",
         help="one user fixing all the repositories' events in time order (knowledge grows past a repository's)",
     )
-    parser.add_argument(
-        "--parsed-ahead",
-        action="store_true",
-        help="parse each file before timing its diagnostic (as the server did when a file opened, before 2026-11-29)",
-    )
     parser.add_argument("--bucket", type=int, default=100, help="latency by how many patterns learned, per this many")
     parser.add_argument(
         "--dump-offers",
@@ -199,8 +194,7 @@ def main() -> None:
             imports = {name: statement} if name and statement else None
             event_s = 0.0
             reasons: collections.Counter[str] = collections.Counter()
-            if args.parsed_ahead:  # before 2026-11-29 the worker parsed a Python file as it opened (not timed)
-                parsed("python", e["before"])
+            parsed("python", e["before"])  # the server's worker parses a document when it opens (not timed)
             # names brought in elsewhere are the fallback, as in the server (instantiate_all)
             for recalling in (False, True):
                 if recalling and rec["offered"]:

@@ -1,12 +1,13 @@
 """A stdio tap in front of a language server: every request's time to its answer, as the editor sees it.
 
 The replay of real fixes (``bench_humanfix.py --tap``) measures code actions
-only; whatever a server does for a file just opened before its first
-diagnostics go out shows in the first pull's answer instead. The tap times
-both, and every other request, on the wire between the editor and the
-server, for fixlore and for ruff alone alike (the same hop in front of each).
-Frames are copied as they come; only the start of each is read (method, id,
-and the document of a ``didOpen`` or a pull).
+only; the learned fixes of a file just opened are made before its first
+diagnostics go out (``lsp/learning/fixes.py``, ``FIRST_HOLD_S``), so that wait
+shows in the first pull's answer instead. The tap times both, and every other
+request, on the wire between the editor and the server, for fixlore and for
+ruff alone alike (the same hop in front of each). Frames are copied as they
+come; only the start of each is read (method, id, and the document of a
+``didOpen`` or a pull).
 
     python bench/wire_tap.py --out TIMINGS.jsonl -- COMMAND [ARGS...]
     python bench/wire_tap.py --summary SERVER.jsonl [BASELINE.jsonl]   # p50 / p99 per kind, and added
