@@ -19,6 +19,9 @@ Usage: ``python bench/bench_humanfix.py [--quick] [--jobs 3] [--json out.json]``
 ``--quick`` replays 300 events (each repository's oldest), a full run 1,395 (about 25 min a side).
 ``--events PATH`` replays another set of the same format, all of it: the releases of other
 projects that ``humanfix_sdists.py`` mines, to see whether what the dev set tunes holds elsewhere.
+``--tap`` puts ``wire_tap.py`` in front of each server and prints every kind of request's time on
+the wire: the first pull of diagnostics after a file opens apart (whatever a server does for a
+file just opened before it reports shows there, not in the code action).
 """
 
 from __future__ import annotations
