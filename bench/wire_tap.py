@@ -19,15 +19,19 @@ of a document's diagnostics, the first since it was opened).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import math
-import os
 import re
-import subprocess
 import sys
-import threading
 import time
-from typing import IO, Any
+from pathlib import Path
+from typing import IO
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from tests.proxy.servers._hop import hop  # noqa: E402  (the floor's hop: frames as bytes, read_body's framing)
 
 HEAD = 400
 """How much of a message is read: the harness and the servers write ``id`` and ``method`` first."""
@@ -36,74 +40,44 @@ _METHOD = re.compile(rb'"method"\s*:\s*"([^"]+)"')
 _URI = re.compile(rb'"uri"\s*:\s*"([^"]+)"')
 
 
-def frames(stream: IO[bytes]) -> Any:
-    """Each LSP frame of ``stream``: (its bytes as read, the body)."""
-    while True:
-        header = b""
-        while not header.endswith(b"\r\n\r\n"):
-            line = stream.readline()
-            if not line:
-                return
-            header += line
-        length = int(re.search(rb"Content-Length:\s*(\d+)", header, re.IGNORECASE).group(1))  # type: ignore[union-attr]
-        body = stream.read(length)
-        yield header + body, body
-
-
 class Tap:
+    """The requests on their way, and each answer's time written to ``out`` as it comes."""
+
     def __init__(self, out: IO[str]) -> None:
         self.out = out
         self.pending: dict[bytes, tuple[str, float, bool]] = {}
         self.fresh: set[bytes] = set()
-        self.lock = threading.Lock()
+        """Documents opened whose diagnostics have not been pulled since."""
 
     def from_editor(self, body: bytes) -> None:
         head = body[:HEAD]
         method = _METHOD.search(head)
-        ident = _ID.search(head)
         if method is None:
             return  # the editor's answer to a request of the server's
         name = method.group(1).decode()
-        uri = _URI.search(head)
-        with self.lock:
-            if name == "textDocument/didOpen" and uri is not None:
-                self.fresh.add(uri.group(1))
-            elif name in ("textDocument/didClose", "textDocument/didChange") and uri is not None:
-                self.fresh.discard(uri.group(1))
-            if ident is not None:
-                first = name == "textDocument/diagnostic" and uri is not None and uri.group(1) in self.fresh
-                if first:
-                    self.fresh.discard(uri.group(1))  # type: ignore[union-attr]
-                self.pending[ident.group(1)] = (name, time.perf_counter(), first)
+        found = _URI.search(head)
+        uri = found.group(1) if found is not None else None
+        if name == "textDocument/didOpen" and uri is not None:
+            self.fresh.add(uri)
+        elif name in ("textDocument/didClose", "textDocument/didChange"):
+            self.fresh.discard(uri)  # type: ignore[arg-type]
+        ident = _ID.search(head)
+        if ident is not None:
+            first = name == "textDocument/diagnostic" and uri in self.fresh
+            if first:
+                self.fresh.discard(uri)  # type: ignore[arg-type]
+            self.pending[ident.group(1)] = (name, time.perf_counter(), first)
 
     def from_server(self, body: bytes) -> None:
         head = body[:HEAD]
-        if _METHOD.search(head) is not None:
-            return  # a notification or a request of the server's
         ident = _ID.search(head)
-        if ident is None:
-            return
-        now = time.perf_counter()
-        with self.lock:
-            sent = self.pending.pop(ident.group(1), None)
-            if sent is not None:
-                name, at, first = sent
-                self.out.write(json.dumps({"method": name, "ms": round((now - at) * 1000, 3), "first": first}) + "\n")
-
-
-def pump(source: IO[bytes], sink: IO[bytes], see: Any) -> None:
-    try:
-        for raw, body in frames(source):
-            see(body)
-            sink.write(raw)
-            sink.flush()
-    except (BrokenPipeError, ValueError, OSError):
-        pass
-    finally:
-        try:
-            sink.close()
-        except OSError:
-            pass
+        if ident is None or _METHOD.search(head) is not None:
+            return  # a notification or a request of the server's
+        sent = self.pending.pop(ident.group(1), None)
+        if sent is not None:
+            name, at, first = sent
+            ms = round((time.perf_counter() - at) * 1000, 3)
+            self.out.write(json.dumps({"method": name, "ms": ms, "first": first}) + "\n")
 
 
 KINDS = {
@@ -156,16 +130,9 @@ def main() -> int:
     command = args.command[1:] if args.command[:1] == ["--"] else args.command
     with open(args.out, "a", encoding="utf-8", buffering=1) as out:
         tap = Tap(out)
-        child = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
-        assert child.stdin is not None and child.stdout is not None
-        up = threading.Thread(target=pump, args=(sys.stdin.buffer, child.stdin, tap.from_editor), daemon=True)
-        up.start()
-        pump(child.stdout, sys.stdout.buffer, tap.from_server)
-        return child.wait()
+        asyncio.run(hop(command, tap.from_editor, heard=tap.from_server))
+    return 0
 
 
 if __name__ == "__main__":
-    code = main()
-    # Not sys.exit: the editor's side is a daemon thread blocked reading stdin, whose
-    # buffer lock the interpreter's shutdown would wait for (and abort on).
-    os._exit(code)
+    sys.exit(main())

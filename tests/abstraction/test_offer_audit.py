@@ -2,24 +2,11 @@
 
 from __future__ import annotations
 
-import importlib.util
-import shutil
-import sys
 from pathlib import Path
-from types import ModuleType
 
 import pytest
 
-RUFF = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
-
-
-def _audit() -> ModuleType:
-    path = Path(__file__).resolve().parents[2] / "bench" / "offer_audit.py"
-    spec = importlib.util.spec_from_file_location("offer_audit", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from tests._bench import RUFF, bench_module
 
 
 def _offer(rule: str, before: str, offered: str, after: str, row: int) -> dict[str, object]:
@@ -38,7 +25,7 @@ def _offer(rule: str, before: str, offered: str, after: str, row: int) -> dict[s
 
 @pytest.mark.skipif(not Path(RUFF).exists(), reason="ruff is not installed")
 def test_the_audit_passes_right_fixes_and_leaves_a_wrong_one_to_read() -> None:
-    classify = _audit().classify
+    classify = bench_module("offer_audit").classify
     before = "def f():\n    zones = dict()\n    return zones\n"
     right = before.replace("dict()", "{}")
     assert classify(_offer("C408", before, right, right, 2), RUFF) == "exact"

@@ -2,30 +2,19 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import shutil
 import sys
 from pathlib import Path
-from types import ModuleType
 from typing import Any, ClassVar
 
 import pytest
 
 from fixlore.lsp.tools.editor_session import EDITOR_CAPABILITIES, EditorSession
+from tests._bench import BENCH, RUFF, bench_module
 
-RUFF = shutil.which("ruff") or str(Path(sys.executable).with_name("ruff"))
-TAP = Path(__file__).resolve().parents[2] / "bench" / "wire_tap.py"
+TAP = BENCH / "wire_tap.py"
 
 pytestmark = [pytest.mark.e2e, pytest.mark.skipif(not Path(RUFF).exists(), reason="ruff is not installed")]
-
-
-def _tap() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("wire_tap", TAP)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 class Pulling(EditorSession):
@@ -56,7 +45,7 @@ async def test_the_tap_passes_a_session_through_and_times_the_first_pull_of_each
     assert pulls == [("textDocument/diagnostic", True), ("textDocument/diagnostic", False)] * 2
     assert [r["method"] for r in rows].count("textDocument/codeAction") == 2
     assert all(r["ms"] >= 0 for r in rows)
-    kinds = _tap().summary(str(timings))
+    kinds = bench_module("wire_tap").summary(str(timings))
     assert {kind: n for kind, (n, _, _) in kinds.items()} == {
         "first pull after open": 2,
         "other pulls": 2,

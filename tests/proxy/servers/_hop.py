@@ -1,7 +1,8 @@
 """A stdio proxy in asyncio in front of a child server: frames pass as bytes both ways, none is parsed.
 
-Shared by the test upstream that records what it is sent (``recording.py``)
-and the benchmarks' floor of a process hop (``bench/hop_floor.py``).
+Shared by the test upstream that records what it is sent (``recording.py``),
+the benchmarks' floor of a process hop (``bench/hop_floor.py``) and their
+tap that times each request on the wire (``bench/wire_tap.py``).
 """
 
 from __future__ import annotations
@@ -28,8 +29,11 @@ async def hop(
     record: Callable[[bytes], None] | None = None,
     reply_delay: float = 0.0,
     reply_gap: float = 0.0,
+    heard: Callable[[bytes], None] | None = None,
 ) -> None:
     """Start ``command`` and pump frames both ways until EOF; ``record`` sees each body the editor sends.
+
+    ``heard`` sees each body the child sends, as it is read (``bench/wire_tap.py`` times requests).
 
     ``reply_delay``: every frame of the child reaches the editor that much later, in order,
     and at least ``reply_gap`` after the one before it.
@@ -47,9 +51,26 @@ async def hop(
         out.write(frame)
         out.flush()
 
+    # The editor's side ends with the child: a proxy whose server has exited has nothing to pass on.
+    editor_side = asyncio.ensure_future(pump(stdin, child.stdin.write, record))
+    try:
+        await _child_side(child.stdout, to_editor, heard, reply_delay, reply_gap)
+    finally:
+        editor_side.cancel()
+
+
+async def _child_side(
+    reader: asyncio.StreamReader,
+    to_editor: Callable[[bytes], None],
+    heard: Callable[[bytes], None] | None,
+    reply_delay: float,
+    reply_gap: float,
+) -> None:
+    """Pass the child's frames to the editor until the child's output ends (late, if asked)."""
     if reply_delay <= 0 and reply_gap <= 0:
-        await asyncio.gather(pump(stdin, child.stdin.write, record), pump(child.stdout, to_editor))
+        await pump(reader, to_editor, heard)
         return
+    loop = asyncio.get_running_loop()
     late: asyncio.Queue[tuple[float, bytes] | None] = asyncio.Queue()
 
     async def hand_on() -> None:
@@ -59,7 +80,7 @@ async def hop(
             await asyncio.sleep(reply_gap)
 
     async def replies() -> None:
-        await pump(child.stdout, lambda frame: late.put_nowait((loop.time() + reply_delay, frame)))
+        await pump(reader, lambda frame: late.put_nowait((loop.time() + reply_delay, frame)), heard)
         late.put_nowait(None)
 
-    await asyncio.gather(pump(stdin, child.stdin.write, record), replies(), hand_on())
+    await asyncio.gather(replies(), hand_on())
