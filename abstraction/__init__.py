@@ -58,7 +58,7 @@ from fixlore.abstraction._text import (
     line_opcodes,
     position_at,
 )
-from fixlore.abstraction._tree import parsed, share_gil_while_parsing
+from fixlore.abstraction._tree import parsed
 from fixlore.abstraction.languages import get_parser, language_for, supported_languages
 from fixlore.abstraction.syntax import SyntaxCode, SyntaxProblem, syntax_problems
 
@@ -82,7 +82,6 @@ __all__ = [
     "PY3_NAMES",
     "is_relative",
     "parsed",
-    "share_gil_while_parsing",
     "quoted_names",
     "top_level_imports",
     "code_problem",

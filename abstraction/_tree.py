@@ -12,8 +12,6 @@ from __future__ import annotations
 
 import functools
 import re
-import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import tree_sitter
@@ -102,8 +100,7 @@ class Source:
         self.data = text.encode("utf-8", errors="surrogatepass")
         self._ascii = len(self.data) == len(text)
         old_tree = _edited_tree(previous, self.data) if previous is not None and previous.language == language else None
-        source = _sharing_reader(self.data) if _share_gil and len(self.data) > SHARE_CHUNK else self.data
-        self.tree: tree_sitter.Tree = parser.parse(source, old_tree) if old_tree else parser.parse(source)
+        self.tree: tree_sitter.Tree = parser.parse(self.data, old_tree) if old_tree else parser.parse(self.data)
 
     @property
     def root(self) -> tree_sitter.Node:
@@ -138,35 +135,6 @@ class Source:
         while i < len(self.data) and self.data[i] in b" \t":
             i += 1
         return self.slice(line_start, i)
-
-
-SHARE_CHUNK = 8192
-"""Bytes a sharing parse (:func:`share_gil_while_parsing`) reads between two turns of the other threads."""
-_share_gil = False
-
-
-def share_gil_while_parsing(share: bool = True) -> None:
-    """In this process, let other threads run while tree-sitter parses (the server's event loop).
-
-    tree-sitter holds the GIL for a whole parse: a 143 KB file's (~10 ms, 30 ms on a
-    loaded machine) on a thread of the server stalled its event loop that long. A
-    sharing parse reads the text :data:`SHARE_CHUNK` bytes at a time and gives the GIL
-    up between reads: measured, the loop waited ~0.2-1 ms at most instead of ~10-16 ms
-    for the parse to end, and the parse took ~1.2-1.4 times as long. The tree is the
-    same. A worker process, with no loop to keep answering, parses in one go.
-    """
-    global _share_gil  # noqa: PLW0603 - one setting for the process, made where it starts
-    _share_gil = share
-
-
-def _sharing_reader(data: bytes) -> Callable[[int, object], bytes]:
-    """tree-sitter's read callback over ``data``: a chunk at a time, the GIL given up before each."""
-
-    def read(byte: int, _point: object) -> bytes:
-        time.sleep(0)  # releases the GIL: a thread waiting for it (the event loop) runs now
-        return data[byte : byte + SHARE_CHUNK]
-
-    return read
 
 
 def _edited_tree(previous: Source, data: bytes) -> tree_sitter.Tree | None:

@@ -3,8 +3,7 @@
 When diagnostics are published, each one whose signature has learned fixes
 gets them instantiated (``abstraction.instantiate``) in a worker process
 (:mod:`fixlore.lsp.learning.instantiation`), :data:`PREPARE_DELAY_S` later: a
-code-action request in between has its own diagnostic's made at once, in the
-server, on the thread that parsed the document as it opened. A request
+code-action request in between starts its own diagnostic's at once. A request
 then finds them ready; if not, it waits a few milliseconds at most and answers
 without them (the next request has them).
 Cached in memory, per (document, version, diagnostic); nothing is written.
@@ -155,7 +154,7 @@ class LearnedFixes:
         """The names learned fixes brought in this session (memory only; see :mod:`.recall`)."""
         self._cache: dict[str, tuple[int | None, dict[DiagId, _Pending]]] = {}
         self._jobs = Instantiator()
-        """Instantiation: a publish's in a worker process (the parse holds the GIL), a request's here at once."""
+        """Instantiation runs in a worker process (the parse holds the GIL); jobs a request asks for go first."""
         self._none: dict[Signature, float] = {}
         """Signature -> when no learned fix was found for it."""
         self._later: dict[str, asyncio.TimerHandle] = {}
@@ -339,12 +338,12 @@ class LearnedFixes:
     ) -> _Pending:
         """The job of one diagnostic, handed to the worker unless nothing is to be tried.
 
-        ``asked``: a code-action request waits for it now: it is made in this process
-        (:meth:`Instantiator.run_here`), not the worker. Only the patterns that may
-        fit the code here are tried (:func:`may_apply`, the checks before any
-        parsing, which the request made anyway while it waited), and where none
-        may, no job is made at all: most diagnostics have no learned fix that fits
-        (800 of a real-fix replay's 1,395).
+        ``asked``: a code-action request waits for it now. Then only the patterns that
+        may fit the code here go (:func:`may_apply`, the checks before any parsing,
+        which the request made anyway while it waited), and where none may, no job
+        goes at all: most diagnostics have no learned fix that fits (800 of a real-fix
+        replay's 1,395), and their round trip to the worker cost the request its
+        pickling, two pipe writes and the reader thread's wake-ups for the GIL.
         """
         usable = [
             (stats, stats.pattern, stats.counts.manual + stats.counts.accepted)
@@ -356,9 +355,7 @@ class LearnedFixes:
         seen = [(stats.fingerprint, pattern, times) for stats, pattern, times in usable]
         recalled = self.recall.names_of((fp for fp, _, _ in seen), info.message)
         job = Job(uri, language, text, info, seen, imports, recalled)
-        if seen and asked:
-            self._jobs.run_here(job)  # the request waits for it: no trip through the worker
-        elif seen:
+        if seen:
             self._jobs.submit(job)
         else:  # nothing to try: answered at once, no round trip to the worker
             job.result.set_result([])
@@ -403,7 +400,7 @@ class LearnedFixes:
                 may_apply(p, job.language, job.text, job.info, seen=times) for _, p, times in job.patterns
             ):
                 return []  # certain without the worker: none of them fits the code here
-            self._jobs.hurry(job)  # still queued for the worker behind the publish's others: made here now
+            self._jobs.hurry(job)  # still queued behind the publish's other diagnostics
             asked = time.perf_counter()
             try:
                 await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), wait)

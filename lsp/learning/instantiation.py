@@ -1,30 +1,24 @@
-"""Learned fixes instantiated off the event loop: a request's at once in the server, the others in a worker.
+"""Learned fixes instantiated in a worker process, fed one job at a time, most wanted first.
 
 Instantiating a learned pattern parses the code at hand (tree-sitter, and for
 Python ``compile`` on the statements around the diagnostic): C code that holds
-the GIL. The fixes of a publish's every diagnostic, which nobody waits for yet,
-are made in a worker process, fed one job at a time, so the server's request
-path keeps the GIL. The job of a code-action request, which the request waits
-for, is made in the server on a thread of its own (:meth:`Instantiator.run_here`):
-the document was parsed there as it opened (:meth:`Instantiator.warm`, a parse
-that gives the event loop its turns, see
-:func:`~fixlore.abstraction.share_gil_while_parsing`), and the job's answer
-needs no trip through the worker's pipe. In a replay of real fixes, that trip
-(the job pickled, written, read; the answer back through the reader thread) and
-the worker's parse of the just-opened file it queued behind were two thirds of
-a lightbulb's wait for its learned fixes (worker's work p50 1.0 ms, the wait 3.0).
+the GIL. On a thread of the server, a 143 KB file's parse (~30 ms) stalled the
+event loop and every request behind it. The abstraction layer is pure, so the
+work goes to a process of its own, and the server's request path keeps the GIL.
 
 What crosses the pipe is kept small: the worker keeps each document's latest
 text and every pattern it has been sent, so a document's text goes over once
 per version and a pattern once per worker, not once per diagnostic. Jobs wait
-in this process, not in the pool, one handed over at a time; a job a request
-asks for that is still waiting is made here instead. If no process can be
+in this process, not in the pool, one handed over at a time; a job a code-action
+request asks for goes ahead of the publish's others, or, when the worker is
+busy with another, runs at once on a thread of the server. If no process can be
 started, or the worker dies twice, the same jobs run on a thread instead.
 """
 
 from __future__ import annotations
 
 import collections
+import functools
 import itertools
 import logging
 import threading
@@ -34,7 +28,8 @@ from concurrent.futures import BrokenExecutor, CancelledError, Future, ThreadPoo
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate, parsed, share_gil_while_parsing
+from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate, load_tables, parsed
+from fixlore.lsp.pipe_worker import when_idle
 from fixlore.lsp.workers import REQUEST_IDLE_S, WorkerProcess
 
 logger = logging.getLogger(__name__)
@@ -72,6 +67,8 @@ MAX_PATTERNS = 50_000
 _texts: collections.OrderedDict[str, tuple[int, str]] = collections.OrderedDict()
 """uri -> (the server's token for the text, the text)."""
 _patterns: dict[str, Pattern] = {}
+_loaded: set[str] = set()
+"""Languages whose lookup tables this worker loads (or has loaded) when idle."""
 
 
 def run(
@@ -96,6 +93,12 @@ def run(
     known = _texts.get(uri)
     if known is None or known[0] != token:
         return None
+    if not items:  # a document just opened: parse it now, before its diagnostics come (see warm())
+        parsed(language, known[1])
+        if language not in _loaded:
+            _loaded.add(language)
+            when_idle(functools.partial(load_tables, language))  # a first job of a kind no longer loads them
+        return []
     if len(_patterns) > MAX_PATTERNS:
         _patterns.clear()
     patterns: list[tuple[Pattern, int]] = []
@@ -158,11 +161,12 @@ def _add(
 
 
 class Instantiator:
-    """Makes :class:`Job` s: the worker's one at a time, in order; a request's here at once (see the module)."""
+    """Feeds :class:`Job` s to one worker process, most wanted first (see the module's docstring)."""
 
     def __init__(self) -> None:
         self._lock = threading.RLock()  # a thread pool's job may finish before its callback is added
         self._queue: collections.deque[Job] = collections.deque()
+        self._urgent: collections.deque[Job] = collections.deque()
         self._current: Job | None = None
         """The job the worker has now (None: the worker is free for the next)."""
         self._worker = WorkerProcess("instantiator", processes=2, idle_stop_s=REQUEST_IDLE_S)
@@ -174,14 +178,12 @@ class Instantiator:
         a document closed and opened again starts its versions over."""
         self._tokens = itertools.count()
         self._patterns: set[str] = set()
-        share_gil_while_parsing()  # this is the server: its parses here must not stall the event loop
         self._here = ThreadPoolExecutor(max_workers=1, thread_name_prefix="fixlore-instantiate-now")
-        """Parses documents as they open and makes the jobs requests wait for, in this process, in order."""
         self._latest: dict[str, str] = {}
         """uri -> the text of its newest job: a job still queued for another text (or a closed document) is dropped."""
 
     def submit(self, job: Job) -> Future[list[Found]]:
-        """Queue ``job`` for the worker; its :attr:`Job.result` is set when the worker is done with it."""
+        """Queue ``job``; its :attr:`Job.result` is set when the worker is done with it."""
         with self._lock:
             if self._closed:
                 job.result.cancel()
@@ -197,48 +199,41 @@ class Instantiator:
             self._latest.pop(uri, None)
 
     def warm(self, uri: str, language: str, text: str) -> None:
-        """Parse a document just opened, here, before its diagnostics arrive.
+        """Send the worker a document just opened, to hold and parse before its diagnostics arrive.
 
         The upstream takes a while to lint a file it has just been sent; the
-        thread that makes the requests' jobs parses it meanwhile (a file of 500
-        lines ~2 ms, of 1,500 ~5 ms, sharing the GIL with the event loop), and
-        the first lightbulb's job finds the tree made.
+        worker parses it meanwhile (a file of 500 lines takes it ~2 ms, of 1,500
+        ~5 ms), and the learned fixes of the first lightbulb wait that much less.
         """
-        with self._lock:
-            if not self._closed:
-                self._here.submit(_parse_here, language, text)
-
-    def run_here(self, job: Job) -> Future[list[Found]]:
-        """Make ``job`` in this process now, after what the thread has before it (a document's parse, as it opened).
-
-        For a code-action request's job: the request waits for it, and the event
-        loop with it, so the GIL it holds costs nothing that a trip to the worker
-        would not cost more.
-        """
-        with self._lock:
-            if self._closed:
-                job.result.cancel()
-            else:
-                self._here.submit(_run_here, job)
-        return job.result
+        self.submit(Job(uri, language, text, None, []))
 
     def hurry(self, job: Job) -> None:
-        """``job`` is wanted now (a code-action request): made here if still waiting for the worker.
-
-        One the worker has already is left to it: its answer is on the way.
-        """
+        """``job`` is wanted now (a code-action request): hand it over before the others still waiting."""
         with self._lock:
             try:
                 self._queue.remove(job)
             except ValueError:
-                return  # handed over already, or done
-        self.run_here(job)
+                return  # already handed over, or done
+            current = self._current
+            if current is None or (current.uri == job.uri and current.text is job.text and self._worker.answering):
+                # Idle, or busy with this very text (most often parsing the document just
+                # opened, whose diagnostics came before that parse ended) in a process that
+                # is up: next in the worker, which holds the parse then, rather than a second
+                # parse here. A process still starting (0.2-1 s) is not waited for.
+                self._urgent.append(job)
+                self._feed_locked()
+                return
+        # The worker is busy with another document or text: the one the user waits for
+        # runs here, on a thread of its own, on the other core. (Queueing it next instead,
+        # with a thread only after 15 ms, was tried twice and measured no better.)
+        self._here.submit(_run_here, job)
 
     def close(self) -> None:
         """Stop (the session ends): waiting jobs are dropped, the worker ended."""
         with self._lock:
             self._closed = True
-            waiting = list(self._queue)
+            waiting = [*self._urgent, *self._queue]
+            self._urgent.clear()
             self._queue.clear()
         for job in waiting:
             job.result.cancel()
@@ -246,11 +241,12 @@ class Instantiator:
         self._worker.close()
 
     def _feed_locked(self) -> None:
-        while self._current is None and not self._closed and self._queue:
-            job = self._queue.popleft()
-            if (latest := self._latest.get(job.uri)) is not job.text and latest != job.text:
+        while self._current is None and not self._closed and (self._urgent or self._queue):
+            urgent = bool(self._urgent)
+            job = (self._urgent or self._queue).popleft()
+            if not urgent and (latest := self._latest.get(job.uri)) is not job.text and latest != job.text:
                 # Made for a text the document no longer has (typing goes on), or a closed one:
-                # nobody asks for it. (A request's job is made here, whatever comes after it.)
+                # nobody asks for it. (A request's job, hurried, is made whatever comes after it.)
                 job.result.cancel()
                 continue
             if not job.result.set_running_or_notify_cancel():
@@ -313,13 +309,6 @@ class Instantiator:
                 return
             job.result.set_result(found or [])
             self._feed_locked()
-
-
-def _parse_here(language: str, text: str) -> None:
-    try:
-        parsed(language, text)
-    except Exception as exc:  # noqa: BLE001 - a job for this text parses it again, and says what failed
-        logger.debug("parsing a document as it opened failed: %s", type(exc).__name__)
 
 
 def _run_here(job: Job) -> None:

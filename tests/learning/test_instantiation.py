@@ -1,13 +1,15 @@
-"""Learned fixes instantiated off the event loop: right answers, a request's made at once, a dead worker replaced."""
+"""Learned fixes instantiated in a worker process: right answers, most wanted first, a dead worker replaced."""
 
 from __future__ import annotations
 
 import os
 import signal
+import threading
+from concurrent.futures import Future
 
 import pytest
 
-from fixlore.abstraction import apply_edits, parsed
+from fixlore.abstraction import apply_edits
 from fixlore.lsp.learning.instantiation import Found, Instantiator, Job
 from tests.abstraction._helpers import code, diag_at, learn
 
@@ -54,8 +56,8 @@ def test_a_job_is_instantiated_in_a_worker_process(instantiator: Instantiator) -
     assert instantiator.submit(again).result(TIMEOUT_S) == found
 
 
-def test_a_documents_text_goes_to_the_worker_once_per_version(instantiator: Instantiator) -> None:
-    """The worker keeps the text: the second job on it sends only the token."""
+def test_a_document_warmed_when_opened_is_not_sent_again_with_its_first_job(instantiator: Instantiator) -> None:
+    """didOpen sends the text and the worker parses it; the job for its diagnostics sends only the token."""
     sent: list[str | None] = []
     submit = instantiator._worker.submit
 
@@ -64,27 +66,11 @@ def test_a_documents_text_goes_to_the_worker_once_per_version(instantiator: Inst
         return submit(fn, job)
 
     instantiator._worker.submit = spy  # type: ignore[method-assign]
-    pattern = _pattern()
-    job = _job(pattern)
-    instantiator.submit(job).result(TIMEOUT_S)
-    again = Job(job.uri, "python", job.text, job.info, job.patterns)  # the document's same text, another diagnostic
-    found = instantiator.submit(again).result(TIMEOUT_S)
-    assert _applied(again, found) == ["def other(item):\n    return item is None\n"]
-    assert sent == [job.text, None]
-
-
-def test_a_requests_job_is_made_here_on_the_parse_made_as_the_document_opened(instantiator: Instantiator) -> None:
-    """didOpen parses the text in the server; the lightbulb's job finds that tree and never goes to the worker."""
-    sent: list[object] = []
-    instantiator._worker.submit = lambda fn, job: sent.append(job)  # type: ignore[assignment,method-assign,misc,return-value]
-    job = _job(_pattern(), name="opened")
-    parsed.cache_clear()
+    job = _job(_pattern())
     instantiator.warm(job.uri, "python", job.text)
-    found = instantiator.run_here(job).result(TIMEOUT_S)
-    assert _applied(job, found) == ["def other(opened):\n    return opened is None\n"]
-    info = parsed.cache_info()
-    assert (info.misses, info.hits >= 1) == (1, True)  # parsed once, as it opened; the job read that tree
-    assert sent == []
+    found = instantiator.submit(job).result(TIMEOUT_S)
+    assert _applied(job, found) == ["def other(item):\n    return item is None\n"]
+    assert sent == [job.text, None]
 
 
 def test_a_new_version_of_the_document_is_instantiated_on_its_own_text(instantiator: Instantiator) -> None:
@@ -104,38 +90,82 @@ def test_a_worker_that_forgot_the_text_is_sent_it_again(instantiator: Instantiat
     assert _applied(job, instantiator.submit(job).result(TIMEOUT_S)) == ["def other(item):\n    return item is None\n"]
 
 
-def test_a_job_asked_for_while_it_waits_for_the_worker_is_made_here_at_once(instantiator: Instantiator) -> None:
+def test_a_job_asked_for_goes_before_the_ones_still_waiting(instantiator: Instantiator) -> None:
+    pattern = _pattern()
+    instantiator.submit(_job(pattern)).result(TIMEOUT_S)  # the worker is up
+    order: list[str] = []
+    lock = threading.Lock()
+    jobs = [_job(pattern, uri=f"file:///w/q{i}.py", name=f"n{i}") for i in range(12)]
+
+    def note(uri: str):  # type: ignore[no-untyped-def]
+        def done(_: Future[list[Found]]) -> None:
+            with lock:
+                order.append(uri)
+
+        return done
+
+    for job in jobs:
+        instantiator.submit(job).add_done_callback(note(job.uri))
+    with instantiator._lock:  # the worker's answers wait: which jobs are still queued is fixed
+        still = [j.uri for j in jobs[:-1] if not j.result.running() and not j.result.done()]
+        instantiator.hurry(jobs[-1])
+    for job in jobs:
+        job.result.result(TIMEOUT_S)
+    assert len(still) >= 5, still  # submitting takes microseconds, one job a millisecond or more
+    assert all(order.index(jobs[-1].uri) < order.index(uri) for uri in still), order
+
+
+def test_a_job_asked_for_behind_a_long_worker_job_runs_on_a_thread_of_the_server(instantiator: Instantiator) -> None:
     pattern = _pattern()
     instantiator.submit(_job(pattern)).result(TIMEOUT_S)  # the worker is up
     with instantiator._lock:
         instantiator._current = _job(pattern, uri="file:///w/big.py")  # as if a large file's job held the worker
-    queued = [_job(pattern, uri=f"file:///w/q{i}.py", name=f"n{i}") for i in range(3)]
-    for job in queued:
-        instantiator.submit(job)
-    wanted = queued[-1]
-    instantiator.hurry(wanted)
-    assert _applied(wanted, wanted.result.result(TIMEOUT_S)) == ["def other(n2):\n    return n2 is None\n"]
+    job = _job(pattern, uri="file:///w/wanted.py", name="wanted")
+    instantiator.submit(job)
+    instantiator.hurry(job)
+    assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(wanted):\n    return wanted is None\n"]
     with instantiator._lock:
-        assert list(instantiator._queue) == queued[:-1]  # the others still wait for the worker
-        assert all(not job.result.done() for job in queued[:-1])
-        instantiator._current = None  # let the queue go on
-        instantiator._feed_locked()
-    for job in queued[:-1]:
-        job.result.result(TIMEOUT_S)
+        assert not instantiator._urgent and not instantiator._queue
+        instantiator._current = None  # the job never reached the worker: it ran on the server's thread
 
 
-def test_a_job_the_worker_has_already_is_left_to_it(instantiator: Instantiator) -> None:
+def test_a_job_asked_for_while_the_worker_parses_its_own_text_waits_for_the_worker(
+    instantiator: Instantiator,
+) -> None:
+    """A document opened, its diagnostics in, the lightbulb asked for at once: the worker is still
+    parsing that very text (warmed at didOpen); the job goes next to the worker, which holds the
+    parse then, instead of a second parse on a server thread (whose GIL the event loop needs)."""
     pattern = _pattern()
+    assert not instantiator._worker.answering  # no process yet: a job would wait for its spawn
     instantiator.submit(_job(pattern)).result(TIMEOUT_S)  # the worker is up
+    assert instantiator._worker.answering
+    # A file the worker takes a while to parse: the warm-up is still running when the job comes.
+    filler = "".join(f"value_{i} = {i}\n" for i in range(20_000))
+    text = "def other(opened):\n    return opened == None\n" + filler
+    job = Job("file:///w/opened.py", "python", text, diag_at(text, "None", *E711), [("fp-e711", pattern, 2)])
     here: list[Job] = []
     instantiator._here.submit = lambda fn, j: here.append(j)  # type: ignore[assignment,method-assign,misc,return-value]
-    job = _job(pattern, uri="file:///w/handed.py", name="handed")
-    with instantiator._lock:  # handed over at once (the worker is idle); its answer waits for the lock
+    with instantiator._lock:  # the warm-up is handed over; its answer waits until the lock is let go
+        instantiator.warm(job.uri, "python", job.text)
+        # None only if the worker answered before the hand-over attached its callback (then it is idle:
+        # the job goes to it all the same).
+        warming = instantiator._current
+        assert warming is None or warming.text is job.text
         instantiator.submit(job)
-        assert instantiator._current is job or job.result.done()
         instantiator.hurry(job)
-    assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(handed):\n    return handed is None\n"]
-    assert here == []
+        if warming is not None:
+            assert list(instantiator._urgent) == [job]  # next in the worker, which holds the parse
+    assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(opened):\n    return opened is None\n" + filler]
+    assert here == []  # nothing ran on the server's thread
+    # Busy with another document's text: the wanted job still runs on the server's thread.
+    other = _job(pattern, uri="file:///w/other.py", name="other")
+    with instantiator._lock:
+        instantiator.warm("file:///w/big.py", "python", filler)
+        busy = instantiator._current is not None  # (as above: not if it answered before its callback was attached)
+        instantiator.submit(other)
+        instantiator.hurry(other)
+    assert here == ([other] if busy else [])
+    other.result.cancel()
 
 
 def test_a_killed_worker_is_replaced_and_the_job_still_answered(instantiator: Instantiator) -> None:

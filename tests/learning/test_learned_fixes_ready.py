@@ -251,12 +251,12 @@ async def test_a_lightbulb_asked_about_a_diagnostic_from_before_the_last_edit_do
         fixes.close()
 
 
-async def test_the_lightbulb_asked_as_diagnostics_arrive_has_its_job_made_at_once_and_the_rest_follow(
+async def test_the_lightbulb_asked_as_diagnostics_arrive_has_the_worker_to_itself_and_the_rest_follow(
     knowledge: Knowledge,
 ) -> None:
     # VS Code asks for the lightbulb at the cursor as soon as diagnostics change. Its own
-    # diagnostic is made at once, in the server (no trip through the worker); the publish's
-    # others go to the worker after PREPARE_DELAY_S. The version counts as current at once: the automatic request is
+    # diagnostic is prepared at once, as the only job; the publish's others come after
+    # PREPARE_DELAY_S. The version counts as current at once: the automatic request is
     # not taken for one about an older text (which would answer without learned fixes).
     _learn_e711_by_hand(knowledge)
     text = "".join(f"def f{i}(item{i}):\n    return item{i} == None\n" for i in range(5))
@@ -266,20 +266,18 @@ async def test_the_lightbulb_asked_as_diagnostics_arrive_has_its_job_made_at_onc
         raw["range"]["start"]["character"], raw["range"]["end"]["character"] = start, start + 4
     fixes, _ = _fixes(knowledge, text)
     submitted: list[Any] = []
-    here: list[Any] = []
-    submit, run_here = fixes._jobs.submit, fixes._jobs.run_here
+    submit = fixes._jobs.submit
     fixes._jobs.submit = lambda job: submitted.append(job.info.range.start.line) or submit(job)  # type: ignore[method-assign]
-    fixes._jobs.run_here = lambda job: here.append(job.info.range.start.line) or run_here(job)  # type: ignore[method-assign]
     try:
         fixes.published(URI, 1, raws)
-        assert fixes._cache[URI] == (1, {}) and submitted == here == []  # current, nothing started yet
+        assert fixes._cache[URI] == (1, {}) and submitted == []  # current, nothing started yet
         asked = asyncio.ensure_future(fixes.get(URI, 1, raws[3], wait=TIMEOUT_S, start_if_stale=True))
         await asyncio.sleep(0)  # the automatic lightbulb on `item3` has started its job
-        assert (here, submitted) == ([7], [])  # its job alone, made here (`item3 == None` is on line 7)
+        assert submitted == [7]  # its job alone (`item3 == None` is on line 7)
         found = await asyncio.wait_for(asked, TIMEOUT_S)
         assert [apply_edits(text, f.edits).count("item3 is None") for f in found] == [1]
         await asyncio.sleep(PREPARE_DELAY_S * 3)
-        assert (here, sorted(submitted)) == ([7], [1, 3, 5, 9])  # then the others, in the worker, each once
+        assert sorted(submitted) == [1, 3, 5, 7, 9]  # then the others, each once
         assert set(fixes._cache[URI][1]) == {diag_id(r) for r in raws}
     finally:
         fixes.close()
