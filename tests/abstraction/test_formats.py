@@ -307,3 +307,59 @@ def test_every_argument_of_the_format_call_is_in_the_rewrite(
         env = {name: values[i] for i, (name, _) in enumerate(fields)}
         assert eval(rewritten, {}, env) == eval(expression, {}, env), env  # noqa: S307 - generated test input
     assert [n.id for n in ast.walk(ast.parse(rewritten)) if isinstance(n, ast.Name)] == [n for n, _ in fields]
+
+
+def test_in_double_quotes_where_nothing_needs_escaping_else_in_the_literals_own() -> None:
+    assert percent_to_fstring("'%s: %d' % (key, n)", double=True) == 'f"{key}: {n:d}"'
+    assert percent_to_fstring('"%s" % key', double=True) == 'f"{key}"'  # double already
+    # an implicit concatenation: every piece requoted alike, the one without a directive too
+    assert percent_to_fstring("'a %s '\n 'b' % x", double=True) == 'f"a {x} "\n "b"'
+    # a `"` in the text or in an operand (an f-string's field cannot hold it before 3.12): as it was
+    assert percent_to_fstring("'say \"%s\"' % x", double=True) == "f'say \"{x}\"'"
+    assert percent_to_fstring("'%s' % d[\"k\"]", double=True) == "f'{d[\"k\"]}'"
+    assert percent_to_fstring("'''%s''' % x", double=True) == "f'''{x}'''"  # triple quotes are left as they are
+    assert format_to_fstring("'{}-{}'.format(a, b)", double=True) == 'f"{a}-{b}"'
+    assert format_to_fstring("'{}'.format(d[\"k\"])", double=True) == "f'{d[\"k\"]}'"
+
+
+def test_a_user_whose_fixes_requote_gets_double_quotes_and_one_who_keeps_them_does_not() -> None:
+    before = "def show(zq_item):\n    return 'zq_item %s' % zq_item\n"
+    requoted = extract_pattern(
+        "python",
+        before,
+        before.replace("'zq_item %s' % zq_item", 'f"zq_item {zq_item}"'),
+        diag_at(before, "'zq_item %s' % zq_item", *UP031),
+    )
+    kept = extract_pattern(
+        "python",
+        before,
+        before.replace("'zq_item %s' % zq_item", "f'zq_item {zq_item}'"),
+        diag_at(before, "'zq_item %s' % zq_item", *UP031),
+    )
+    assert isinstance(requoted, Extracted) and isinstance(kept, Extracted), (requoted, kept)
+    assert ("rewrite", "percent_fstring_double") in requoted.pattern.extra
+    assert ("rewrite", "percent_fstring") in kept.pattern.extra
+    assert requoted.pattern.fingerprint != kept.pattern.fingerprint
+    assert verify_privacy(requoted.pattern).ok and "zq_" not in repr(requoted.pattern)
+    text = "def pair(a, b):\n    return '%s, %r' % (a, b.name)\n"
+    diag = diag_at(text, "'%s, %r' % (a, b.name)", *UP031)
+    made = {}
+    for name, learned in (("double", requoted), ("kept", kept)):
+        result = instantiate(learned.pattern, "python", text, diag)
+        assert isinstance(result, Instantiated), result
+        made[name] = apply_edits(text, result.edits)
+    assert made == {
+        "double": 'def pair(a, b):\n    return f"{a}, {b.name!r}"\n',
+        "kept": "def pair(a, b):\n    return f'{a}, {b.name!r}'\n",
+    }
+
+
+def test_a_format_call_requoted_by_hand_is_learned_in_double_quotes() -> None:
+    before = "def show(zq_item):\n    return 'zq_item {}'.format(zq_item)\n"
+    after = before.replace("'zq_item {}'.format(zq_item)", 'f"zq_item {zq_item}"')
+    learned = extract_pattern("python", before, after, diag_at(before, "'zq_item {}'.format(zq_item)", *UP032))
+    assert isinstance(learned, Extracted) and ("rewrite", "format_fstring_double") in learned.pattern.extra, learned
+    text = "def pair(a, b):\n    return '{}-{}'.format(a, b)\n"
+    result = instantiate(learned.pattern, "python", text, diag_at(text, "'{}-{}'.format(a, b)", *UP032))
+    assert isinstance(result, Instantiated), result
+    assert apply_edits(text, result.edits) == 'def pair(a, b):\n    return f"{a}-{b}"\n'
