@@ -322,21 +322,17 @@ def test_in_double_quotes_where_nothing_needs_escaping_else_in_the_literals_own(
     assert format_to_fstring("'{}'.format(d[\"k\"])", double=True) == "f'{d[\"k\"]}'"
 
 
-def test_a_user_whose_fixes_requote_gets_double_quotes_and_one_who_keeps_them_does_not() -> None:
+def _learned_by_hand(after: str) -> Extracted:
+    """The pattern of one hand fix of ``'zq_item %s' % zq_item`` into ``after``."""
     before = "def show(zq_item):\n    return 'zq_item %s' % zq_item\n"
-    requoted = extract_pattern(
-        "python",
-        before,
-        before.replace("'zq_item %s' % zq_item", 'f"zq_item {zq_item}"'),
-        diag_at(before, "'zq_item %s' % zq_item", *UP031),
-    )
-    kept = extract_pattern(
-        "python",
-        before,
-        before.replace("'zq_item %s' % zq_item", "f'zq_item {zq_item}'"),
-        diag_at(before, "'zq_item %s' % zq_item", *UP031),
-    )
-    assert isinstance(requoted, Extracted) and isinstance(kept, Extracted), (requoted, kept)
+    needle = "'zq_item %s' % zq_item"
+    result = extract_pattern("python", before, before.replace(needle, after), diag_at(before, needle, *UP031))
+    assert isinstance(result, Extracted), result
+    return result
+
+
+def test_a_user_whose_fixes_requote_gets_double_quotes_and_one_who_keeps_them_does_not() -> None:
+    requoted, kept = _learned_by_hand('f"zq_item {zq_item}"'), _learned_by_hand("f'zq_item {zq_item}'")
     assert ("rewrite", "percent_fstring_double") in requoted.pattern.extra
     assert ("rewrite", "percent_fstring") in kept.pattern.extra
     assert requoted.pattern.fingerprint != kept.pattern.fingerprint
