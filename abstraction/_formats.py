@@ -42,12 +42,7 @@ _FLOAT = frozenset("eEfFgG")
 
 
 def percent_to_fstring(
-    expression: str,
-    *,
-    plain_d: bool = False,
-    integers: bool | None = None,
-    builtins: frozenset[str] = frozenset(),
-    double: bool = False,
+    expression: str, *, plain_d: bool = False, integers: bool | None = None, builtins: frozenset[str] = frozenset()
 ) -> str | None:
     """The f-string equal to ``expression`` (a ``%`` of a string literal), or ``None`` if unsure.
 
@@ -57,8 +52,7 @@ def percent_to_fstring(
     ``True`` converts only an expression with a ``%d`` (or ``%i``), ``False``
     only one without, ``None`` either. ``builtins``: those of ``str``, ``repr``
     and ``ascii`` that are the builtins where the expression stands (their calls
-    become conversions). ``double``: in double quotes where that needs no escape
-    (:func:`_double_quotes`), the habit of a user whose formatter prefers them.
+    become conversions).
     An implicit concatenation keeps its pieces, and only those with a directive
     become f-strings.
     """
@@ -75,8 +69,7 @@ def percent_to_fstring(
         return None
     if not isinstance(right, ast.Tuple) and may_be_tuple(right):
         return None
-    requote = double and _double_quotes(literal, pieces, [ast.get_source_segment(source, o) for o in operands])
-    quotes = {'"'} if requote else {quote[0] for _, _, _, quote in pieces}
+    quotes = {quote[0] for _, _, _, quote in pieces}
     texts = [_operand(source, o, quotes) for o in operands]
     if any(t is None for t in texts):
         return None
@@ -95,30 +88,17 @@ def percent_to_fstring(
         text, taken, taken_integers = converted
         used += taken
         integer_fields += taken_integers
-        written = '"' if requote else quote
         if taken:
             raw = "r" if "r" in prefix.lower() else ""
-            out.append("f" + raw + written + text + written)
+            out.append("f" + raw + quote + text + quote)
         else:
-            out.append(prefix + written + body.replace("%%", "%") + written)
+            out.append(prefix + quote + body.replace("%%", "%") + quote)
         pos = end
     if used != len(texts) or used == 0:
         return None
     if integers is not None and integers != (integer_fields > 0):
         return None
     return "".join(out)
-
-
-def _double_quotes(literal: str, pieces: list[tuple[int, int, str, str]], operands: list[str | None]) -> bool:
-    """Whether the f-string can be written in double quotes with nothing escaped (black's choice, and ruff's).
-
-    Not when a piece is triple-quoted, or a piece's text or an operand holds a
-    ``"`` (an f-string's fields cannot, before Python 3.12): the quotes it has then.
-    """
-    for start, end, prefix, quote in pieces:
-        if len(quote) != 1 or '"' in literal[start + len(prefix) + 1 : end - 1]:
-            return False
-    return all(o is not None and '"' not in o for o in operands)
 
 
 def split_percent(expression: str) -> tuple[str, ast.Constant, ast.expr] | None:
@@ -238,27 +218,21 @@ def _field(flags: str, width: str, precision: str | None, kind: str, plain_d: bo
 
 
 def percent_rewrite(
-    text: str, start: int, end: int, *, integers: bool, plain_d: bool = False, double: bool = False
+    text: str, start: int, end: int, *, integers: bool, plain_d: bool = False
 ) -> tuple[int, int, str] | None:
     """UP031 at ``text[start:end]``: the edit ``(start, end, f-string)``, or ``None``.
 
     Three rewrites use it, so evidence stays with what the user showed: without
     ``%d`` (exact whatever the operands), with ``%d`` as ``{x:d}`` (an error, never
     another text, for a float), and with ``%d`` as ``{x}`` (``plain_d``: the habit
-    of a user who knows their operands are integers); each also in double
-    quotes (``double``: the user's formatter's habit, ``'%s' % x`` -> ``f"{x}"``).
-    Where ruff has no fix of its own (``%d``, a width), its diagnostic covers
-    the literal alone: the rewrite takes the whole ``literal % operands`` it is
-    the left of.
+    of a user who knows their operands are integers). Where ruff has no fix of
+    its own (``%d``, a width), its diagnostic covers the literal alone: the
+    rewrite takes the whole ``literal % operands`` it is the left of.
     """
     start, end = percent_expression(text, start, end)
     expression = text[start:end]
     new = percent_to_fstring(
-        expression,
-        plain_d=plain_d,
-        integers=integers,
-        builtins=_conversion_builtins(text, start, expression),
-        double=double,
+        expression, plain_d=plain_d, integers=integers, builtins=_conversion_builtins(text, start, expression)
     )
     return None if new is None else (start, end, new)
 
@@ -334,7 +308,7 @@ _ACCESSORS = re.compile(r"(?:\.[A-Za-z_]\w*|\[\d+\])*")
 """What may follow a field's argument in ``str.format``: ``.name`` and ``[0]`` (``[key]`` is left alone)."""
 
 
-def format_to_fstring(expression: str, builtins: frozenset[str] = frozenset(), *, double: bool = False) -> str | None:
+def format_to_fstring(expression: str, builtins: frozenset[str] = frozenset()) -> str | None:
     r"""The f-string equal to ``expression`` (``"…{}…".format(args)``), or ``None`` if unsure.
 
     Each argument's source goes into the field that uses it, with the field's
@@ -347,7 +321,7 @@ def format_to_fstring(expression: str, builtins: frozenset[str] = frozenset(), *
     operands with quotes, backslashes or line breaks, and a literal whose fields
     differ in its source and its value (``\x7b`` is a brace to ``format``).
     An implicit concatenation keeps its pieces; those without a field stay
-    plain strings (their ``{{`` becomes ``{``). ``builtins`` and ``double``: as for
+    plain strings (their ``{{`` becomes ``{``). ``builtins``: as for
     :func:`percent_to_fstring` (``{}`` of ``repr(x)`` is ``{x!r}``).
     """
     source = "(" + expression + "\n)"
@@ -383,9 +357,7 @@ def format_to_fstring(expression: str, builtins: frozenset[str] = frozenset(), *
     before, between = data[call_start:lit_start].decode(), data[lit_end:dot].decode()
     if before.strip("( \t\n") or between.strip(") \t\n") or before.count("(") != between.count(")"):
         return None
-    values = [*node.args, *(k.value for k in node.keywords)]
-    requote = double and _double_quotes(literal, pieces, [ast.get_source_segment(source, v) for v in values])
-    quotes = {'"'} if requote else {quote[0] for _, _, _, quote in pieces}
+    quotes = {quote[0] for _, _, _, quote in pieces}
     args = [_operand(source, a, quotes) for a in node.args]
     kwargs = {str(k.arg): _operand(source, k.value, quotes) for k in node.keywords}
     if any(a is None for a in args) or any(a is None for a in kwargs.values()):
@@ -405,11 +377,10 @@ def format_to_fstring(expression: str, builtins: frozenset[str] = frozenset(), *
         converted = _format_fields(prefix, quote, body, (texts, nodes, folded), used, auto)
         if converted is None:
             return None
-        written = '"' if requote else quote
         if converted[1]:
-            out.append("f" + ("r" if "r" in prefix.lower() else "") + written + converted[0] + written)
+            out.append("f" + ("r" if "r" in prefix.lower() else "") + quote + converted[0] + quote)
         else:
-            out.append(prefix + written + body.replace("{{", "{").replace("}}", "}") + written)
+            out.append(prefix + quote + body.replace("{{", "{").replace("}}", "}") + quote)
         pos = end
     if not used or set(used) != set(texts):
         return None
@@ -484,10 +455,7 @@ def _pure(node: ast.expr) -> bool:
     return isinstance(node, (ast.Name, ast.Constant))
 
 
-def format_rewrite(text: str, start: int, end: int, *, double: bool = False) -> str | None:
-    """UP032 (or UP030, as users fix it) at ``text[start:end]``: the call as an f-string, or ``None``.
-
-    ``double``: in double quotes where that needs no escape (see :func:`percent_rewrite`).
-    """
+def format_rewrite(text: str, start: int, end: int) -> str | None:
+    """UP032 (or UP030, as users fix it) at ``text[start:end]``: the call as an f-string, or ``None``."""
     expression = text[start:end]
-    return format_to_fstring(expression, _conversion_builtins(text, start, expression), double=double)
+    return format_to_fstring(expression, _conversion_builtins(text, start, expression))

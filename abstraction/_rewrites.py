@@ -92,16 +92,9 @@ REWRITE = "rewrite"
 """``Pattern.extra`` key; its value names one of :data:`REWRITES`."""
 
 
-def _percent(*, integers: bool, plain_d: bool = False, double: bool = False) -> Rewrite:
-    """UP031, one of six rewrites (:func:`~fixlore.abstraction._formats.percent_rewrite`)."""
-    return lambda site: percent_rewrite(
-        site.text, site.start, site.end, integers=integers, plain_d=plain_d, double=double
-    )
-
-
-def _format(*, double: bool) -> Rewrite:
-    """UP032, in the literal's quotes or in double quotes (:func:`~fixlore.abstraction._formats.format_rewrite`)."""
-    return _in_place(lambda text, start, end: format_rewrite(text, start, end, double=double))
+def _percent(*, integers: bool, plain_d: bool = False) -> Rewrite:
+    """UP031, one of three rewrites (:func:`~fixlore.abstraction._formats.percent_rewrite`)."""
+    return lambda site: percent_rewrite(site.text, site.start, site.end, integers=integers, plain_d=plain_d)
 
 
 def _drop_unused(site: Site) -> Change | None:
@@ -200,32 +193,13 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         _percent(integers=True, plain_d=True),
         EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %d $S " % $1', 'f" $S { $1 } $S "'),
     ),
-    # The same three in double quotes, for a user whose formatter prefers them (black's and ruff's
-    # default): ``'%s' % x`` -> ``f"{x}"``. After the three above, so a fix that keeps its quotes
-    # is learned as one of those. Their shapes start from single quotes: a fingerprint is a shape's.
-    "percent_fstring_double": (
-        _percent(integers=False, double=True),
-        EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", "' $S %s $S ' % $1", 'f" $S { $1 } $S "'),
-    ),
-    "percent_fstring_d_double": (
-        _percent(integers=True, double=True),
-        EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", "' $S %d $S ' % $1", 'f" $S { $1 : $2 } $S "'),
-    ),
-    "percent_fstring_plain_double": (
-        _percent(integers=True, plain_d=True, double=True),
-        EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", "' $S %d $S ' % $1", 'f" $S { $1 } $S "'),
-    ),
     "percent_log_args": (
         _whole(log_args),
         EditShape(Anchor.AT_DIAGNOSTIC, "BinaryOperation", '" $S %s $S " % $1', '" $S %s $S " , $1'),
     ),
     "format_fstring": (
-        _format(double=False),
+        _in_place(format_rewrite),
         EditShape(Anchor.AT_DIAGNOSTIC, "Call", '" $S {} $S " . format ( $1 )', 'f" $S { $1 } $S "'),
-    ),
-    "format_fstring_double": (
-        _format(double=True),
-        EditShape(Anchor.AT_DIAGNOSTIC, "Call", "' $S {} $S ' . format ( $1 )", 'f" $S { $1 } $S "'),
     ),
     "raise_from_none": (
         _in_place(from_none),
@@ -315,7 +289,7 @@ _CATEGORIES = {
 }
 """A rewrite's kind of change, where it is not just :attr:`FixCategory.REWRITE`."""
 
-CHANGES_BEHAVIOUR = frozenset({"type_eq_isinstance", "percent_fstring_plain", "percent_fstring_plain_double"})
+CHANGES_BEHAVIOUR = frozenset({"type_eq_isinstance", "percent_fstring_plain"})
 """Rewrites whose result may behave differently (``isinstance`` accepts subclasses, ``type(a) ==``
 does not; ``f"{x}"`` keeps a float's decimals, ``"%d" % x`` drops them): offered once the user
 made them twice, like any fix that replaces a name that works."""
