@@ -17,8 +17,13 @@ upstreams alone, in the main thread, with the standard library and orjson:
   ``codeAction/resolve``; no learned fix, no ``fixlore.accept``: fixes
   accepted from these answers reach the learning loop as edits only; and no
   ``isPreferred``, which the full server keeps on a fix that deletes code
-  only once this user has taken it);
-  ``$/cancelRequest`` of such a request follows it;
+  only once this user has taken it); so does an editor's diagnostic pull of
+  a document one upstream alone serves, when that upstream answers pulls:
+  its report goes to the editor as it is (as the full server passes a lone
+  upstream's), and a full report is held for the full server's hub as that
+  upstream's diagnostics for the version pulled (the baseline of what the
+  editor was shown), as its pushes are; ``$/cancelRequest`` of such a
+  request follows it;
 * the upstreams' notifications go to the editor as the proxy passes them,
   raw, but diagnostics: of each document's pushes the latest is held for the
   full server's hub (each replaces the one before), and goes to the editor at
@@ -30,9 +35,9 @@ upstreams alone, in the main thread, with the standard library and orjson:
   everything that upstream writes after it, so the editor hears it all in the
   order it was written.
 
-The first message the relay does not serve (any other method, a diagnostic
-pull, a response, a code action two upstreams or none would answer, anything
-before ``initialized``) ends it: that message and every later one are the full
+The first message the relay does not serve (any other method, a response, a
+code action two upstreams or none would answer, a pull of a document two
+upstreams serve, anything before ``initialized``) ends it: that message and every later one are the full
 server's, so each document's messages keep their order. The relay ends as
 well when the server has loaded (``loaded`` becomes readable), once the
 upstreams have answered what it asked; an answer that takes longer than
@@ -268,9 +273,15 @@ class Relay(UpstreamSide):
         uri = document.get("uri") if isinstance(document, dict) else None
         if not isinstance(uri, str) or uri not in self._docs or editor_id in self._by_editor_id:
             return False
-        if method != "textDocument/codeAction":
-            return False  # a pull too: the full server answers from memory, pulls ahead and tells the hub
-        targets = [link for link in self._open_in(uri) if link.capabilities.get("codeActionProvider")]
+        if method == "textDocument/codeAction":
+            targets = [link for link in self._open_in(uri) if link.capabilities.get("codeActionProvider")]
+        elif method == "textDocument/diagnostic" and self.editor_pulls:
+            # The full server answers a lone upstream's pull with its answer as it came;
+            # with a second upstream on the document it merges, and that is its to do.
+            serving = self._open_in(uri)
+            targets = serving if len(serving) == 1 and serving[0].capabilities.get("diagnosticProvider") else []
+        else:
+            return False
         if len(targets) != 1:
             return False  # none (learned fixes only) or several (merged): the full server's
         self._next += 1
@@ -279,7 +290,7 @@ class Relay(UpstreamSide):
         if not targets[0].write(frame):
             self._stop(f"upstream {targets[0].child.uid} closed its input")
             return False
-        self._asked[our_id] = Asked(editor_id, method, targets[0])
+        self._asked[our_id] = Asked(editor_id, method, targets[0], uri, self._versions.get(uri))
         self._by_editor_id[editor_id] = our_id
         return True
 

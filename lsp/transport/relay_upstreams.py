@@ -66,6 +66,9 @@ class Asked:
     editor_id: Any
     method: str
     link: Link
+    uri: str = ""
+    version: Any = None
+    """The document's version when it was asked (what a pull's report describes)."""
 
 
 def split_frames(data: bytes) -> tuple[list[tuple[int, int, bytes]], int, bool]:
@@ -189,7 +192,26 @@ class UpstreamSide:
             out["error"] = message["error"]
         else:
             out["result"] = message.get("result")
+            if asked.method == "textDocument/diagnostic":
+                self._pulled(asked, message.get("result"))
         self._to_editor(out)
+
+    def _pulled(self, asked: Asked, report: Any) -> None:
+        """Hold a full report the editor pulled for the hub, as the upstream's push of it would be.
+
+        The full server takes it in as the upstream's diagnostics for the version
+        pulled: the hub has what the editor was shown (the learning loop's
+        baseline). An "unchanged" report adds nothing to the full one before it.
+        """
+        if not isinstance(report, dict) or report.get("kind") != "full" or not isinstance(report.get("items"), list):
+            return
+        params: dict[str, Any] = {"uri": asked.uri, "diagnostics": report["items"]}
+        if isinstance(asked.version, int):
+            params["version"] = asked.version
+        message = {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params}
+        body = dumps(message)
+        self._pushed(asked.link, message)
+        asked.link.held.append(HEADER % len(body) + body)
 
     def _to_editor(self, message: dict[str, Any]) -> None:
         body = dumps(message)

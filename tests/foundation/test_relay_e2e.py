@@ -21,12 +21,14 @@ from typing import Any
 
 import pytest
 
-from fixlore.lsp.tools.editor_session import EditorSession
+from fixlore.lsp.tools.editor_session import EDITOR_CAPABILITIES, EditorSession
 
 pytestmark = pytest.mark.e2e
 
 BIN = Path(sys.executable).parent
 RELAYED = re.compile(r"the early front relayed (\d+) messages")
+ENDED = re.compile(r"the early front relayed \d+ messages \((.*) then\)")
+PULLS = {**EDITOR_CAPABILITIES["textDocument"], "diagnostic": {"dynamicRegistration": False}}
 
 
 def serve(*flags: str) -> list[str]:
@@ -38,6 +40,14 @@ def relayed(session: EditorSession) -> int | None:
     for method, params in session.notifications:
         if method == "window/logMessage" and (found := RELAYED.search(params["message"])):
             return int(found.group(1))
+    return None
+
+
+def why_ended(session: EditorSession) -> str | None:
+    """Why the relay ended, once the full server has said so."""
+    for method, params in session.notifications:
+        if method == "window/logMessage" and (found := ENDED.search(params["message"])):
+            return found.group(1)
     return None
 
 
@@ -201,6 +211,43 @@ async def test_documents_opened_during_the_relay_are_learned_from(tmp_path: Path
             await asyncio.sleep(0.1)  # the late document's state with E711 is the baseline
         session.change(late, "def g(y):\n    return y is None\n")
         await session.gone(late, "E711")
+        for _ in range(200):
+            stats = await session.execute("fixlore.stats", [])
+            if stats["session"]["manualFixes"] > before:
+                break
+            await asyncio.sleep(0.1)
+        assert stats["session"]["manualFixes"] == before + 1, stats["session"]
+    finally:
+        await session.close()
+
+
+async def test_an_editor_that_pulls_gets_its_first_diagnostics_from_the_relay(tmp_path: Path) -> None:
+    """VS Code pulls as it opens a file: the relay passes the pull to the upstream, not on to the loading server.
+
+    The pulled report is the hub's too once the server has loaded (the baseline of
+    what the editor was shown): a hand fix of that diagnostic made then is learned.
+    """
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nextend-select = ["E711"]\n')
+    session = EditorSession(tmp_path, timeout=30)
+    await session.start(serve(), cwd=str(tmp_path))
+    try:
+        caps = {**EDITOR_CAPABILITIES, "textDocument": PULLS}
+        await session.initialize(caps=caps, init_options={"fixlore": {"manualFixPauseMs": 300}})
+        assert session.capabilities.get("diagnosticProvider")  # the editor pulls; nothing is published
+        text = "def g(y):\n    return y == None\n"
+        uri = session.open("pulled.py", text)
+        report = await session.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        assert [d["code"] for d in report["items"]] == ["E711"], report
+        await session.wait_for(lambda: why_ended(session) is not None, what="the hand-over")
+        assert "textDocument/diagnostic" not in (why_ended(session) or ""), why_ended(session)
+        assert (relayed(session) or 0) >= 3  # initialized, didOpen, the pull
+        # The fix is made before the full server pulls this document itself: what the relay
+        # pulled is its baseline.
+        stats = await session.execute("fixlore.stats", [])
+        before = stats["session"]["manualFixes"]
+        session.change(uri, "def g(y):\n    return y is None\n")
+        fixed = await session.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
+        assert fixed["items"] == [], fixed
         for _ in range(200):
             stats = await session.execute("fixlore.stats", [])
             if stats["session"]["manualFixes"] > before:

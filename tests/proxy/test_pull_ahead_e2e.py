@@ -22,10 +22,16 @@ pytestmark = pytest.mark.e2e
 
 @pytest.fixture
 async def editor(tmp_path: Path) -> AsyncIterator[Editor]:
-    """fixlore in front of the pull-only test server, with an editor that pulls."""
+    """fixlore in front of the pull-only test server, with an editor that pulls; the full server loaded.
+
+    While it loads, the early front relays a lone upstream's pulls as they are
+    (``tests/foundation/test_relay_e2e.py``); what is tested here is the full
+    server's memory of them. A command only the full server runs ends the relay.
+    """
     ed = Editor()
     await ed.start(fixlore_cmd(f"python={server_flag('flaky.py', '--pull')}"))
     await ed.initialize(tmp_path, caps=PULL_CAPS)
+    await ed.request("workspace/executeCommand", {"command": "fixlore.stats", "arguments": []}, timeout=30)
     yield ed
     await ed.close()
 
