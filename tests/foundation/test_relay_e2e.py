@@ -51,6 +51,16 @@ def why_ended(session: EditorSession) -> str | None:
     return None
 
 
+async def manual_fixes_past(session: EditorSession, before: int) -> dict[str, Any]:
+    """``fixlore.stats`` once the session has learned more than ``before`` hand fixes (or after 20 s)."""
+    for _ in range(200):
+        stats = await session.execute("fixlore.stats", [])
+        if stats["session"]["manualFixes"] > before:
+            break
+        await asyncio.sleep(0.1)
+    return stats
+
+
 def end_of(text: str) -> dict[str, int]:
     lines = text.split("\n")
     return {"line": len(lines) - 1, "character": len(lines[-1])}
@@ -211,11 +221,7 @@ async def test_documents_opened_during_the_relay_are_learned_from(tmp_path: Path
             await asyncio.sleep(0.1)  # the late document's state with E711 is the baseline
         session.change(late, "def g(y):\n    return y is None\n")
         await session.gone(late, "E711")
-        for _ in range(200):
-            stats = await session.execute("fixlore.stats", [])
-            if stats["session"]["manualFixes"] > before:
-                break
-            await asyncio.sleep(0.1)
+        stats = await manual_fixes_past(session, before)
         assert stats["session"]["manualFixes"] == before + 1, stats["session"]
     finally:
         await session.close()
@@ -224,8 +230,8 @@ async def test_documents_opened_during_the_relay_are_learned_from(tmp_path: Path
 async def test_an_editor_that_pulls_gets_its_first_diagnostics_from_the_relay(tmp_path: Path) -> None:
     """VS Code pulls as it opens a file: the relay passes the pull to the upstream, not on to the loading server.
 
-    The pulled report is the hub's too once the server has loaded (the baseline of
-    what the editor was shown): a hand fix of that diagnostic made then is learned.
+    After the hand-over a hand fix of that diagnostic is learned: the hub has the
+    report the editor was shown (held for it by the relay, ``test_relay_pulls.py``).
     """
     (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nextend-select = ["E711"]\n')
     session = EditorSession(tmp_path, timeout=30)
@@ -241,18 +247,12 @@ async def test_an_editor_that_pulls_gets_its_first_diagnostics_from_the_relay(tm
         await session.wait_for(lambda: why_ended(session) is not None, what="the hand-over")
         assert "textDocument/diagnostic" not in (why_ended(session) or ""), why_ended(session)
         assert (relayed(session) or 0) >= 3  # initialized, didOpen, the pull
-        # The fix is made before the full server pulls this document itself: what the relay
-        # pulled is its baseline.
         stats = await session.execute("fixlore.stats", [])
         before = stats["session"]["manualFixes"]
         session.change(uri, "def g(y):\n    return y is None\n")
         fixed = await session.request("textDocument/diagnostic", {"textDocument": {"uri": uri}})
         assert fixed["items"] == [], fixed
-        for _ in range(200):
-            stats = await session.execute("fixlore.stats", [])
-            if stats["session"]["manualFixes"] > before:
-                break
-            await asyncio.sleep(0.1)
+        stats = await manual_fixes_past(session, before)
         assert stats["session"]["manualFixes"] == before + 1, stats["session"]
     finally:
         await session.close()
