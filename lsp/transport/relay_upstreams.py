@@ -16,7 +16,7 @@ from types import ModuleType
 from typing import Any
 
 from fixlore.lsp.transport.early import HEADER, Child, Front, private_module, write_all
-from fixlore.lsp.transport.framing import dumps, header_length, loads
+from fixlore.lsp.transport.framing import dumps, encode_message, header_length, loads
 
 
 @dataclass
@@ -209,9 +209,8 @@ class UpstreamSide:
         if isinstance(asked.version, int):
             params["version"] = asked.version
         message = {"jsonrpc": "2.0", "method": "textDocument/publishDiagnostics", "params": params}
-        body = dumps(message)
         self._pushed(asked.link, message)
-        asked.link.held.append(HEADER % len(body) + body)
+        asked.link.held.append(encode_message(message))
 
     def _to_editor(self, message: dict[str, Any]) -> None:
         body = dumps(message)

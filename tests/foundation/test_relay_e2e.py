@@ -26,8 +26,7 @@ from fixlore.lsp.tools.editor_session import EDITOR_CAPABILITIES, EditorSession
 pytestmark = pytest.mark.e2e
 
 BIN = Path(sys.executable).parent
-RELAYED = re.compile(r"the early front relayed (\d+) messages")
-ENDED = re.compile(r"the early front relayed \d+ messages \((.*) then\)")
+RELAYED = re.compile(r"the early front relayed (\d+) messages \((.*) then\)")
 PULLS = {**EDITOR_CAPABILITIES["textDocument"], "diagnostic": {"dynamicRegistration": False}}
 
 
@@ -35,20 +34,24 @@ def serve(*flags: str) -> list[str]:
     return [str(BIN / "fixlore"), "serve", "--upstream", f"python={BIN / 'ruff'} server", *flags]
 
 
-def relayed(session: EditorSession) -> int | None:
-    """How many messages the relay served, once the full server has said so (``None`` before)."""
+def hand_over(session: EditorSession) -> tuple[int, str] | None:
+    """How many messages the relay served and why it ended, once the full server has said so (``None`` before)."""
     for method, params in session.notifications:
         if method == "window/logMessage" and (found := RELAYED.search(params["message"])):
-            return int(found.group(1))
+            return int(found.group(1)), found.group(2)
     return None
+
+
+def relayed(session: EditorSession) -> int | None:
+    """How many messages the relay served (``None`` before the hand-over)."""
+    said = hand_over(session)
+    return None if said is None else said[0]
 
 
 def why_ended(session: EditorSession) -> str | None:
-    """Why the relay ended, once the full server has said so."""
-    for method, params in session.notifications:
-        if method == "window/logMessage" and (found := ENDED.search(params["message"])):
-            return found.group(1)
-    return None
+    """Why the relay ended (``None`` before the hand-over)."""
+    said = hand_over(session)
+    return None if said is None else said[1]
 
 
 async def manual_fixes_past(session: EditorSession, before: int) -> dict[str, Any]:
