@@ -20,7 +20,7 @@ class _NoMatch(Exception):
 
 
 class _Ctx:
-    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched", "quote", "recalled")
+    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched", "quote", "recalled", "run")
 
     def __init__(
         self,
@@ -42,6 +42,8 @@ class _Ctx:
         self.quote = ""
         """The user's quote character, where the pattern's strings are structured (``'`` for ``"``)."""
         self.matched: list[tuple[str, Tok]] = []
+        self.run = 1
+        """How many statements the chosen candidate is (more than one: a run of a block's statements)."""
         """The pattern's before-tokens and the tokens they matched, of the chosen candidate."""
 
     def concrete(self, tok: str) -> str:

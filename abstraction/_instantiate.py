@@ -110,7 +110,7 @@ def instantiate(
         if read is not text and isinstance(result, Instantiated):  # the document's own line ends and BOM
             edits = shift_edits(result.edits, 1) if bom else result.edits
             crlf = len(read) + bom < len(text)  # what plain() took away beyond the BOM: \r of \r\n
-            return Instantiated(crlf_edits(edits) if crlf else edits, result.title)
+            return Instantiated(crlf_edits(edits) if crlf else edits, result.title, result.statements)
         return result
     except Exception as exc:  # noqa: BLE001 - the contract: a result, never a raise
         logger.warning("instantiation failed for a %s pattern", language)
@@ -226,7 +226,7 @@ def _instantiate(
         )
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
-    return Instantiated(new_edits, _title(ctx, edits))
+    return Instantiated(new_edits, _title(ctx, edits), ctx.run)
 
 
 def _at_statement(src: Source, edits: list[tuple[int, int, str]], d0: int, d1: int) -> bool:

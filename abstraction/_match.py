@@ -22,7 +22,7 @@ from fixlore.abstraction._placeholders import (
     quote_of,
 )
 from fixlore.abstraction._render import _diff_edits
-from fixlore.abstraction._shape import flat, header_end, statement_at
+from fixlore.abstraction._shape import flat, header_end, is_statement, statement_at
 from fixlore.abstraction._templates import Namer
 from fixlore.abstraction._tree import Source, Tok, tokens
 from fixlore.abstraction._vocab import class_members
@@ -50,7 +50,117 @@ def _edits_at_unit(
             edits = _edits_if_match(ctx, b_flat, toks, after, node)
             if edits is not None:
                 return edits
+    if len(before) > 1 and after and not node_kind and not covering:
+        edits = _edits_at_run(ctx, b_flat, after, d0)
+        if edits is not None:
+            return edits
     return _edits_in_window(ctx, b_flat, after, d0, d1)
+
+
+_RUN_STARTS = 3
+"""A run starts at the diagnostic's statement or at most this many minus one before it."""
+_RUN_LEVELS = 2
+"""Runs are looked for in the block of the diagnostic's statement and in the one around it."""
+
+
+def _edits_at_run(
+    ctx: _Ctx, b_flat: list[str], after: list[tuple[int, list[str]]], d0: int
+) -> list[tuple[int, int, str]] | None:
+    """A fix learned on consecutive statements of a block, fitted to a run of statements holding the diagnostic.
+
+    No one node spans two statements (``if …: …`` then ``if …: …``, replaced by
+    one call): a run starts at the diagnostic's statement or one of the few
+    before it, in each block around the diagnostic, and ends where a statement
+    ends, after as many tokens as the pattern's before-shape has. A fix that
+    deletes the statements is not tried on a run (two unused imports removed at
+    once: at the next diagnostic, its neighbour may be used). Where the kept
+    tokens would stay on lines the fix removes, the run is written anew (unless
+    a comment lies in it).
+    """
+    src = ctx.src
+    n = len(b_flat)
+    stmt = statement_at(src, d0)
+    for _ in range(_RUN_LEVELS):
+        if stmt is None:
+            break
+        first: tree_sitter.Node | None = stmt
+        for _ in range(_RUN_STARTS):
+            if first is None or first.parent is None:
+                break
+            # the run's end: where the pattern's n-th token ends, if a statement of the block ends there
+            toks = tokens(src, first.start_byte, first.parent.end_byte, Namer(), ctx.code, limit=n)
+            if len(toks) >= n:
+                toks = toks[:n]
+                last: tree_sitter.Node | None = first
+                while last is not None and last.end_byte < toks[-1].end:
+                    last = last.next_named_sibling
+                if (
+                    last is not None
+                    and last != first
+                    and last.end_byte == toks[-1].end
+                    and last.end_byte >= stmt.end_byte
+                ):
+                    edits = _edits_if_match(ctx, b_flat, toks, after, first.parent)
+                    if edits is not None and not _run_compiles(src, toks[0].start, toks[-1].end, edits):
+                        whole = _diff_edits(ctx, b_flat, toks, after, first.parent, whole=True)
+                        if _run_compiles(src, toks[0].start, toks[-1].end, whole) and not _has_comment(
+                            src, first, last
+                        ):
+                            edits = whole
+                    if edits is not None:
+                        ctx.run = _count(first, last)
+                        return edits
+            first = first.prev_named_sibling
+        up = stmt.parent
+        stmt = None
+        while up is not None:
+            if is_statement(up):
+                stmt = up
+                break
+            up = up.parent
+    return None
+
+
+def _count(first: tree_sitter.Node, last: tree_sitter.Node) -> int:
+    """How many named siblings from ``first`` to ``last``, both counted."""
+    n, node = 1, first
+    while node is not None and node != last:
+        node = node.next_named_sibling
+        n += 1
+    return n
+
+
+def _run_compiles(src: Source, start: int, end: int, edits: list[tuple[int, int, str]]) -> bool:
+    """Whether a run of statements, edited, still reads as statements of its block (compiled alone)."""
+    data = src.data
+    line_start = data.rfind(b"\n", 0, start) + 1
+    text = data[line_start:end]
+    for e0, e1, piece in sorted(edits, reverse=True):
+        text = text[: e0 - line_start] + piece.encode("utf-8", "surrogatepass") + text[e1 - line_start :]
+    try:
+        # the run's own indentation stands, and a statement after it at the run's indentation must still fit
+        compile(b"if 1:\n" + text + b"\n" + data[line_start:start] + b"pass\n", "<run>", "exec", dont_inherit=True)
+    except (SyntaxError, ValueError):
+        return False
+    return True
+
+
+def _has_comment(src: Source, first: tree_sitter.Node, last: tree_sitter.Node) -> bool:
+    """Whether a comment lies within a run of statements (written anew, the run would lose it)."""
+    if b"#" not in src.data[first.start_byte : last.end_byte]:
+        return False
+    node: tree_sitter.Node | None = first
+    while node is not None:
+        stack = [node]
+        while stack:
+            n = stack.pop()
+            if n.type == "comment":
+                return True
+            stack.extend(n.children)
+        if node == last:
+            break
+        node = node.next_sibling
+    return False
 
 
 def same_span_kinds(node: tree_sitter.Node) -> frozenset[str]:

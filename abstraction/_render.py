@@ -38,7 +38,15 @@ def _diff_edits(
     toks: list[Tok],
     after: list[tuple[int, list[str]]],
     node: tree_sitter.Node,
+    *,
+    whole: bool = False,
 ) -> list[tuple[int, int, str]]:
+    """The edits that make ``toks`` (matched to ``b_flat``) the after-shape: token by token, or ``whole`` at once.
+
+    Token by token keeps the user's layout and comments around what the fix
+    keeps; ``whole`` writes the unit anew from the after-shape's lines (for a
+    run of statements made one, where kept tokens would keep their old lines).
+    """
     src = ctx.src
     a_flat = flat(after)
     if not a_flat:
@@ -48,7 +56,11 @@ def _diff_edits(
     a_toks = [t for t, _ in a_flat]
     states = string_states(a_toks) + [string_states(a_toks + [""])[-1]]
     tight = keyword_equals(src.language, a_toks, states)
-    ops = difflib.SequenceMatcher(None, b_flat, a_toks, False).get_opcodes()
+    ops = (
+        [("replace", 0, len(b_flat), 0, len(a_toks))]
+        if whole
+        else difflib.SequenceMatcher(None, b_flat, a_toks, False).get_opcodes()
+    )
     literals = _literals(toks, a_toks)
     for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":

@@ -74,6 +74,9 @@ class Instantiated:
 
     edits: tuple[TextEdit, ...]
     title: str
+    statements: int = 1
+    """How many whole statements of the code the pattern matched: more than one for a fix learned
+    on a run of statements (``if …: …`` / ``if …: …`` made one call), which fits nowhere by chance."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -202,14 +202,16 @@ def main() -> None:
             reasons: collections.Counter[str] = collections.Counter()
             if not args.time_parse:  # the server's worker parses a document when it opens (not timed)
                 parsed("python", e["before"])
-            # names brought in elsewhere are the fallback, as in the server (instantiate_all)
+            # names brought in elsewhere are the fallback, as in the server (instantiate_all),
+            # but for a fix that fits a run of whole statements, which goes first
+            made: list[tuple[bool, str, str]] = []  # (fits a run, text, title), in the order tried
             for recalling in (False, True):
-                if recalling and rec["offered"]:
-                    break
                 for entry in pool:
                     pattern: Pattern = entry[0]
                     names = recall.names(key_of(pattern.fingerprint, diag.message)) if recalling else None
-                    if recalling and not names:
+                    if recalling and (
+                        not names or (made and "\n" not in (pattern.shape.before if pattern.shape else ""))
+                    ):
                         continue
                     t0 = time.perf_counter()
                     result = instantiate(
@@ -220,25 +222,28 @@ def main() -> None:
                     if not isinstance(result, Instantiated) or not result.edits:
                         reasons[result.detail or result.reason.value if isinstance(result, Skipped) else "no edit"] += 1
                         continue
-                    text = apply_edits(e["before"], list(result.edits))
-                    exact = fr.normalize(text) == want
-                    if not rec["offered"]:
-                        if offers is not None:
-                            row = {k: e[k] for k in ("repo", "rule", "path", "message", "range", "before", "after")}
-                            offers.write(json.dumps({**row, "offered": text, "title": result.title}) + "\n")
-                        rec["offered"] = True
-                        rec["exact"] = exact
-                        rec["wrong"] = bool(fr.unfaithful(e["before"], e["after"], text))
-                        rec["title"] = result.title
-                        if args.show_misses and not exact:
-                            print(f"=== {e['repo']} {e['rule']} {e['path']}:{rec['line']} offered {result.title!r}")
-                            print(_diff("human", e["before"], e["after"]) + _diff("offer", e["before"], text))
-                        if args.verbose and rec["wrong"]:
-                            print(f"WRONG {e['repo']} {e['rule']}: {result.title!r}\n  shape {pattern.shape}")
-                    if exact:
-                        rec["any_exact"] = True
-                        break
-                if rec["any_exact"]:
+                    run = result.statements > 1
+                    if recalling and made and not run:
+                        continue
+                    made.append((run, apply_edits(e["before"], list(result.edits)), result.title))
+            made.sort(key=lambda m: not m[0])  # stable: runs first, each kind in the order tried
+            for i, (_, text, title) in enumerate(made):
+                exact = fr.normalize(text) == want
+                if i == 0:
+                    if offers is not None:
+                        row = {k: e[k] for k in ("repo", "rule", "path", "message", "range", "before", "after")}
+                        offers.write(json.dumps({**row, "offered": text, "title": title}) + "\n")
+                    rec["offered"] = True
+                    rec["exact"] = exact
+                    rec["wrong"] = bool(fr.unfaithful(e["before"], e["after"], text))
+                    rec["title"] = title
+                    if args.show_misses and not exact:
+                        print(f"=== {e['repo']} {e['rule']} {e['path']}:{rec['line']} offered {title!r}")
+                        print(_diff("human", e["before"], e["after"]) + _diff("offer", e["before"], text))
+                    if args.verbose and rec["wrong"]:
+                        print(f"WRONG {e['repo']} {e['rule']}: {title!r}")
+                if exact:
+                    rec["any_exact"] = True
                     break
             inst_s += event_s
             if args.show_misses and rec["recurring"] and not rec["offered"] and not ruff_matches(e):

@@ -228,13 +228,15 @@ def action_pattern(language: str, info: DiagnosticInfo, title: str, kind: str) -
 
 
 def _key(item: Item) -> str:
-    """The ranking's key: the pattern's, so its evidence counts; none for a fix with recalled names.
+    """The ranking's key: the pattern's, so its evidence counts; none for a fix that guesses a recalled name.
 
     Such a fix guesses a name from elsewhere; the pattern's evidence is that of
     the places the name came from, so it ranks by the upstream's order, after
     the upstream's own fixes (:class:`~fixlore.lsp.learning.fixes.LearnedFix`).
+    A recalled fix that fits a run of whole statements is no guess there: it
+    ranks on its pattern's evidence (still never preferred).
     """
-    if item.pattern is None or item.recalled:
+    if item.pattern is None or item.guess:
         return f"untracked:{id(item)}"
     return item.pattern.fingerprint
 
@@ -353,6 +355,7 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
         group=g,
         verified=verified and not fix.recalled,
         recalled=fix.recalled,
+        guess=fix.recalled and not fix.run,
     )
 
 

@@ -42,7 +42,9 @@ class Item:
     verified: bool = True
     """For a learned fix: accepted before, and it has succeeded more often than it failed."""
     recalled: bool = False
-    """For a learned fix: it brings in names recalled from the user's fixes elsewhere (a guess)."""
+    """For a learned fix: it brings in names recalled from the user's fixes elsewhere (never preferred)."""
+    guess: bool = False
+    """For a recalled fix: not on a run of statements its pattern fits (ranked without the pattern's evidence)."""
 
 
 _SUPPRESSION = re.compile(r"(?i)\b(disable|suppress|ignore|noqa)\b")

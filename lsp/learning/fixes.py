@@ -119,8 +119,11 @@ class LearnedFix:
     edits: tuple[TextEdit, ...]
     title: str
     recalled: bool = False
-    """It brings in names the user brought in elsewhere this session (:mod:`.recall`): a guess, never
-    ranked above the upstream's fixes on the pattern's evidence, never preferred."""
+    """It brings in names the user brought in elsewhere this session (:mod:`.recall`): never preferred,
+    and a guess, never ranked above the upstream's fixes on the pattern's evidence, unless ``run``."""
+    run: bool = False
+    """It fits a run of whole statements (learned on several made one): where a recalled name
+    belongs, so it ranks on the pattern's evidence (:func:`.instantiation.instantiate_all`)."""
 
 
 @functools.lru_cache(maxsize=4096)
@@ -426,8 +429,8 @@ class LearnedFixes:
             logger.warning("instantiating learned fixes failed: %s", type(exc).__name__)
             return []
         return [
-            LearnedFix(pattern=stats.pattern, stats=stats, edits=edits, title=title, recalled=recalled)
-            for index, edits, title, recalled in found
+            LearnedFix(pattern=stats.pattern, stats=stats, edits=edits, title=title, recalled=recalled, run=run)
+            for index, edits, title, recalled, run in found
             if (stats := pending.stats[index]).pattern is not None
         ]
 

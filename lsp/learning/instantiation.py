@@ -37,8 +37,9 @@ logger = logging.getLogger(__name__)
 MAX_LEARNED = 3
 """At most this many learned fixes per diagnostic."""
 
-Found = tuple[int, tuple[TextEdit, ...], str, bool]
-"""One fix that applies: the index of its pattern in the job, its edits, its title, whether it used recalled names."""
+Found = tuple[int, tuple[TextEdit, ...], str, bool, bool]
+"""One fix that applies: the index of its pattern in the job, its edits, its title, whether it used recalled
+names, and whether it fits a run of whole statements (see :func:`instantiate_all`)."""
 
 
 @dataclass(eq=False)
@@ -122,19 +123,36 @@ def instantiate_all(
     """The first :data:`MAX_LEARNED` patterns that apply to ``text`` at ``info``, no two with the same edits.
 
     ``recalled``: by fingerprint, the names a pattern brought in this session
-    (:mod:`.recall`). They are the fallback, tried only when no pattern applies
+    (:mod:`.recall`). They are the fallback, kept only when no pattern applies
     without them: a name the user brought in elsewhere is a guess beside a fix
     made of the code at hand (a replay of real fixes: a refactoring's helper
     method recalled at the next `raise IOError(...)` outranked the fix the user
-    makes there).
+    makes there). Except where the pattern fits a run of whole statements: the
+    same several statements the user made one call to a helper of theirs
+    (``if isinstance(key, …): key = key.encode(…)`` / ``if self.prefix: key =
+    self.prefix + key`` -> ``key = self._normalize(key)``) are the place the
+    name was brought to, not a guess; such a fix goes first, as does a fix on a
+    run made of the code at hand.
     """
     out: list[Found] = []
     seen: set[tuple[TextEdit, ...]] = set()
     _add(out, seen, ((i, p, times, None) for i, (p, times) in enumerate(patterns)), language, text, info, imports)
-    if not out and recalled:
-        tried = ((i, p, times, recalled.get(p.fingerprint)) for i, (p, times) in enumerate(patterns))
-        _add(out, seen, (entry for entry in tried if entry[3]), language, text, info, imports)
-    return out
+    if recalled and len(out) < MAX_LEARNED:
+        tried = (
+            (i, p, times, recalled.get(p.fingerprint))
+            for i, (p, times) in enumerate(patterns)
+            if not out or _on_lines(p)  # beside fixes made here, only a fix of several statements is kept
+        )
+        more: list[Found] = []
+        _add(more, seen, (entry for entry in tried if entry[3]), language, text, info, imports)
+        out += more if not out else [found for found in more if found[4]]
+    runs = [found for found in out if found[4]]
+    return (runs + [found for found in out if not found[4]])[:MAX_LEARNED] if runs else out
+
+
+def _on_lines(pattern: Pattern) -> bool:
+    """Whether the pattern's before-shape is on several lines (only such a one fits a run of statements)."""
+    return pattern.shape is not None and "\n" in pattern.shape.before
 
 
 def _add(
@@ -154,7 +172,7 @@ def _add(
         if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
             continue
         seen.add(result.edits)
-        out.append((index, result.edits, result.title, names is not None))
+        out.append((index, result.edits, result.title, names is not None, result.statements > 1))
 
 
 # --- the server's side --------------------------------------------------------------

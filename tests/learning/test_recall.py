@@ -131,14 +131,14 @@ def test_recalled_names_are_the_fallback_and_say_so() -> None:
     diag = diag_at(text, "assert_true", *RULE, nth=1)
     recalled = {pattern.fingerprint: dict(extracted.brought)}
     found = instantiate_all([(pattern, 2)], "python", text, diag, None, recalled)
-    assert [(index, title, flag) for index, _, title, flag in found] == [
+    assert [(index, title, flag) for index, _, title, flag, _ in found] == [
         (0, "Replace `assert_true(key in table)` with `assert_in(key, table)`", True)
     ]
     # a fix made of the code at hand comes first, and the guess is not tried beside it
     plain = _example("test_one", "k", "d")
     made_here = _extract(plain, plain.replace("assert_true(k in d)", "assert_true(k in list(d))")).pattern
     found = instantiate_all([(pattern, 2), (made_here, 1)], "python", text, diag, None, recalled)
-    assert [(index, flag) for index, _, _, flag in found] == [(1, False)]
+    assert [(index, flag) for index, _, _, flag, _ in found] == [(1, False)]
 
 
 def _assembled(fix: LearnedFix, text: str) -> list[dict[str, Any]]:
@@ -159,8 +159,8 @@ def _assembled(fix: LearnedFix, text: str) -> list[dict[str, Any]]:
     return assembled(uri, text, raw, [action], fix, Evidence(stats))
 
 
-@pytest.mark.parametrize("recalled", [False, True])
-def test_a_fix_with_recalled_names_ranks_after_the_upstreams_and_is_never_preferred(recalled: bool) -> None:
+@pytest.mark.parametrize(("recalled", "run"), [(False, False), (True, False), (True, True)])
+def test_a_fix_with_recalled_names_ranks_after_the_upstreams_and_is_never_preferred(recalled: bool, run: bool) -> None:
     extracted = _learned()
     pattern = extracted.pattern
     text = _example("test_two", "key", "table")
@@ -170,10 +170,13 @@ def test_a_fix_with_recalled_names_ranks_after_the_upstreams_and_is_never_prefer
     assert isinstance(made, Instantiated)
     counts = Counts(offered=6, accepted=5, succeeded=5, manual=2)
     stats = PatternStats(pattern.fingerprint, Scope.USER, counts, time.time(), time.time(), pattern=pattern)
-    fix = LearnedFix(pattern=pattern, stats=stats, edits=made.edits, title=made.title, recalled=recalled)
+    fix = LearnedFix(pattern=pattern, stats=stats, edits=made.edits, title=made.title, recalled=recalled, run=run)
     titles = [a["title"] for a in _assembled(fix, text)]
     learned = LEARNED_PREFIX + made.title
-    if recalled:
+    if run:  # a fix of a run of statements, where the name belongs: ranked on its evidence, still never preferred
+        assert titles[0] == learned
+        assert not any(a.get("isPreferred") for a in _assembled(fix, text))
+    elif recalled:
         assert titles[1] == learned
         assert not any(a.get("isPreferred") for a in _assembled(fix, text))
     else:  # the same fix made of the code at hand ranks first on its evidence (the test can tell them apart)

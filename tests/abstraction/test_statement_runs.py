@@ -1,0 +1,163 @@
+"""A fix learned on a run of statements: several statements of a block the user made one.
+
+The same few statements repeated at several places, replaced by hand with a
+call to a helper of the user's (``if isinstance(name, unicode): …`` / ``if
+self.prefix: …`` -> ``name = self.clean(name)``): no one syntax node spans the
+two statements, so the fix fitted nowhere, not even where it was learned. Now a
+run of a block's statements holding the diagnostic is a candidate; the helper's
+name comes from the session's memory (:mod:`fixlore.lsp.learning.recall`), and
+such a fix goes before a fix of the diagnostic's line alone
+(:func:`fixlore.lsp.learning.instantiation.instantiate_all`).
+"""
+
+from __future__ import annotations
+
+from fixlore.abstraction import (
+    Extracted,
+    Instantiated,
+    Skipped,
+    SkipReason,
+    apply_edits,
+    extract_pattern,
+    instantiate,
+)
+from fixlore.lsp.learning.instantiation import instantiate_all
+from tests.abstraction._helpers import code, diag_at
+
+F821 = ("Ruff", "F821", "Undefined name `unicode`")
+
+STORE = code(
+    """
+    class Store:
+        def get(self, zq_name):
+            if isinstance(zq_name, unicode):
+                zq_name = zq_name.encode("utf-8")
+            if self.zq_prefix:
+                zq_name = self.zq_prefix + zq_name
+            return self.zq_table[zq_name]
+
+        def put(self, zq_item, value):
+            if isinstance(zq_item, unicode):
+                zq_item = zq_item.encode("utf-8")
+            if self.zq_prefix:
+                zq_item = self.zq_prefix + zq_item
+            self.zq_table[zq_item] = value
+    """
+)
+RUN_IN_GET = """        if isinstance(zq_name, unicode):
+            zq_name = zq_name.encode("utf-8")
+        if self.zq_prefix:
+            zq_name = self.zq_prefix + zq_name
+"""
+
+
+def _learned() -> Extracted:
+    after = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n")
+    result = extract_pattern("python", STORE, after, diag_at(STORE, "unicode", *F821))
+    assert isinstance(result, Extracted), result
+    return result
+
+
+def test_the_run_is_learned_with_the_helper_beside_it_not_in_it() -> None:
+    learned = _learned()
+    shape = learned.pattern.shape
+    assert shape is not None and shape.before.count("\n") == 3 and "\n" not in shape.after
+    assert dict(learned.brought) == {"$3": "zq_clean"}
+    assert "zq_" not in str(learned.pattern.to_dict())
+
+
+def test_the_run_fix_applies_to_the_next_run_with_the_helper_recalled() -> None:
+    learned = _learned()
+    text = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n")
+    diag = diag_at(text, "unicode", *F821)  # the one left, in put()
+    made = instantiate(learned.pattern, "python", text, diag, seen=2, recalled=dict(learned.brought))
+    assert isinstance(made, Instantiated), made
+    assert made.statements == 2
+    fixed = apply_edits(text, made.edits)
+    assert fixed.endswith(
+        "    def put(self, zq_item, value):\n"
+        "        zq_item = self.zq_clean(zq_item)\n"
+        "        self.zq_table[zq_item] = value\n"
+    )
+    compile(fixed, "<fixed>", "exec")
+    # without the helper's name nothing binds it: not offered
+    assert isinstance(instantiate(learned.pattern, "python", text, diag, seen=2), Skipped)
+
+
+def test_a_run_that_differs_is_not_rewritten() -> None:
+    learned = _learned()
+    text = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n").replace(
+        "            zq_item = self.zq_prefix + zq_item\n", "            zq_item = zq_item + self.zq_prefix\n"
+    )
+    made = instantiate(
+        learned.pattern, "python", text, diag_at(text, "unicode", *F821), seen=2, recalled=dict(learned.brought)
+    )
+    assert isinstance(made, Skipped) and made.reason is SkipReason.NO_MATCH
+
+
+def test_a_run_with_a_comment_inside_is_not_written_anew() -> None:
+    # Written anew from the pattern, the run would lose the comment; edited token by token, the
+    # kept tokens stay on the lines of the statement the fix removes, which does not parse.
+    learned = _learned()
+    text = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n").replace(
+        "        if self.zq_prefix:\n            zq_item",
+        "        # zq_why_comment\n        if self.zq_prefix:\n            zq_item",
+    )
+    made = instantiate(
+        learned.pattern, "python", text, diag_at(text, "unicode", *F821), seen=2, recalled=dict(learned.brought)
+    )
+    assert isinstance(made, Skipped) and made.reason is SkipReason.DOES_NOT_PARSE
+
+
+def test_the_run_fix_goes_before_a_fix_of_the_line_alone() -> None:
+    learned = _learned()
+    text = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n")
+    diag = diag_at(text, "unicode", *F821)
+    # a fix of the diagnostic's name alone, with more evidence: unicode -> str
+    plain = code(
+        """
+        def zq_other(zq_value):
+            return isinstance(zq_value, unicode)
+        """
+    )
+    line_fix = extract_pattern("python", plain, plain.replace("unicode)", "str)"), diag_at(plain, "unicode", *F821))
+    assert isinstance(line_fix, Extracted), line_fix
+    recalled = {learned.pattern.fingerprint: dict(learned.brought)}
+    found = instantiate_all([(line_fix.pattern, 5), (learned.pattern, 2)], "python", text, diag, None, recalled)
+    assert [(index, names, run) for index, _, _, names, run in found] == [(1, True, True), (0, False, False)]
+
+
+def test_two_imports_removed_at_once_are_not_removed_at_the_next_pair() -> None:
+    # A fix that deletes a run is not tried on runs: at the next pair, the neighbour may be used.
+    before = code(
+        """
+        import zq_one
+        import zq_two
+
+
+        def zq_main():
+            return 1
+        """
+    )
+    after = before.replace("import zq_one\nimport zq_two\n", "")
+    diag = diag_at(before, "zq_one", "Ruff", "F401", "`zq_one` imported but unused")
+    learned = extract_pattern("python", before, after, diag)
+    assert isinstance(learned, Extracted), learned
+    text = code(
+        """
+        import zq_three
+        import zq_four
+
+
+        def zq_main():
+            return zq_four.value
+        """
+    )
+    made = instantiate(
+        learned.pattern,
+        "python",
+        text,
+        diag_at(text, "zq_three", "Ruff", "F401", "`zq_three` imported but unused"),
+        seen=5,
+    )
+    assert isinstance(made, Skipped) and made.reason is SkipReason.UNSOUND
