@@ -134,6 +134,9 @@ def _drop(lines: _Lines, first: int, stop: int, node: ast.Import | ast.ImportFro
             if comma is None:
                 return None
             end = comma.end()
+            if lines.text[end : end + 1] in ("\n", "\r", ""):  # the last name on its line: no blank left after
+                while start > 0 and lines.text[start - 1] in " \t":
+                    start -= 1
     else:
         before = names[index - 1]
         assert before.end_lineno is not None and before.end_col_offset is not None

@@ -72,8 +72,9 @@ def _edits_at_run(
     one call): a run starts at the diagnostic's statement or one of the few
     before it, in each block around the diagnostic, and ends where a statement
     ends, after as many tokens as the pattern's before-shape has. A fix that
-    deletes the statements is not tried on a run (two unused imports removed at
-    once: at the next diagnostic, its neighbour may be used). Where the kept
+    deletes the statements is not tried on a run: a window of tokens finds
+    those (two unused imports removed at once), where the guard keeps a
+    neighbour the file uses (:func:`_edits_in_window`). Where the kept
     tokens would stay on lines the fix removes, the run is written anew (unless
     a comment lies in it).
     """
@@ -123,7 +124,8 @@ def _edits_at_run(
 
 def _count(first: tree_sitter.Node, last: tree_sitter.Node) -> int:
     """How many named siblings from ``first`` to ``last``, both counted."""
-    n, node = 1, first
+    n = 1
+    node: tree_sitter.Node | None = first
     while node is not None and node != last:
         node = node.next_named_sibling
         n += 1

@@ -99,7 +99,7 @@ def _diff_edits(
                 if joined is not None:
                     edits.append(joined)
                     continue
-                start, end = _absorb_space(src, start, end)
+                start, end = _whole_lines(src, start, end) or _absorb_space(src, start, end)
             else:
                 if prev is not None:
                     if not _space(ctx, prev.text, pieces[0], states[j1], before_prev):
@@ -254,6 +254,20 @@ def _join_over(
     if not data[prev.end : start] and not data[end : nxt.start]:
         return None  # nothing to join: the tokens touched on both sides
     return prev.end, nxt.start, " " if _space(ctx, prev.text, nxt.text, state, before) else ""
+
+
+def _whole_lines(src: Source, start: int, end: int) -> tuple[int, int] | None:
+    """A deletion of everything on its lines, widened to the lines (their indentation and line end go too).
+
+    Otherwise the indentation stays as a line of blanks (``if …:`` and its body
+    deleted from a run of statements left ``            ``).
+    """
+    data = src.data
+    line_start = data.rfind(b"\n", 0, start) + 1
+    line_end = data.find(b"\n", end)
+    if line_end < 0 or data[line_start:start].strip() or data[end:line_end].strip():
+        return None
+    return line_start, line_end + 1
 
 
 def _absorb_space(src: Source, start: int, end: int) -> tuple[int, int]:

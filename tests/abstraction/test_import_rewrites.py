@@ -53,6 +53,9 @@ def test_a_dropped_name_learned_once_applies_to_any_import_layout() -> None:
     # The line break stays where the user had it: only "name, " goes.
     wrapped = "from .http import CODES, Cache, \\\n     parse, quote\n"
     assert _apply(pattern, wrapped, "Cache", f401(".http.Cache")) == wrapped.replace("Cache, ", "")
+    # The last name on its line goes with the blank before it: no trailing blank is left.
+    listed = "from .shapes import (\n    Circle, Square, Oval,\n    Triangle)\n\nprint(Circle, Square, Triangle)\n"
+    assert _apply(pattern, listed, "Oval", f401(".shapes.Oval")) == listed.replace("Square, Oval,", "Square,")
     parenthesised = "from .shapes import (\n    Circle,\n    Square,\n    Triangle,\n)\n"
     assert _apply(pattern, parenthesised, "Square", f401(".shapes.Square")) == parenthesised.replace(
         "    Square,\n", ""

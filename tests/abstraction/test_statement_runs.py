@@ -22,7 +22,7 @@ from fixlore.abstraction import (
     instantiate,
 )
 from fixlore.lsp.learning.instantiation import instantiate_all
-from tests.abstraction._helpers import code, diag_at
+from tests.abstraction._helpers import code, diag_at, rewrite_pattern
 
 F821 = ("Ruff", "F821", "Undefined name `unicode`")
 
@@ -127,37 +127,34 @@ def test_the_run_fix_goes_before_a_fix_of_the_line_alone() -> None:
     assert [(index, names, run) for index, _, _, names, run in found] == [(1, True, True), (0, False, False)]
 
 
-def test_two_imports_removed_at_once_are_not_removed_at_the_next_pair() -> None:
-    # A fix that deletes a run is not tried on runs: at the next pair, the neighbour may be used.
-    before = code(
-        """
-        import zq_one
-        import zq_two
-
-
-        def zq_main():
-            return 1
-        """
+def test_statements_the_fix_deletes_leave_no_line_of_blanks() -> None:
+    # A run written token by token (a comment in it): the `if` and its body deleted whole, lines and all.
+    pattern = rewrite_pattern(
+        "if isinstance ( $2 , list ) :\n    $2 = list ( $2 )\nself . $3 [ $1 ] = [ $1 ] + $2",
+        "self . $3 [ $1 ] = [ $1 , * $2 ]",
+        "Consider `[$1, *$2]` instead of concatenation",
+        "RUF005",
     )
-    after = before.replace("import zq_one\nimport zq_two\n", "")
-    diag = diag_at(before, "zq_one", "Ruff", "F401", "`zq_one` imported but unused")
-    learned = extract_pattern("python", before, after, diag)
-    assert isinstance(learned, Extracted), learned
     text = code(
         """
-        import zq_three
-        import zq_four
-
-
-        def zq_main():
-            return zq_four.value
+        def zq_fill(self, zq_other):
+            for zq_key in zq_other:
+                zq_val = zq_other.get(zq_key)
+                if isinstance(zq_val, list):
+                    # zq_tuples_stay
+                    zq_val = list(zq_val)
+                self.zq_box[zq_key] = [zq_key] + zq_val
         """
     )
-    made = instantiate(
-        learned.pattern,
-        "python",
-        text,
-        diag_at(text, "zq_three", "Ruff", "F401", "`zq_three` imported but unused"),
-        seen=5,
+    diag = diag_at(text, "[zq_key] + zq_val", "Ruff", "RUF005", "Consider `[zq_key, *zq_val]` instead of concatenation")
+    made = instantiate(pattern, "python", text, diag, seen=3)
+    assert isinstance(made, Instantiated), made
+    assert made.statements == 2
+    assert apply_edits(text, made.edits) == code(
+        """
+        def zq_fill(self, zq_other):
+            for zq_key in zq_other:
+                zq_val = zq_other.get(zq_key)
+                self.zq_box[zq_key] = [zq_key, *zq_val]
+        """
     )
-    assert isinstance(made, Skipped) and made.reason is SkipReason.UNSOUND

@@ -6,7 +6,9 @@ extractor hands the server the name beside the pattern; the server keeps it in
 memory (:mod:`fixlore.lsp.learning.recall`) and the instantiation binds ``$4``
 with it once the user has brought that same name in twice, where the name is
 bound; such a fix is tried only when nothing else applies, ranks after the
-upstream's own fixes and is never preferred.
+upstream's own fixes and is never preferred (unless its pattern fits a run of
+whole statements: ``tests/abstraction/test_statement_runs.py``; then it ranks
+on its evidence, still never preferred).
 """
 
 from __future__ import annotations
