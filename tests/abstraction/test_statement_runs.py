@@ -50,10 +50,12 @@ RUN_IN_GET = """        if isinstance(zq_name, unicode):
             zq_name = self.zq_prefix + zq_name
 """
 
+FIXED_GET = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n")
+"""The store after the hand fix in ``get()``: the run in ``put()`` is the next one."""
+
 
 def _learned() -> Extracted:
-    after = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n")
-    result = extract_pattern("python", STORE, after, diag_at(STORE, "unicode", *F821))
+    result = extract_pattern("python", STORE, FIXED_GET, diag_at(STORE, "unicode", *F821))
     assert isinstance(result, Extracted), result
     return result
 
@@ -68,7 +70,7 @@ def test_the_run_is_learned_with_the_helper_beside_it_not_in_it() -> None:
 
 def test_the_run_fix_applies_to_the_next_run_with_the_helper_recalled() -> None:
     learned = _learned()
-    text = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n")
+    text = FIXED_GET
     diag = diag_at(text, "unicode", *F821)  # the one left, in put()
     made = instantiate(learned.pattern, "python", text, diag, seen=2, recalled=dict(learned.brought))
     assert isinstance(made, Instantiated), made
@@ -86,7 +88,7 @@ def test_the_run_fix_applies_to_the_next_run_with_the_helper_recalled() -> None:
 
 def test_a_run_that_differs_is_not_rewritten() -> None:
     learned = _learned()
-    text = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n").replace(
+    text = FIXED_GET.replace(
         "            zq_item = self.zq_prefix + zq_item\n", "            zq_item = zq_item + self.zq_prefix\n"
     )
     made = instantiate(
@@ -99,7 +101,7 @@ def test_a_run_with_a_comment_inside_is_not_written_anew() -> None:
     # Written anew from the pattern, the run would lose the comment; edited token by token, the
     # kept tokens stay on the lines of the statement the fix removes, which does not parse.
     learned = _learned()
-    text = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n").replace(
+    text = FIXED_GET.replace(
         "        if self.zq_prefix:\n            zq_item",
         "        # zq_why_comment\n        if self.zq_prefix:\n            zq_item",
     )
@@ -111,7 +113,7 @@ def test_a_run_with_a_comment_inside_is_not_written_anew() -> None:
 
 def test_the_run_fix_goes_before_a_fix_of_the_line_alone() -> None:
     learned = _learned()
-    text = STORE.replace(RUN_IN_GET, "        zq_name = self.zq_clean(zq_name)\n")
+    text = FIXED_GET
     diag = diag_at(text, "unicode", *F821)
     # a fix of the diagnostic's name alone, with more evidence: unicode -> str
     plain = code(
