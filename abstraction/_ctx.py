@@ -42,9 +42,9 @@ class _Ctx:
         self.quote = ""
         """The user's quote character, where the pattern's strings are structured (``'`` for ``"``)."""
         self.matched: list[tuple[str, Tok]] = []
+        """The pattern's before-tokens and the tokens they matched, of the chosen candidate."""
         self.run = 1
         """How many statements the chosen candidate is (more than one: a run of a block's statements)."""
-        """The pattern's before-tokens and the tokens they matched, of the chosen candidate."""
 
     def concrete(self, tok: str) -> str:
         if tok in self.binding:

@@ -139,9 +139,11 @@ def _run_compiles(src: Source, start: int, end: int, edits: list[tuple[int, int,
     text = data[line_start:end]
     for e0, e1, piece in sorted(edits, reverse=True):
         text = text[: e0 - line_start] + piece.encode("utf-8", "surrogatepass") + text[e1 - line_start :]
+    indent = data[line_start:start]
+    # the run's own indentation stands, and a statement after it at the run's indentation must still fit
+    framed = (b"if 1:\n" if indent else b"") + text + b"\n" + indent + b"pass\n"
     try:
-        # the run's own indentation stands, and a statement after it at the run's indentation must still fit
-        compile(b"if 1:\n" + text + b"\n" + data[line_start:start] + b"pass\n", "<run>", "exec", dont_inherit=True)
+        compile(framed, "<run>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
     return True

@@ -160,3 +160,41 @@ def test_statements_the_fix_deletes_leave_no_line_of_blanks() -> None:
                 self.zq_box[zq_key] = [zq_key, *zq_val]
         """
     )
+
+
+def _module(name: str) -> str:
+    return (
+        "from zq_tools import zq_clean, zq_read, zq_prefix\n\n"
+        f"{name} = zq_read()\n"
+        f"if isinstance({name}, unicode):\n    {name} = {name}.encode('utf-8')\n"
+        f"if zq_prefix:\n    {name} = zq_prefix + {name}\n"
+        f"print({name})\n"
+    )
+
+
+def _module_run(name: str) -> str:
+    return (
+        f"if isinstance({name}, unicode):\n    {name} = {name}.encode('utf-8')\n"
+        f"if zq_prefix:\n    {name} = zq_prefix + {name}\n"
+    )
+
+
+def test_a_run_of_top_level_statements_fits_too() -> None:
+    # written anew: token by token, the kept `zq_one = zq_prefix +` would stay indented under the removed `if`
+    before = _module("zq_one")
+    learned = extract_pattern(
+        "python",
+        before,
+        before.replace(_module_run("zq_one"), "zq_one = zq_prefix + zq_clean(zq_one)\n"),
+        diag_at(before, "unicode", *F821),
+    )
+    assert isinstance(learned, Extracted), learned
+    text = _module("zq_two")
+    made = instantiate(
+        learned.pattern, "python", text, diag_at(text, "unicode", *F821), seen=2, recalled=dict(learned.brought)
+    )
+    assert isinstance(made, Instantiated), made
+    assert made.statements == 2
+    assert apply_edits(text, made.edits) == text.replace(
+        _module_run("zq_two"), "zq_two = zq_prefix + zq_clean(zq_two)\n"
+    )
