@@ -28,7 +28,7 @@ from fixlore.abstraction._fields import rule_words
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, fits_its_use, imports_its_own, place_import
 from fixlore.abstraction._jumps import jumps_out_of_scope
-from fixlore.abstraction._match import _edits_at_unit
+from fixlore.abstraction._match import _edits_at_unit, _statement_texts
 from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._python_result import (
@@ -299,22 +299,6 @@ def _python_statement(src: Source, edits: list[tuple[int, int, str]]) -> tuple[s
 
 
 _BLOCKS = frozenset({"module", "block"})
-
-
-def _statement_texts(
-    data: bytes, lo: int, hi: int, edits: list[tuple[int, int, str]], indent: str | None
-) -> tuple[str, str]:
-    old = data[lo:hi]
-    new = old
-    for start, end, piece in sorted(edits, reverse=True):
-        new = new[: start - lo] + piece.encode("utf-8", "surrogatepass") + new[end - lo :]
-    if indent is None:
-        return old.decode("utf-8", "surrogatepass"), new.decode("utf-8", "surrogatepass")
-    head, tail = "if 1:\n", f"\n{indent}pass\n"
-    return (
-        head + old.decode("utf-8", "surrogatepass") + tail,
-        head + new.decode("utf-8", "surrogatepass") + tail,
-    )
 
 
 def _subjects(ctx: _Ctx) -> frozenset[str]:

@@ -134,19 +134,36 @@ def _count(first: tree_sitter.Node, last: tree_sitter.Node) -> int:
 
 def _run_compiles(src: Source, start: int, end: int, edits: list[tuple[int, int, str]]) -> bool:
     """Whether a run of statements, edited, still reads as statements of its block (compiled alone)."""
-    data = src.data
-    line_start = data.rfind(b"\n", 0, start) + 1
-    text = data[line_start:end]
-    for e0, e1, piece in sorted(edits, reverse=True):
-        text = text[: e0 - line_start] + piece.encode("utf-8", "surrogatepass") + text[e1 - line_start :]
-    indent = data[line_start:start]
-    # the run's own indentation stands, and a statement after it at the run's indentation must still fit
-    framed = (b"if 1:\n" if indent else b"") + text + b"\n" + indent + b"pass\n"
+    line_start = src.data.rfind(b"\n", 0, start) + 1
+    indent = src.data[line_start:start].decode("utf-8", "surrogatepass")
+    _, new = _statement_texts(src.data, line_start, end, edits, indent or None)
     try:
-        compile(framed, "<run>", "exec", dont_inherit=True)
+        compile(new, "<run>", "exec", dont_inherit=True)
     except (SyntaxError, ValueError):
         return False
     return True
+
+
+def _statement_texts(
+    data: bytes, lo: int, hi: int, edits: list[tuple[int, int, str]], indent: str | None
+) -> tuple[str, str]:
+    """Bytes ``lo``..``hi`` of a text before and after ``edits``, as text that parses alone.
+
+    ``indent``: the statements' indentation, framed under ``if 1:`` with a
+    ``pass`` after them at that indentation (a run's own indentation stands, a
+    statement deleted from it leaves something to parse); ``None`` at the top level.
+    """
+    old = data[lo:hi]
+    new = old
+    for start, end, piece in sorted(edits, reverse=True):
+        new = new[: start - lo] + piece.encode("utf-8", "surrogatepass") + new[end - lo :]
+    if indent is None:
+        return old.decode("utf-8", "surrogatepass"), new.decode("utf-8", "surrogatepass")
+    head, tail = "if 1:\n", f"\n{indent}pass\n"
+    return (
+        head + old.decode("utf-8", "surrogatepass") + tail,
+        head + new.decode("utf-8", "surrogatepass") + tail,
+    )
 
 
 def _has_comment(src: Source, first: tree_sitter.Node, last: tree_sitter.Node) -> bool:

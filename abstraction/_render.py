@@ -265,9 +265,10 @@ def _whole_lines(src: Source, start: int, end: int) -> tuple[int, int] | None:
     data = src.data
     line_start = data.rfind(b"\n", 0, start) + 1
     line_end = data.find(b"\n", end)
-    if line_end < 0 or data[line_start:start].strip() or data[end:line_end].strip():
+    line_end = len(data) if line_end < 0 else line_end
+    if data[line_start:start].strip() or data[end:line_end].strip():
         return None
-    return line_start, line_end + 1
+    return line_start, min(len(data), line_end + 1)
 
 
 def _absorb_space(src: Source, start: int, end: int) -> tuple[int, int]:
@@ -279,12 +280,12 @@ def _absorb_space(src: Source, start: int, end: int) -> tuple[int, int]:
 
 def _delete_span(src: Source, start: int, end: int) -> tuple[int, int, str]:
     """Delete a unit: its whole line if alone there, else with the comma or blanks that would be left over."""
+    whole = _whole_lines(src, start, end)
+    if whole is not None:
+        return (*whole, "")
     data = src.data
-    line_start = data.rfind(b"\n", 0, start) + 1
     line_end = data.find(b"\n", end)
     line_end = len(data) if line_end < 0 else line_end
-    if not data[line_start:start].strip() and not data[end:line_end].strip():
-        return line_start, min(len(data), line_end + 1), ""
     nxt = _past_blanks(data, end)
     if data[nxt : nxt + 1] == b",":  # a list item: its comma goes too
         return start, _past_blanks(data, nxt + 1), ""

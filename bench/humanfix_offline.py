@@ -59,7 +59,7 @@ from fixlore.abstraction import (
     quoted_names,
 )
 from fixlore.lsp.learning.fixes import MAX_TRIED
-from fixlore.lsp.learning.instantiation import instantiate_all
+from fixlore.lsp.learning.instantiation import instantiate_all, on_several_lines
 from fixlore.lsp.learning.recall import Recall, key_of
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
 
@@ -209,9 +209,7 @@ def main() -> None:
                 for entry in pool:
                     pattern: Pattern = entry[0]
                     names = recall.names(key_of(pattern.fingerprint, diag.message)) if recalling else None
-                    if recalling and (
-                        not names or (made and "\n" not in (pattern.shape.before if pattern.shape else ""))
-                    ):
+                    if recalling and (not names or (made and not on_several_lines(pattern))):
                         continue
                     t0 = time.perf_counter()
                     result = instantiate(

@@ -354,7 +354,6 @@ def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: Learne
         learned=True,
         group=g,
         verified=verified and not fix.recalled,
-        recalled=fix.recalled,
         guess=fix.recalled and not fix.run,
     )
 

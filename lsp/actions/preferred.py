@@ -41,10 +41,9 @@ class Item:
     group: int | None = None
     verified: bool = True
     """For a learned fix: accepted before, and it has succeeded more often than it failed."""
-    recalled: bool = False
-    """For a learned fix: it brings in names recalled from the user's fixes elsewhere (never preferred)."""
     guess: bool = False
-    """For a recalled fix: not on a run of statements its pattern fits (ranked without the pattern's evidence)."""
+    """For a learned fix: it brings in names recalled from the user's fixes elsewhere, not on a run of
+    statements its pattern fits: a guess, ranked without the pattern's evidence (never preferred either way)."""
 
 
 _SUPPRESSION = re.compile(r"(?i)\b(disable|suppress|ignore|noqa)\b")

@@ -141,16 +141,16 @@ def instantiate_all(
         tried = (
             (i, p, times, recalled.get(p.fingerprint))
             for i, (p, times) in enumerate(patterns)
-            if not out or _on_lines(p)  # beside fixes made here, only a fix of several statements is kept
+            if not out or on_several_lines(p)  # beside fixes made here, only a fix of several statements is kept
         )
         more: list[Found] = []
         _add(more, seen, (entry for entry in tried if entry[3]), language, text, info, imports)
         out += more if not out else [found for found in more if found[4]]
-    runs = [found for found in out if found[4]]
-    return (runs + [found for found in out if not found[4]])[:MAX_LEARNED] if runs else out
+    out.sort(key=lambda found: not found[4])  # stable: fixes of a run first, each kind in its order
+    return out[:MAX_LEARNED]
 
 
-def _on_lines(pattern: Pattern) -> bool:
+def on_several_lines(pattern: Pattern) -> bool:
     """Whether the pattern's before-shape is on several lines (only such a one fits a run of statements)."""
     return pattern.shape is not None and "\n" in pattern.shape.before
 
