@@ -181,7 +181,11 @@ async def _show_hand_learning(session: EditorSession, workspace: Path, code: str
     await session.apply(learned[0])  # its edit, then its command (fixlore.accept)
     out(f"  Accepted: {session.texts[uri].splitlines()[0]}")
     # The accepted fix is judged once the file settles: the diagnostic went and nothing broke.
-    done = await _stats_after(session, lambda s: s["counts"]["succeeded"] > counts["succeeded"])
+    # Both counts are waited for: the acceptance (the command) and the verdict are recorded apart.
+    done = await _stats_after(
+        session,
+        lambda s: s["counts"]["succeeded"] > counts["succeeded"] and s["counts"]["accepted"] > counts["accepted"],
+    )
     gained = {key: done["counts"][key] - counts[key] for key in ("accepted", "succeeded")}
     out(f"  Learned from that choice: accepted +{gained['accepted']}, worked +{gained['succeeded']}")
     _, again = await _learned_fixes(session, workspace / "by_hand_again.py", _FRESH_AGAIN, code)
