@@ -9,12 +9,14 @@ meant one in the scopes Python would look in (:mod:`~fixlore.abstraction._scope`
 then the builtins).
 
 One typo is one keystroke: a letter left out, added, replaced, or two
-neighbours swapped. It is not a typo, and nothing is offered, when
+neighbours swapped, or one letter inside the name in the other case (``NoEtag``
+for the ``NoETag`` the file defines). It is not a typo, and nothing is offered, when
 
 * the name is short (under five characters: ``data`` and ``date``, ``item`` and
   ``iter`` are different words, and ``self`` is not a typo of a parameter ``slf``);
-* the two differ only in case (an undefined ``Path`` is not the local ``path``:
-  the user wants ``pathlib.Path``), in their digits (``row2`` is not ``row1``),
+* the two differ in their first letter's case, or in several letters' case (an
+  undefined ``Path`` is not the local ``path``: the user wants ``pathlib.Path``),
+  in their digits (``row2`` is not ``row1``),
   or by a plural's ``s`` (an undefined ``request`` beside ``import requests``
   wants flask's ``request``; ``value`` beside ``values`` is another variable);
 * the name is a standard-library module or a name it exports (the fix is an import),
@@ -66,9 +68,17 @@ def meant_name(text: str, start: int, end: int, message: str) -> str | None:
 
 
 def _one_typo(a: str, b: str) -> bool:
-    """One letter left out, added, replaced, or two neighbours swapped; not case or digits alone."""
-    if a == b or a.lower() == b.lower() or _DIGITS.sub("", a) != _DIGITS.sub("", b):
+    """One letter left out, added, replaced or in the other case, or two neighbours swapped.
+
+    Not digits alone, nor the first letter's case.
+    """
+    if a == b or _DIGITS.sub("", a) != _DIGITS.sub("", b):
         return False
+    if a.lower() == b.lower():
+        # One letter inside the name in the other case (``NoEtag`` for ``NoETag``, ``fileName``
+        # for ``filename``) is a slip of the shift key; the first letter's case is no slip
+        # (``Path`` is a class, ``path`` a variable), nor are several letters' cases.
+        return a[0] == b[0] and sum(x != y for x, y in zip(a, b, strict=True)) == 1
     if a + "s" == b or b + "s" == a:
         return False  # a plural: another name, not a slip
     if len(a) == len(b):

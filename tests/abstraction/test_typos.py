@@ -28,7 +28,11 @@ def _meant(text: str, name: str) -> str | None:
         ("RuntimeErrr", "RuntimeError", True),  # a letter left out
         ("counnter", "counter", True),  # a letter added
         ("resulr", "result", True),  # a letter replaced
-        ("Frame", "frame", False),  # case alone
+        ("Frame", "frame", False),  # the first letter's case: a class is not its instance
+        ("NoEtagz", "NoETagz", True),  # one letter inside the name in the other case: the shift key
+        ("fileName", "filename", True),
+        ("HttpServer", "HTTPServer", False),  # several letters' case
+        ("Noetagz", "nOetagz", False),
         ("values2", "values1", False),  # digits alone
         ("abcdef", "abcfed", False),  # two letters apart swapped: two typos
         ("request", "requests", False),  # a plural is another name
@@ -55,6 +59,13 @@ def test_the_meant_name_is_bound_where_the_typo_stands() -> None:
     assert _meant("if isisntance(x, int):\n    pass\n", "isisntance") == "isinstance"  # a builtin
     nested = "def f(value):\n    def g():\n        return vlaue\n    return g\n"
     assert _meant(nested, "vlaue") == "value"  # an enclosing function's parameter
+
+
+def test_a_letter_in_the_other_case_is_the_name_the_file_defines() -> None:
+    text = "class ZqNoneTag:\n    pass\n\n\ndef make():\n    return ZqNoneTAg()\n"
+    assert _meant(text, "ZqNoneTAg") == "ZqNoneTag"
+    camel = "def zq_read(zqFileName):\n    return open(zqFilename)\n"
+    assert _meant(camel, "zqFilename") == "zqFileName"
 
 
 @pytest.mark.parametrize(
