@@ -78,7 +78,8 @@ def _one_typo(a: str, b: str) -> bool:
         # One letter inside the name in the other case (``NoEtag`` for ``NoETag``, ``fileName``
         # for ``filename``) is a slip of the shift key; the first letter's case is no slip
         # (``Path`` is a class, ``path`` a variable), nor are several letters' cases.
-        return a[0] == b[0] and sum(x != y for x, y in zip(a, b, strict=True)) == 1
+        same = len(a) == len(b) and a[0] == b[0]  # lower() can lengthen a letter (``İ``)
+        return same and sum(x != y for x, y in zip(a, b, strict=True)) == 1
     if a + "s" == b or b + "s" == a:
         return False  # a plural: another name, not a slip
     if len(a) == len(b):

@@ -9,10 +9,10 @@ for the learned fixes to come) and pulls from ruff. The real-fix replay
 latency is far above this benchmark's steady-state figures.
 
 Here each of ``--files`` real files (the running interpreter's standard library,
-in name order: 1-100+ KB, the same on every run of one Python) is opened, pulled
+in name order: 1-200 KB, the same on every run of one Python) is opened, pulled
 at once and asked for the invoked code actions of its first diagnostic at once,
-then closed (``--rounds`` times, under new names), on four paths in turn (the order rotates per file, so machine noise
-hits them alike): ruff directly; ``bench/hop_floor.py`` in front of ruff (a
+then closed (``--rounds`` times, under new names), on four paths in turn (the
+order rotates per file, so machine noise hits them alike): ruff directly; ``bench/hop_floor.py`` in front of ruff (a
 process that only copies frames: the floor of any hop); ``fixlore serve
 --no-learning`` (it records nothing, and still offers what its knowledge holds);
 and ``fixlore serve`` learning. Both start from a fresh ``FIXLORE_HOME``: the
@@ -21,7 +21,7 @@ shipped base knowledge only, whose hand fixes are tried where they may fit.
 Figures: p50 / p90 / p99 per path and request, and the added latency against
 ruff's in the same run. Nothing here is a pass/fail threshold.
 
-Usage: python bench/bench_first_request.py [--files N]
+Usage: python bench/bench_first_request.py [--files N] [--rounds K]
 """
 
 from __future__ import annotations

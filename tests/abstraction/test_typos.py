@@ -33,6 +33,7 @@ def _meant(text: str, name: str) -> str | None:
         ("fileName", "filename", True),
         ("HttpServer", "HTTPServer", False),  # several letters' case
         ("Noetagz", "nOetagz", False),
+        ("xİabcde", "xi\u0307abcde", False),  # a letter whose lower case is two: not one keystroke
         ("values2", "values1", False),  # digits alone
         ("abcdef", "abcfed", False),  # two letters apart swapped: two typos
         ("request", "requests", False),  # a plural is another name
