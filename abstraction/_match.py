@@ -22,7 +22,7 @@ from fixlore.abstraction._placeholders import (
     quote_of,
 )
 from fixlore.abstraction._render import _diff_edits
-from fixlore.abstraction._shape import flat, header_end, is_statement, statement_at
+from fixlore.abstraction._shape import flat, header_end, statement_at, statement_of
 from fixlore.abstraction._templates import Namer
 from fixlore.abstraction._tree import Source, Tok, tokens
 from fixlore.abstraction._vocab import class_members
@@ -78,48 +78,51 @@ def _edits_at_run(
     tokens would stay on lines the fix removes, the run is written anew (unless
     a comment lies in it).
     """
-    src = ctx.src
-    n = len(b_flat)
-    stmt = statement_at(src, d0)
+    stmt = statement_at(ctx.src, d0)
     for _ in range(_RUN_LEVELS):
         if stmt is None:
             break
         first: tree_sitter.Node | None = stmt
         for _ in range(_RUN_STARTS):
-            if first is None or first.parent is None:
+            if first is None:
                 break
-            # the run's end: where the pattern's n-th token ends, if a statement of the block ends there
-            toks = tokens(src, first.start_byte, first.parent.end_byte, Namer(), ctx.code, limit=n)
-            if len(toks) >= n:
-                toks = toks[:n]
-                last: tree_sitter.Node | None = first
-                while last is not None and last.end_byte < toks[-1].end:
-                    last = last.next_named_sibling
-                if (
-                    last is not None
-                    and last != first
-                    and last.end_byte == toks[-1].end
-                    and last.end_byte >= stmt.end_byte
-                ):
-                    edits = _edits_if_match(ctx, b_flat, toks, after, first.parent)
-                    if edits is not None and not _run_compiles(src, toks[0].start, toks[-1].end, edits):
-                        whole = _diff_edits(ctx, b_flat, toks, after, first.parent, whole=True)
-                        if _run_compiles(src, toks[0].start, toks[-1].end, whole) and not _has_comment(
-                            src, first, last
-                        ):
-                            edits = whole
-                    if edits is not None:
-                        ctx.run = _count(first, last)
-                        return edits
+            edits = _edits_from(ctx, b_flat, after, first, stmt)
+            if edits is not None:
+                return edits
             first = first.prev_named_sibling
-        up = stmt.parent
-        stmt = None
-        while up is not None:
-            if is_statement(up):
-                stmt = up
-                break
-            up = up.parent
+        stmt = statement_of(stmt.parent)
     return None
+
+
+def _edits_from(
+    ctx: _Ctx, b_flat: list[str], after: list[tuple[int, list[str]]], first: tree_sitter.Node, stmt: tree_sitter.Node
+) -> list[tuple[int, int, str]] | None:
+    """The fix on the run of statements from ``first`` through at least ``stmt``, if the pattern fits one there.
+
+    The run ends where the pattern's last before-token ends, which must be the
+    end of a statement of the block (not ``first`` alone).
+    """
+    src, block, n = ctx.src, first.parent, len(b_flat)
+    if block is None:
+        return None
+    toks = tokens(src, first.start_byte, block.end_byte, Namer(), ctx.code, limit=n)[:n]
+    if len(toks) < n:
+        return None
+    last: tree_sitter.Node | None = first
+    while last is not None and last.end_byte < toks[-1].end:
+        last = last.next_named_sibling
+    if last is None or last == first or last.end_byte != toks[-1].end or last.end_byte < stmt.end_byte:
+        return None
+    edits = _edits_if_match(ctx, b_flat, toks, after, block)
+    if edits is None:
+        return None
+    start, end = toks[0].start, toks[-1].end
+    if not _run_compiles(src, start, end, edits):
+        whole = _diff_edits(ctx, b_flat, toks, after, block, whole=True)
+        if _run_compiles(src, start, end, whole) and not _has_comment(src, first, last):
+            edits = whole
+    ctx.run = _count(first, last)
+    return edits
 
 
 def _count(first: tree_sitter.Node, last: tree_sitter.Node) -> int:

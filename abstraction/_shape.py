@@ -105,7 +105,11 @@ def statement_at(src: Source, start: int, end: int | None = None) -> tree_sitter
     """
     end = start if end is None else max(start, end)
     # The smallest node spanning the range; its ancestors span it too.
-    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(start, end)
+    return statement_of(src.root.descendant_for_byte_range(start, end))
+
+
+def statement_of(node: tree_sitter.Node | None) -> tree_sitter.Node | None:
+    """``node`` if it is a statement, else the innermost statement around it."""
     while node is not None and not is_statement(node):
         node = node.parent
     return node

@@ -22,7 +22,7 @@ from fixlore.abstraction import (
     instantiate,
 )
 from fixlore.lsp.learning.instantiation import instantiate_all
-from tests.abstraction._helpers import code, diag_at, rewrite_pattern
+from tests.abstraction._helpers import code, diag_at, learn, rewrite_pattern
 
 F821 = ("Ruff", "F821", "Undefined name `unicode`")
 
@@ -122,10 +122,9 @@ def test_the_run_fix_goes_before_a_fix_of_the_line_alone() -> None:
             return isinstance(zq_value, unicode)
         """
     )
-    line_fix = extract_pattern("python", plain, plain.replace("unicode)", "str)"), diag_at(plain, "unicode", *F821))
-    assert isinstance(line_fix, Extracted), line_fix
+    line_fix = learn("python", plain, plain.replace("unicode)", "str)"), diag_at(plain, "unicode", *F821))
     recalled = {learned.pattern.fingerprint: dict(learned.brought)}
-    found = instantiate_all([(line_fix.pattern, 5), (learned.pattern, 2)], "python", text, diag, None, recalled)
+    found = instantiate_all([(line_fix, 5), (learned.pattern, 2)], "python", text, diag, None, recalled)
     assert [(index, names, run) for index, _, _, names, run in found] == [(1, True, True), (0, False, False)]
 
 
