@@ -18,17 +18,24 @@ process that only copies frames: the floor of any hop); ``fixlore serve
 and ``fixlore serve`` learning. Both start from a fresh ``FIXLORE_HOME``: the
 shipped base knowledge only, whose hand fixes are tried where they may fit.
 
+``--load N`` runs N processes that only spin the CPU beside it all: the
+real-fix replay runs three sessions on this 2-core machine at once, and its
+latency tail is the wait for a core, which an idle machine does not show
+(each hop through another process or thread waits for one again).
+
 Figures: p50 / p90 / p99 per path and request, and the added latency against
 ruff's in the same run. Nothing here is a pass/fail threshold.
 
-Usage: python bench/bench_first_request.py [--files N] [--rounds K]
+Usage: python bench/bench_first_request.py [--files N] [--rounds K] [--load N]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import importlib.util
+import multiprocessing
 import os
 import sys
 import sysconfig
@@ -77,8 +84,28 @@ async def first_requests(session: Any, uri: str, text: str) -> tuple[float, floa
     return pulled, asked
 
 
-async def main(n: int, rounds: int) -> None:
-    with tempfile.TemporaryDirectory(prefix="fixlore-first-") as tmp:
+def _spin() -> None:
+    """A busy process (``--load``): it runs until it is ended."""
+    while True:
+        pass
+
+
+@contextlib.contextmanager
+def busy(processes: int) -> Any:
+    """``processes`` CPU-bound processes for the duration (ended on the way out, whatever happens)."""
+    spinners = [multiprocessing.Process(target=_spin, daemon=True) for _ in range(processes)]
+    for spinner in spinners:
+        spinner.start()
+    try:
+        yield
+    finally:
+        for spinner in spinners:
+            spinner.kill()
+            spinner.join()
+
+
+async def main(n: int, rounds: int, load: int = 0) -> None:
+    with tempfile.TemporaryDirectory(prefix="fixlore-first-") as tmp, busy(load):
         root = Path(tmp)
         (root / "ruff.toml").write_text('[lint]\nselect = ["E", "F", "W", "B", "UP", "SIM", "RET"]\n')
         os.environ["FIXLORE_HOME"] = str(root / "home")  # a fresh store: the base knowledge only
@@ -109,7 +136,7 @@ async def main(n: int, rounds: int) -> None:
         print(
             f"{len(files)} files of the standard library, {sizes[0] // 1000}-{sizes[-1] // 1000} KB "
             f"(median {sizes[len(sizes) // 2] // 1000} KB), {rounds} rounds; "
-            "open, pull at once, invoked code action at once\n"
+            f"open, pull at once, invoked code action at once; {load} busy processes beside\n"
         )
         print(f"{'path':<22}{'request':<14}{'p50':>8}{'p90':>8}{'p99':>8}{'added p50':>11}{'p90':>8}{'p99':>8}  (ms)")
         for which, request in ((0, "first pull"), (1, "code action")):
@@ -133,5 +160,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=int, default=200, help="how many files (default 200)")
     parser.add_argument("--rounds", type=int, default=3, help="each file opened this many times (default 3)")
+    parser.add_argument("--load", type=int, default=0, help="CPU-bound processes running beside (default 0)")
     args = parser.parse_args()
-    asyncio.run(main(args.files, args.rounds))
+    asyncio.run(main(args.files, args.rounds, args.load))

@@ -313,14 +313,20 @@ class SyntaxChecker:
         self._pending: dict[str, asyncio.Task[None]] = {}
         self._process = WorkerProcess("syntax-check", processes=None, idle_stop_s=BACKGROUND_IDLE_S)
         """Started at the first file past :data:`PROCESS_CHARS`, ended when idle, another after one dies."""
-        self._started: asyncio.Future[None] | None = None
-        """Set once the child answered its first job (see :meth:`_child_started`)."""
-        self._checks: dict[tuple[str, str], asyncio.Future[list[SyntaxProblem]]] = {}
-        """(language, text) -> its check, running or done (the last :data:`KEPT_CHECKS`)."""
+        self._background = WorkerProcess(
+            "syntax-check-background", processes=None, idle_stop_s=BACKGROUND_IDLE_S, background=True
+        )
+        """The learning loop's checks (:meth:`problems_in_background`): the same, stepping back for the requests'."""
+        self._started: dict[bool, asyncio.Future[None]] = {}
+        """background -> set once that child answered its first job (see :meth:`_child_started`)."""
+        self._checks: dict[tuple[str, str], tuple[asyncio.Future[list[SyntaxProblem]], bool]] = {}
+        """(language, text) -> its check, running or done, and whether it runs in the background (the last
+        :data:`KEPT_CHECKS`)."""
 
     def close(self) -> None:
-        """Stop the child process, if one was started."""
+        """Stop the child processes, if any was started."""
         self._process.close()
+        self._background.close()
 
     def schedule(self, uri: str, *, immediate: bool = False) -> None:
         """(Re)start the debounce timer of ``uri``."""
@@ -361,45 +367,64 @@ class SyntaxChecker:
         self._pending.pop(uri, None)
         self._hub.set(uri, OWN_KEY, version, [to_lsp_diagnostic(current, p) for p in problems])
 
-    async def problems(self, language: str, text: str) -> list[SyntaxProblem]:
+    async def problems(self, language: str, text: str, *, background: bool = False) -> list[SyntaxProblem]:
         """The syntax problems of ``text``, checked once per text however many ask (off the GIL if large).
+
+        ``background``: for the learning loop, whose settles nobody waits for. A
+        large text is then checked in a child that steps back for the request
+        path (:data:`~fixlore.lsp.workers.BACKGROUND_NICE`): a settle runs as the
+        diagnostics of a document just opened arrive (its baseline), beside the
+        parse its first lightbulb waits for, and compiling the whole file at the
+        same priority took a core from it and from the upstream. A check the
+        diagnostics ask for is never left waiting behind a background one.
 
         Raises what the check raised (:class:`RuntimeError` once closed,
         :class:`BrokenExecutor` when the child died); a failed check is not kept.
         """
         key = (language, text)
-        check = self._checks.get(key)
-        if check is None or (check.done() and (check.cancelled() or check.exception() is not None)):
-            check = asyncio.ensure_future(self._check(language, text))
+        kept = self._checks.get(key)
+        check = None if kept is None else kept[0]
+        if (
+            check is None
+            or (check.done() and (check.cancelled() or check.exception() is not None))
+            or (not background and kept is not None and kept[1] and not check.done())
+        ):
+            check = asyncio.ensure_future(self._check(language, text, background=background))
             self._checks.pop(key, None)
-            self._checks[key] = check
+            self._checks[key] = (check, background)
             while len(self._checks) > KEPT_CHECKS:
                 del self._checks[next(iter(self._checks))]
         # Shielded: one asker cancelled (the text changed under it) must not cancel the other's.
         return await asyncio.shield(check)
 
-    async def _check(self, language: str, text: str) -> list[SyntaxProblem]:
+    async def problems_in_background(self, language: str, text: str) -> list[SyntaxProblem]:
+        """:meth:`problems` for the learning loop's settles (``background``)."""
+        return await self.problems(language, text, background=True)
+
+    async def _check(self, language: str, text: str, *, background: bool) -> list[SyntaxProblem]:
         if len(text) < PROCESS_CHARS:
             return await asyncio.get_running_loop().run_in_executor(self._threads, syntax_problems, language, text)
-        await self._child_started()
-        return await asyncio.wrap_future(self._process.submit(syntax_problems, language, text))
+        process = self._background if background else self._process
+        await self._child_started(process, background)
+        return await asyncio.wrap_future(process.submit(syntax_problems, language, text))
 
-    async def _child_started(self) -> None:
+    async def _child_started(self, process: WorkerProcess, background: bool) -> None:
         """Start the child from a thread of its own (a spawn holds the loop ~0.1-0.2 s) and wait for it.
 
         At most :data:`CHILD_START_WAIT_S`: past that (the session closing under it,
         say), the check is submitted anyway and fails or starts the child as before.
         """
-        if self._started is None:
+        started = self._started.get(background)
+        if started is None:
             loop = asyncio.get_running_loop()
-            started = self._started = loop.create_future()
+            started = self._started[background] = loop.create_future()
 
             def loaded(_: Future[None]) -> None:  # on the pool's thread
                 loop.call_soon_threadsafe(_settle, started)
 
-            self._process.start(_child_ready, loaded=loaded)
+            process.start(_child_ready, loaded=loaded)
         try:
-            await asyncio.wait_for(asyncio.shield(self._started), CHILD_START_WAIT_S)
+            await asyncio.wait_for(asyncio.shield(started), CHILD_START_WAIT_S)
         except TimeoutError:
             pass
 

@@ -33,7 +33,7 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     hub = DiagnosticsHub(server)
     checker = SyntaxChecker(server, hub, server.thread_pool)
     upstreams = Proxy(server, hub)
-    learning = LearningLoop(server, hub, syntax=checker.problems)
+    learning = LearningLoop(server, hub, syntax=checker.problems_in_background)
     actions = CodeActions(server, upstreams, learning, learning.store)
     dispatch = Dispatch(server, life, hub, checker, upstreams, learning)
     # The three links that close a loop, each set once, here:

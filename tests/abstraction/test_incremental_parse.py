@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from fixlore.abstraction._tree import Source
+from fixlore.abstraction._tree import Source, _edited_tree
 
 BASE = """\
 import os
@@ -55,3 +55,13 @@ def test_incremental_tree_equals_a_fresh_parse(seed: int) -> None:
 def test_another_language_is_parsed_afresh() -> None:
     js = Source("javascript", "let a = 1;\n", previous=Source("python", BASE))
     assert _nodes(js) == _nodes(Source("javascript", "let a = 1;\n"))
+
+
+def test_another_document_is_parsed_afresh() -> None:
+    """A file just opened shares little with the text parsed before it: no re-parse from that tree (slower)."""
+    previous = Source("python", BASE)
+    other = "import sys\n\n\nclass Reader:\n    def read(self):\n        return sys.stdin.read()\n"
+    assert _edited_tree(previous, other.encode()) is None
+    edited = BASE.replace("total = 0", "total = 1")
+    assert _edited_tree(previous, edited.encode()) is not None
+    assert _nodes(Source("python", other, previous=previous)) == _nodes(Source("python", other))

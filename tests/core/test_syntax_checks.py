@@ -54,3 +54,40 @@ async def test_a_module_of_a_few_kilobytes_is_checked_in_the_child_process() -> 
         assert await checker.problems("python", text + "x = (\n") != []
     finally:
         checker.close()
+
+
+async def test_the_learning_loops_check_runs_in_a_child_that_steps_back() -> None:
+    """A settle's check of a large text (the baseline of a file just opened) yields the CPU to the requests'."""
+    checker = _checker()
+    try:
+        text = _module(PROCESS_CHARS + 100, broken=True)
+        problems = await checker.problems_in_background("python", text)
+        assert [p.range.start.line for p in problems] == [text.count("\n") - 1]
+        children = checker._background.processes()
+        assert children and all(p.pid != os.getpid() for p in children)
+        assert not checker._process.processes()  # the diagnostics' child was not started for it
+        if hasattr(os, "getpriority"):
+            ours = os.getpriority(os.PRIO_PROCESS, 0)
+            assert all(os.getpriority(os.PRIO_PROCESS, p.pid) > ours for p in children if p.pid)
+        # The diagnostics' own check of that text reuses the finished answer ...
+        assert await checker.problems("python", text) is problems
+        assert not checker._process.processes()
+        # ... and the settle reuses theirs.
+        other = text + "x = (\n"
+        mine = await checker.problems("python", other)
+        assert await checker.problems_in_background("python", other) is mine
+    finally:
+        checker.close()
+
+
+async def test_the_diagnostics_do_not_wait_for_a_check_running_in_the_background() -> None:
+    checker = _checker()
+    try:
+        text = _module(PROCESS_CHARS + 100, broken=True)
+        behind = asyncio.ensure_future(checker.problems_in_background("python", text))
+        await asyncio.sleep(0)  # the background check is under way
+        ahead = await checker.problems("python", text)
+        assert ahead == await behind
+        assert checker._process.processes(), "the diagnostics' check ran in the diagnostics' child"
+    finally:
+        checker.close()

@@ -18,7 +18,7 @@ _ROW = re.compile(r"^(ruff|hop floor|fixlore, no learning|fixlore, learning)\s+(
 
 def test_every_path_answers_the_first_requests_about_each_file() -> None:
     done = subprocess.run(
-        [sys.executable, str(BENCH / "bench_first_request.py"), "--files", "4", "--rounds", "1"],
+        [sys.executable, str(BENCH / "bench_first_request.py"), "--files", "4", "--rounds", "1", "--load", "1"],
         capture_output=True,
         text=True,
         timeout=240,
@@ -35,3 +35,4 @@ def test_every_path_answers_the_first_requests_about_each_file() -> None:
         if path == "ruff":
             assert added50 == 0.0  # the baseline against itself
     assert "4 files of the standard library" in done.stdout
+    assert "1 busy processes beside" in done.stdout
