@@ -20,7 +20,19 @@ class _NoMatch(Exception):
 
 
 class _Ctx:
-    __slots__ = ("src", "pattern", "binding", "code", "kws", "holes", "unit", "matched", "quote", "recalled", "run")
+    __slots__ = (
+        "src",
+        "pattern",
+        "binding",
+        "code",
+        "kws",
+        "holes",
+        "unit",
+        "matched",
+        "quote",
+        "recalled",
+        "statements",
+    )
 
     def __init__(
         self,
@@ -43,7 +55,7 @@ class _Ctx:
         """The user's quote character, where the pattern's strings are structured (``'`` for ``"``)."""
         self.matched: list[tuple[str, Tok]] = []
         """The pattern's before-tokens and the tokens they matched, of the chosen candidate."""
-        self.run = 1
+        self.statements = 1
         """How many statements the chosen candidate is (more than one: a run of a block's statements)."""
 
     def concrete(self, tok: str) -> str:

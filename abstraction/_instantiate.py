@@ -226,7 +226,7 @@ def _instantiate(
         )
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)
-    return Instantiated(new_edits, _title(ctx, edits), ctx.run)
+    return Instantiated(new_edits, _title(ctx, edits), ctx.statements)
 
 
 def _at_statement(src: Source, edits: list[tuple[int, int, str]], d0: int, d1: int) -> bool:

@@ -121,7 +121,7 @@ def _edits_from(
         whole = _diff_edits(ctx, b_flat, toks, after, block, whole=True)
         if _run_compiles(src, start, end, whole) and not _has_comment(src, first, last):
             edits = whole
-    ctx.run = _count(first, last)
+    ctx.statements = _count(first, last)
     return edits
 
 

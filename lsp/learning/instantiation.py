@@ -23,12 +23,12 @@ import itertools
 import logging
 import threading
 import time
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import BrokenExecutor, CancelledError, Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
-from fixlore.abstraction import Instantiated, Pattern, TextEdit, instantiate, load_tables, parsed
+from fixlore.abstraction import Failed, Instantiated, Pattern, Skipped, TextEdit, instantiate, load_tables, parsed
 from fixlore.lsp.pipe_worker import when_idle
 from fixlore.lsp.workers import REQUEST_IDLE_S, WorkerProcess
 
@@ -40,6 +40,8 @@ MAX_LEARNED = 3
 Found = tuple[int, tuple[TextEdit, ...], str, bool, bool]
 """One fix that applies: the index of its pattern in the job, its edits, its title, whether it used recalled
 names, and whether it fits a run of whole statements (see :func:`instantiate_all`)."""
+Tried = Callable[[Pattern, Instantiated | Skipped | Failed, float], object]
+"""Told of each instantiation :func:`instantiate_all` makes: the pattern, the result, the seconds it took."""
 
 
 @dataclass(eq=False)
@@ -119,8 +121,16 @@ def instantiate_all(
     info: Any,
     imports: dict[str, str] | None = None,
     recalled: Mapping[str, Mapping[str, str]] | None = None,
+    *,
+    most: int | None = MAX_LEARNED,
+    tried: Tried | None = None,
 ) -> list[Found]:
     """The first :data:`MAX_LEARNED` patterns that apply to ``text`` at ``info``, no two with the same edits.
+
+    ``most``: how many to find (``None``: every one that applies; the offline
+    replay, ``bench/humanfix_offline.py``, judges them all). ``tried`` is told of
+    each instantiation, its result and the seconds it took (the offline
+    replay's timings and reasons), in the order they were made.
 
     ``recalled``: by fingerprint, the names a pattern brought in this session
     (:mod:`.recall`). They are the fallback, kept only when no pattern applies
@@ -136,18 +146,19 @@ def instantiate_all(
     """
     out: list[Found] = []
     seen: set[tuple[TextEdit, ...]] = set()
-    _add(out, seen, ((i, p, times, None) for i, (p, times) in enumerate(patterns)), language, text, info, imports)
-    if recalled and len(out) < MAX_LEARNED:
-        tried = (
+    add = functools.partial(_add, seen=seen, language=language, text=text, info=info, imports=imports, tried=tried)
+    add(out, ((i, p, times, None) for i, (p, times) in enumerate(patterns)), most)
+    if recalled and (most is None or len(out) < most):
+        entries = (
             (i, p, times, recalled.get(p.fingerprint))
             for i, (p, times) in enumerate(patterns)
             if not out or on_several_lines(p)  # beside fixes made here, only a fix of several statements is kept
         )
         more: list[Found] = []
-        _add(more, seen, (entry for entry in tried if entry[3]), language, text, info, imports)
+        add(more, (entry for entry in entries if entry[3]), most)
         out += more if not out else [found for found in more if found[4]]
     out.sort(key=lambda found: not found[4])  # stable: fixes of a run first, each kind in its order
-    return out[:MAX_LEARNED]
+    return out[:most]
 
 
 def on_several_lines(pattern: Pattern) -> bool:
@@ -157,18 +168,24 @@ def on_several_lines(pattern: Pattern) -> bool:
 
 def _add(
     out: list[Found],
+    entries: Iterable[tuple[int, Pattern, int, Mapping[str, str] | None]],
+    most: int | None,
+    *,
     seen: set[tuple[TextEdit, ...]],
-    tried: Iterable[tuple[int, Pattern, int, Mapping[str, str] | None]],
     language: str,
     text: str,
     info: Any,
     imports: dict[str, str] | None,
+    tried: Tried | None,
 ) -> None:
-    """Add to ``out`` the fixes of ``tried`` (index, pattern, times, recalled names) that apply, until it is full."""
-    for index, pattern, times, names in tried:
-        if len(out) == MAX_LEARNED:
+    """Add to ``out`` the fixes of ``entries`` (index, pattern, times, recalled names) that apply, up to ``most``."""
+    for index, pattern, times, names in entries:
+        if most is not None and len(out) >= most:
             return
+        began = time.perf_counter()
         result = instantiate(pattern, language, text, info, seen=times, imports=imports, recalled=names)
+        if tried is not None:
+            tried(pattern, result, time.perf_counter() - began)
         if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
             continue
         seen.add(result.edits)

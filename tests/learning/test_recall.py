@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from fixlore.abstraction import (
     Extracted,
     Instantiated,
+    Pattern,
     Scope,
     Skipped,
     SkipReason,
@@ -141,6 +142,29 @@ def test_recalled_names_are_the_fallback_and_say_so() -> None:
     made_here = _extract(plain, plain.replace("assert_true(k in d)", "assert_true(k in list(d))")).pattern
     found = instantiate_all([(pattern, 2), (made_here, 1)], "python", text, diag, None, recalled)
     assert [(index, flag) for index, _, _, flag, _ in found] == [(1, False)]
+
+
+def test_the_offline_replay_sees_every_try_with_the_servers_policy() -> None:
+    """``tried`` is told of each instantiation (``bench/humanfix_offline.py`` times them and keeps the reasons)."""
+    extracted = _learned()
+    pattern = extracted.pattern
+    text = _example("test_two", "key", "table")
+    diag = diag_at(text, "assert_true", *RULE, nth=1)
+    recalled = {pattern.fingerprint: dict(extracted.brought)}
+    plain = _example("test_one", "k", "d")
+    made_here = _extract(plain, plain.replace("assert_true(k in d)", "assert_true(k in list(d))")).pattern
+    told: list[tuple[str, str]] = []
+
+    def tried(tried_pattern: Pattern, result: object, seconds: float) -> None:
+        assert seconds >= 0
+        told.append((tried_pattern.fingerprint, type(result).__name__))
+
+    patterns = [(pattern, 2), (made_here, 1)]
+    found = instantiate_all(patterns, "python", text, diag, None, recalled, most=None, tried=tried)
+    assert [(index, flag) for index, _, _, flag, _ in found] == [(1, False)]  # as the server keeps them
+    # without its names the first does not apply; with them it is not tried beside a fix made here
+    assert told == [(pattern.fingerprint, "Skipped"), (made_here.fingerprint, "Instantiated")]
+    assert instantiate_all(patterns, "python", text, diag, None, recalled, most=0) == []
 
 
 def _assembled(fix: LearnedFix, text: str) -> list[dict[str, Any]]:
