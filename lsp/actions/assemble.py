@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -31,6 +31,7 @@ from fixlore.abstraction import (
     DiagnosticInfo,
     Pattern,
     Position,
+    TextEdit,
     TextRange,
     abstract_rule_action,
     abstract_signature,
@@ -65,11 +66,21 @@ class GroupReport:
     evidence: bool
     patterns: tuple[Pattern, ...] = ()
     """The candidates' patterns (upstream actions and learned fixes)."""
-    made: dict[str, str] = field(default_factory=dict)
-    """For an invoked list: upstream actions' and learned fixes' fingerprints -> the text they make.
+    changes: dict[str, tuple[TextEdit, ...]] = field(default_factory=dict)
+    """For an invoked list: upstream actions' and learned fixes' fingerprints -> their edits (code points)."""
+    source: str = ""
+    """The text those edits apply to."""
 
-    Digested when the offers are recorded, after the answer is out (hashing a long
-    file once per candidate was a good part of an invoked list's assembly)."""
+    def made(self) -> dict[str, str]:
+        """What each candidate of :attr:`changes` makes of :attr:`source`, by fingerprint.
+
+        Made when the offers are recorded, after the answer is out: the first
+        edit applied to a text just opened counts its lines (~0.3 ms for 100 KB),
+        and the whole text copied per candidate was a good part of an invoked
+        list's assembly; the answer itself compares the edits' lines only
+        (:func:`same_change`).
+        """
+        return {fp: apply_edits(self.source, edits) for fp, edits in self.changes.items()}
 
 
 @dataclass
@@ -117,9 +128,8 @@ def assemble(
         for it in members:
             it.pattern = action_pattern(language, info, it.action["title"], str(it.action.get("kind") or ""))
         extra = [_learned_item(uri, doc, diag, fix, g) for fix in fixes if doc is not None]
-        made = _made_texts(members, uri, source, lines, num_units) if source is not None and (fixes or invoked) else {}
-        ours = [apply_edits(source, fix.edits) for fix in fixes] if source is not None and (made or invoked) else []
-        twins = _twins(ours, extra, members, made) if made and ours else {}
+        made = _own_changes(members, uri, lines, num_units) if source is not None and (fixes or invoked) else {}
+        twins = _twins(lines, [fix.edits for fix in fixes], extra, members, made) if made and extra else {}
         # A suppression after every fix, learned ones too: where evidence does not tell
         # them apart (none yet, or each turned down alike), "Disable for this line" is last.
         group = [it for it in members if not suppresses(it)] + extra + [it for it in members if suppresses(it)]
@@ -144,12 +154,9 @@ def assemble(
         )
         if invoked and source is not None:
             # What each learned fix makes too: typing exactly that by hand is not turning it down.
-            made_by.update({fix.pattern.fingerprint: text for fix, text in zip(fixes, ours, strict=True)})
-        out.groups.append(
-            GroupReport(
-                diag, ranked, {i: it.action["title"] for i, it in enumerate(group)}, has_evidence, patterns, made_by
-            )
-        )
+            made_by.update({fix.pattern.fingerprint: fix.edits for fix in fixes})
+        titles_of = {i: it.action["title"] for i, it in enumerate(group)}
+        out.groups.append(GroupReport(diag, ranked, titles_of, has_evidence, patterns, made_by, source or ""))
         siblings[g] = patterns
         twin_of.update(_twin_patterns(twins, group))
         if invoked:
@@ -256,39 +263,77 @@ def _group_of(action: dict[str, Any], diagnostics: list[dict[str, Any]]) -> int 
     return None
 
 
-def _made_texts(members: list[Item], uri: str, text: str, lines: tuple[str, ...], num_units: Any) -> dict[int, str]:
-    """The document as each upstream action's inline edit leaves it (by the item's id).
+def _own_changes(
+    members: list[Item], uri: str, lines: tuple[str, ...], num_units: Any
+) -> dict[int, tuple[TextEdit, ...]]:
+    """Each upstream action's inline edits of the document, in code points (by the item's id).
 
     Once per request, and only for a list that has learned fixes or was invoked:
-    it finds learned fixes' twins and what a fix typed by hand may equal.
+    they find learned fixes' twins, and (after the answer) what a fix typed by hand may equal.
     """
-    out: dict[int, str] = {}
+    out: dict[int, tuple[TextEdit, ...]] = {}
     for item in members:
         edits = own_edits(item.action, uri)
         if not edits:
             continue
         try:
-            out[id(item)] = apply_edits(text, from_lsp_edits(lines, edits, num_units))
+            out[id(item)] = tuple(from_lsp_edits(lines, edits, num_units))
         except (KeyError, TypeError, ValueError):  # an edit the upstream got wrong
             continue
     return out
 
 
-def _twins(ours: list[str], extra: list[Item], members: list[Item], made: dict[int, str]) -> dict[int, Item]:
+def _twins(
+    lines: tuple[str, ...],
+    ours: list[tuple[TextEdit, ...]],
+    extra: list[Item],
+    members: list[Item],
+    made: dict[int, tuple[TextEdit, ...]],
+) -> dict[int, Item]:
     """Learned fixes that make the same text as an upstream action of the diagnostic: id -> that action.
 
-    ``ours``: the text each learned fix makes (computed once per request, also for
-    what a fix typed by hand may equal).
+    ``ours``: each learned fix's edits, ``made``: each upstream action's (by id).
 
     Such a fix is the upstream's own (learned from accepting it, or made by hand as
     the tool makes it): it is offered once (:func:`_one_of_twins`).
     """
     twins: dict[int, Item] = {}
-    for fixed, learned_item in zip(ours, extra, strict=True):
-        twin = next((it for it in members if made.get(id(it)) == fixed), None)
+    for edits, learned_item in zip(ours, extra, strict=True):
+        twin = next((it for it in members if id(it) in made and same_change(lines, made[id(it)], edits)), None)
         if twin is not None:
             twins[id(learned_item)] = twin
     return twins
+
+
+def same_change(lines: Sequence[str], a: Sequence[TextEdit], b: Sequence[TextEdit]) -> bool:
+    """Whether two sets of edits make the same text of a document (``lines``: its text split into lines).
+
+    Only the lines they touch are compared: the rest of the text is the same
+    either way, and copying a long file per candidate was a good part of an
+    invoked list's assembly.
+    """
+    if not lines:
+        return apply_edits("", list(a)) == apply_edits("", list(b))
+    last = len(lines) - 1
+    touched = [e.range.start.line for e in (*a, *b)] + [e.range.end.line for e in (*a, *b)]
+    lo = min(max(min(touched, default=0), 0), last)
+    hi = min(max(max(touched, default=0), lo), last)
+    window = "\n".join(lines[lo : hi + 1]) + ("\n" if hi < last else "")  # the lines' own text, newlines too
+
+    def moved(edits: Sequence[TextEdit]) -> list[TextEdit]:
+        """The edits in the window's lines (a line before the text's first is its first in both)."""
+        return [
+            TextEdit(
+                TextRange(
+                    Position(e.range.start.line - lo, e.range.start.character),
+                    Position(e.range.end.line - lo, e.range.end.character),
+                ),
+                e.new_text,
+            )
+            for e in edits
+        ]
+
+    return apply_edits(window, moved(a)) == apply_edits(window, moved(b))
 
 
 def _twin_patterns(twins: dict[int, Item], group: list[Item]) -> dict[int, Pattern]:

@@ -197,7 +197,7 @@ class CodeActions:
 
         for pattern in assembly.offered:
             self._store.record(EventKind.OFFERED, pattern)
-        groups = [(g.diag, g.patterns, {fp: text_digest(t) for fp, t in g.made.items()}) for g in assembly.groups]
+        groups = [(g.diag, g.patterns, {fp: text_digest(t) for fp, t in g.made().items()}) for g in assembly.groups]
         self._learning.saw_offers(assembly.uri, assembly.version, groups)
 
     async def resolve(self, raw: dict[str, Any]) -> dict[str, Any]:

@@ -225,7 +225,8 @@ def test_taking_an_action_never_turns_its_twin_down() -> None:
     assert {fix.pattern.fingerprint, rule_action.fingerprint} <= {p.fingerprint for p in other_offer.siblings}
     # typing the learned fix's text by hand is not turning the learned fix down
     group = out.groups[0]
-    assert group.made[fix.pattern.fingerprint] == group.made[rule_action.fingerprint]
+    made = group.made()
+    assert made[fix.pattern.fingerprint] == made[rule_action.fingerprint]
 
 
 def test_a_suppression_comes_after_every_fix_where_evidence_does_not_tell_them_apart() -> None:
