@@ -319,3 +319,24 @@ def test_the_first_document_loads_the_lookup_tables_before_the_knowledge_is_open
     finally:
         fixes.close()
         host.executor.shutdown(wait=True)
+
+
+async def test_a_document_just_opened_goes_to_the_worker_on_the_loops_next_turn(knowledge: Knowledge) -> None:
+    """didOpen hands its text over after the messages read with it (the editor's pull, sent at once, goes first)."""
+    fixes, editor = _fixes(knowledge, "x = 1\n")
+    warmed: list[str] = []
+    fixes._jobs.warm = lambda uri, language, text: warmed.append(uri)  # type: ignore[method-assign]
+    try:
+        fixes.opened(URI)
+        assert warmed == []  # not in the didOpen's own turn
+        await asyncio.sleep(0)
+        assert warmed == [URI]
+        # A document closed, or its text changed, before that turn: nothing goes.
+        other = "file:///w/other.py"
+        editor.open(other, "y = 2\n")
+        fixes.opened(other)
+        editor.open(other, "y = 3\n")
+        await asyncio.sleep(0)
+        assert warmed == [URI]
+    finally:
+        fixes.close()
