@@ -125,9 +125,9 @@ def instantiate_all(
     most: int | None = MAX_LEARNED,
     tried: Tried | None = None,
 ) -> list[Found]:
-    """The first :data:`MAX_LEARNED` patterns that apply to ``text`` at ``info``, no two with the same edits.
+    """The first ``most`` patterns that apply to ``text`` at ``info``, no two with the same edits.
 
-    ``most``: how many to find (``None``: every one that applies; the offline
+    ``most``: how many to find (:data:`MAX_LEARNED`; ``None``: every one that applies, as the offline
     replay, ``bench/humanfix_offline.py``, judges them all). ``tried`` is told of
     each instantiation, its result and the seconds it took (the offline
     replay's timings and reasons), in the order they were made.
