@@ -23,6 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fixlore.abstraction import (
+    DiagnosticInfo,
     Extracted,
     Instantiated,
     Pattern,
@@ -127,32 +128,31 @@ def test_the_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
     assert memory.names(("fp0", ())) == {} and memory.names(("fp4", ())) == {}  # fp4 seen once
 
 
-def test_recalled_names_are_the_fallback_and_say_so() -> None:
+def _guess_and_made_here() -> tuple[Pattern, Pattern, str, DiagnosticInfo, dict[str, dict[str, str]]]:
+    """A fix that brought in a name (a guess elsewhere), a fix made of the code at hand, and where both may go."""
     extracted = _learned()
     pattern = extracted.pattern
     text = _example("test_two", "key", "table")
     diag = diag_at(text, "assert_true", *RULE, nth=1)
-    recalled = {pattern.fingerprint: dict(extracted.brought)}
+    plain = _example("test_one", "k", "d")
+    made_here = _extract(plain, plain.replace("assert_true(k in d)", "assert_true(k in list(d))")).pattern
+    return pattern, made_here, text, diag, {pattern.fingerprint: dict(extracted.brought)}
+
+
+def test_recalled_names_are_the_fallback_and_say_so() -> None:
+    pattern, made_here, text, diag, recalled = _guess_and_made_here()
     found = instantiate_all([(pattern, 2)], "python", text, diag, None, recalled)
     assert [(index, title, flag) for index, _, title, flag, _ in found] == [
         (0, "Replace `assert_true(key in table)` with `assert_in(key, table)`", True)
     ]
     # a fix made of the code at hand comes first, and the guess is not tried beside it
-    plain = _example("test_one", "k", "d")
-    made_here = _extract(plain, plain.replace("assert_true(k in d)", "assert_true(k in list(d))")).pattern
     found = instantiate_all([(pattern, 2), (made_here, 1)], "python", text, diag, None, recalled)
     assert [(index, flag) for index, _, _, flag, _ in found] == [(1, False)]
 
 
 def test_the_offline_replay_sees_every_try_with_the_servers_policy() -> None:
     """``tried`` is told of each instantiation (``bench/humanfix_offline.py`` times them and keeps the reasons)."""
-    extracted = _learned()
-    pattern = extracted.pattern
-    text = _example("test_two", "key", "table")
-    diag = diag_at(text, "assert_true", *RULE, nth=1)
-    recalled = {pattern.fingerprint: dict(extracted.brought)}
-    plain = _example("test_one", "k", "d")
-    made_here = _extract(plain, plain.replace("assert_true(k in d)", "assert_true(k in list(d))")).pattern
+    pattern, made_here, text, diag, recalled = _guess_and_made_here()
     told: list[tuple[str, str]] = []
 
     def tried(tried_pattern: Pattern, result: object, seconds: float) -> None:
