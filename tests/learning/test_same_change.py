@@ -33,10 +33,17 @@ def cases(draw: st.DrawFn) -> tuple[str, list[TextEdit], list[TextEdit]]:
     return text, a, b
 
 
-def _disjoint(text: str, edits: list[TextEdit]) -> bool:
-    from fixlore.abstraction._text import offset_at
+def _offset(text: str, pos: Position) -> int:
+    """Where ``pos`` is in ``text``, clamped to it (as the edits are applied)."""
+    lines = text.split("\n")
+    line = max(pos.line, 0)
+    if line >= len(lines):
+        return len(text)
+    return sum(len(before) + 1 for before in lines[:line]) + min(max(pos.character, 0), len(lines[line]))
 
-    spans = sorted((offset_at(text, e.range.start), offset_at(text, e.range.end)) for e in edits)
+
+def _disjoint(text: str, edits: list[TextEdit]) -> bool:
+    spans = sorted((_offset(text, e.range.start), _offset(text, e.range.end)) for e in edits)
     return all(spans[i][1] <= spans[i + 1][0] and spans[i][0] != spans[i + 1][0] for i in range(len(spans) - 1))
 
 
