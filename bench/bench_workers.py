@@ -6,22 +6,31 @@ pipe, the caller writes, a reader thread answers) against the standard library's
 same run, jobs interleaved one by one so machine noise hits both alike. Each job
 is awaited from an asyncio event loop (``asyncio.wrap_future``), the server's
 switch interval set as ``fixlore serve`` sets it; the event loop idles 5 ms
-between jobs, as it does between a user's requests. Two jobs: an empty one, and
+between jobs, as it does between a user's requests. Three jobs: an empty one,
 one carrying a 15 KB document text (a median file of the real-fix replay, which
-the instantiation worker receives once per version).
+the instantiation worker receives once per version), and 0.3 ms of work (a
+diagnostic's learned fixes at the median). A third path runs each job in the
+event loop itself, with no process to hand it to: the floor.
 
-    python bench/bench_workers.py [--jobs N]
+``--load N`` runs N processes that only spin the CPU beside it (as the
+real-fix replay's parallel sessions on two cores): every hop to another
+process then waits for a core again, which an idle machine does not show.
+
+    python bench/bench_workers.py [--jobs N] [--load N]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import multiprocessing
 import os
 import sys
 import time
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor, Future, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
 
 from fixlore.lsp.pipe_worker import init_child
 from fixlore.lsp.tools.cli import SWITCH_INTERVAL_S
@@ -29,9 +38,32 @@ from fixlore.lsp.workers import WorkerProcess
 
 TEXT = "x = 1\n" * 2_500  # 15 KB
 
+_FIRST = Path(__file__).with_name("bench_first_request.py")
+_spec = importlib.util.spec_from_file_location("bench_first_request", _FIRST)
+assert _spec is not None and _spec.loader is not None
+_first = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(_first)
+busy = _first.busy
+
 
 def empty() -> None:
     """The empty job."""
+
+
+def work(seconds: float) -> None:
+    """A job that computes for ``seconds``."""
+    until = time.perf_counter() + seconds
+    while time.perf_counter() < until:
+        pass
+
+
+class Inline(Executor):
+    """Each job run at once by its caller (the event loop): no process, no pipe, no thread."""
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        future.set_result(fn(*args, **kwargs))
+        return future
 
 
 async def _round_trip(pool: Executor | WorkerProcess, fn: object, *args: object) -> float:
@@ -45,24 +77,33 @@ def _pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def main(jobs: int) -> None:
+async def main(jobs: int, load: int = 0) -> None:
     stdlib = ProcessPoolExecutor(
         max_workers=1, mp_context=multiprocessing.get_context("spawn"), initializer=init_child, initargs=(os.getpid(),)
     )
     fixlore = WorkerProcess("bench", processes=1)
-    paths: dict[str, Executor | WorkerProcess] = {"ProcessPoolExecutor": stdlib, "fixlore PipeWorker": fixlore}
+    paths: dict[str, Executor | WorkerProcess] = {
+        "ProcessPoolExecutor": stdlib,
+        "fixlore PipeWorker": fixlore,
+        "in the event loop": Inline(),
+    }
     for pool in paths.values():  # started and warm before timing
         for _ in range(20):
             await _round_trip(pool, len, TEXT)
     times: dict[tuple[str, str], list[float]] = {}
-    for _ in range(jobs):
-        for job, fn, args in (("empty job", empty, ()), ("15 KB text", len, (TEXT,))):
-            for name, pool in paths.items():
-                times.setdefault((job, name), []).append(await _round_trip(pool, fn, *args))
-                await asyncio.sleep(0.005)
-    print(f"{jobs} jobs of each kind per path, interleaved; switch interval {SWITCH_INTERVAL_S * 1000:g} ms\n")
+    kinds = (("empty job", empty, ()), ("15 KB text", len, (TEXT,)), ("0.3 ms work", work, (0.0003,)))
+    with busy(load):
+        for _ in range(jobs):
+            for job, fn, args in kinds:
+                for name, pool in paths.items():
+                    times.setdefault((job, name), []).append(await _round_trip(pool, fn, *args))
+                    await asyncio.sleep(0.005)
+    print(
+        f"{jobs} jobs of each kind per path, interleaved; switch interval {SWITCH_INTERVAL_S * 1000:g} ms;"
+        f" {load} busy processes beside\n"
+    )
     print(f"{'job':<12} {'path':<22} {'p50 ms':>8} {'p90 ms':>8} {'p99 ms':>8}")
-    for job in ("empty job", "15 KB text"):
+    for job, _, _ in kinds:
         base = times[(job, "ProcessPoolExecutor")]
         for name in paths:
             got = times[(job, name)]
@@ -79,5 +120,7 @@ async def main(jobs: int) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--jobs", type=int, default=500)
+    parser.add_argument("--load", type=int, default=0, help="CPU-bound processes running beside (default 0)")
+    arguments = parser.parse_args()
     sys.setswitchinterval(SWITCH_INTERVAL_S)
-    asyncio.run(main(parser.parse_args().jobs))
+    asyncio.run(main(arguments.jobs, arguments.load))
