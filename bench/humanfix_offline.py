@@ -55,6 +55,7 @@ from fixlore.abstraction import (
     abstract_signature,
     apply_edits,
     extract_pattern,
+    get_parser,
     may_apply,
     parsed,
     quoted_names,
@@ -109,6 +110,89 @@ def base_hand_fixes() -> list[Pattern]:
     return [p for p in found if p.shape is not None]
 
 
+_IMPORTS = ("import_statement", "import_from_statement", "future_import_statement")
+
+
+def window_of(text: str, line: int) -> str:
+    """``text`` with what a lightbulb on ``line`` may need; every other line emptied (each keeps its number).
+
+    Kept: the top-level imports, the innermost function holding ``line`` (or the
+    top-level statement, outside any function), and the header lines of the classes
+    and functions around it. A measure of the first-request path the README's Known
+    limits describe (learned fixes made in the server from a small parse), not the server's way.
+    """
+    root = parsed("python", text).root
+    keep: set[int] = set()
+    for node in root.named_children:
+        if node.type in _IMPORTS:
+            keep.update(range(node.start_point[0], node.end_point[0] + 1))
+    chain = []
+    node = root.descendant_for_point_range((line, 0), (line, 0))
+    while node is not None:
+        chain.append(node)
+        node = node.parent
+    unit = next((n for n in chain if n.type == "function_definition"), None) or next(
+        (n for n in chain if n.parent is not None and n.parent.type == "module"), None
+    )
+    if unit is not None:
+        if unit.parent is not None and unit.parent.type == "decorated_definition":
+            unit = unit.parent
+        keep.update(range(unit.start_point[0], unit.end_point[0] + 1))
+        outer = unit.parent
+        while outer is not None and outer.type != "module":
+            body = (
+                outer.child_by_field_name("body") if outer.type in ("class_definition", "function_definition") else None
+            )
+            if body is not None:
+                keep.update(range(outer.start_point[0], max(body.start_point[0], outer.start_point[0] + 1)))
+            outer = outer.parent
+    return "\n".join(text_line if i in keep else "" for i, text_line in enumerate(text.split("\n")))
+
+
+class _Windows:
+    """``--window``: each event's learned fixes made on :func:`window_of` its file against the whole file."""
+
+    def __init__(self) -> None:
+        self.outcomes: collections.Counter[str] = collections.Counter()
+        self.whole_ms: list[float] = []
+        self.window_ms: list[float] = []
+
+    def compare(
+        self, text: str, diag: DiagnosticInfo, found: list[Any], patterns: list[Any], imports: Any, recalled: Any
+    ) -> None:
+        window = window_of(text, diag.range.start.line)
+        parser = get_parser("python")
+        for out, piece in ((self.whole_ms, text), (self.window_ms, window)):
+            data = piece.encode("utf-8", errors="surrogatepass")
+            began = time.perf_counter()
+            parser.parse(data)
+            out.append((time.perf_counter() - began) * 1000)
+        made = instantiate_all(patterns, "python", window, diag, imports, recalled, most=None)
+        whole, small = [f[1] for f in found], [f[1] for f in made]
+        if whole == small:
+            self.outcomes["the same fixes"] += 1
+        elif whole and small and whole[0] == small[0]:
+            self.outcomes["the same first fix"] += 1
+        elif not small:
+            self.outcomes["none from the window"] += 1
+        elif not whole:
+            self.outcomes["only from the window (a check of the whole file missed)"] += 1
+        else:
+            self.outcomes["another first fix"] += 1
+
+    def report(self) -> None:
+        def at(values: list[float], q: float) -> float:
+            ordered = sorted(values)
+            return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else 0.0
+
+        print(f"window of the file, {sum(self.outcomes.values())} events with patterns to try:")
+        for outcome, n in self.outcomes.most_common():
+            print(f"  {n:5d}  {outcome}")
+        for name, values in (("whole file", self.whole_ms), ("window", self.window_ms)):
+            p50, p90, p99 = at(values, 0.5), at(values, 0.9), at(values, 0.99)
+            print(f"  parse of the {name}: p50 {p50:.2f} p90 {p90:.2f} p99 {p99:.2f} ms")
+
+
 class _Tally:
     """What :func:`instantiate_all` tried for one event: how many, how long, why each did not apply."""
 
@@ -145,6 +229,11 @@ def main() -> None:
     )
     parser.add_argument("--bucket", type=int, default=100, help="latency by how many patterns learned, per this many")
     parser.add_argument(
+        "--window",
+        action="store_true",
+        help="also instantiate on a window of each file (see window_of) and compare with the whole file's fixes",
+    )
+    parser.add_argument(
         "--dump-offers",
         type=Path,
         help="write each event's first offered learned fix as a JSON line (before, offered text, human's after)",
@@ -170,6 +259,7 @@ def main() -> None:
     started = time.perf_counter()
     inst_s = 0.0
     n_inst = 0
+    windows = _Windows()
     offers = args.dump_offers.open("w", encoding="utf-8") if args.dump_offers else None
     for user, evs in sorted(repos.items()):
         evs.sort(key=lambda e: (e["time"], -e.get("topo", 0)))
@@ -222,6 +312,8 @@ def main() -> None:
             every = recall.names_of((entry[0].fingerprint for entry in pool), diag.message)
             patterns = [(entry[0], entry[1]) for entry in pool]
             found = instantiate_all(patterns, "python", e["before"], diag, imports, every, most=None, tried=tally)
+            if args.window and patterns:
+                windows.compare(e["before"], diag, found, patterns, imports, every)
             event_s, reasons = tally.seconds, tally.reasons
             n_inst += tally.count
             made = [(apply_edits(e["before"], list(edits)), title) for _, edits, title, _, _ in found]
@@ -320,6 +412,8 @@ def main() -> None:
                 f" as the server tries them p50 {server[len(pool) // 2]:.2f} ms, p99 {server[p99]:.2f} ms"
                 f" (its filter on the event loop p50 {loop[len(pool) // 2]:.2f} ms, p99 {loop[p99]:.2f} ms)"
             )
+    if args.window:
+        windows.report()
     print("| pool | n | offered | exact (first offered) | any exact | wrong offered |")
     print("|---|---|---|---|---|---|")
     for name, pool in pools.items():
