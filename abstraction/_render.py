@@ -16,17 +16,9 @@ import tree_sitter
 from fixlore.abstraction._pattern import FixCategory
 from fixlore.abstraction._placeholders import NUMBER, is_string, string_prefix
 from fixlore.abstraction._shape import flat
+from fixlore.abstraction._spacing import OUTSIDE, StringState, glued, keyword_equals, render, string_states
 from fixlore.abstraction._text import Position, TextEdit, TextRange, position_at
-from fixlore.abstraction._tree import (
-    OUTSIDE,
-    Source,
-    StringState,
-    Tok,
-    glued,
-    keyword_equals,
-    render,
-    string_states,
-)
+from fixlore.abstraction._tree import Source, Tok
 
 if TYPE_CHECKING:
     from fixlore.abstraction._ctx import _Ctx

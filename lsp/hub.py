@@ -317,8 +317,8 @@ class SyntaxChecker:
             "syntax-check-background", processes=None, idle_stop_s=BACKGROUND_IDLE_S, background=True
         )
         """The learning loop's checks (:meth:`problems_in_background`): the same, stepping back for the requests'."""
-        self._started: dict[bool, asyncio.Future[None]] = {}
-        """background -> set once that child answered its first job (see :meth:`_child_started`)."""
+        self._started: dict[WorkerProcess, asyncio.Future[None]] = {}
+        """Each child's future, set once it answered its first job (see :meth:`_child_started`)."""
         self._checks: dict[tuple[str, str], tuple[asyncio.Future[list[SyntaxProblem]], bool]] = {}
         """(language, text) -> its check, running or done, and whether it runs in the background (the last
         :data:`KEPT_CHECKS`)."""
@@ -387,7 +387,7 @@ class SyntaxChecker:
         if (
             check is None
             or (check.done() and (check.cancelled() or check.exception() is not None))
-            or (not background and kept is not None and kept[1] and not check.done())
+            or (not background and kept is not None and kept[1] and not check.done())  # never behind the background
         ):
             check = asyncio.ensure_future(self._check(language, text, background=background))
             self._checks.pop(key, None)
@@ -405,19 +405,19 @@ class SyntaxChecker:
         if len(text) < PROCESS_CHARS:
             return await asyncio.get_running_loop().run_in_executor(self._threads, syntax_problems, language, text)
         process = self._background if background else self._process
-        await self._child_started(process, background)
+        await self._child_started(process)
         return await asyncio.wrap_future(process.submit(syntax_problems, language, text))
 
-    async def _child_started(self, process: WorkerProcess, background: bool) -> None:
+    async def _child_started(self, process: WorkerProcess) -> None:
         """Start the child from a thread of its own (a spawn holds the loop ~0.1-0.2 s) and wait for it.
 
         At most :data:`CHILD_START_WAIT_S`: past that (the session closing under it,
         say), the check is submitted anyway and fails or starts the child as before.
         """
-        started = self._started.get(background)
+        started = self._started.get(process)
         if started is None:
             loop = asyncio.get_running_loop()
-            started = self._started[background] = loop.create_future()
+            started = self._started[process] = loop.create_future()
 
             def loaded(_: Future[None]) -> None:  # on the pool's thread
                 loop.call_soon_threadsafe(_settle, started)

@@ -306,14 +306,12 @@ def _twins(
 
 
 def same_change(lines: Sequence[str], a: Sequence[TextEdit], b: Sequence[TextEdit]) -> bool:
-    """Whether two sets of edits make the same text of a document (``lines``: its text split into lines).
+    """Whether two sets of edits make the same text of a document (``lines``: its text split, one line at least).
 
     Only the lines they touch are compared: the rest of the text is the same
     either way, and copying a long file per candidate was a good part of an
     invoked list's assembly.
     """
-    if not lines:
-        return apply_edits("", list(a)) == apply_edits("", list(b))
     last = len(lines) - 1
     touched = [e.range.start.line for e in (*a, *b)] + [e.range.end.line for e in (*a, *b)]
     lo = min(max(min(touched, default=0), 0), last)

@@ -206,7 +206,7 @@ def test_every_operand_of_the_expression_is_in_the_rewrite(fields: list[tuple[st
 
 def test_a_rendered_replacement_field_keeps_its_conversion_on_the_expression() -> None:
     """``{line!r}`` as people write it (and ruff's RUF010 fix): ``{ line !r }`` parses but is no one's layout."""
-    from fixlore.abstraction._tree import render, string_states
+    from fixlore.abstraction._spacing import render, string_states
 
     shape = ['f"', "$S", "{", "$1", "!r", "}", "$S", "{", "$2", "+", "$N", "}", '"']
     concrete = ['f"', "line ", "{", "line", "!r", "}", ": ", "{", "n", "+", "1", "}", '"']

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from fixlore.abstraction._tree import prefix_operator, render
+from fixlore.abstraction._spacing import prefix_operator, render
 from fixlore.abstraction._vocab import keywords
 
 from ._helpers import apply, code, diag_at, learn
