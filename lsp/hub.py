@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from fixlore.abstraction import Position, TextEdit, TextRange
 from fixlore.abstraction.syntax import SyntaxProblem, syntax_problems
+from fixlore.lsp.in_flight import InFlight
 from fixlore.lsp.learning.timeline import to_code_points
 from fixlore.lsp.workers import BACKGROUND_IDLE_S, WorkerProcess
 
@@ -306,8 +307,12 @@ the diagnostics check had (or is having) checked, and gets that answer, not a se
 class SyntaxChecker:
     """Debounced syntax diagnostics per document, computed off the event loop."""
 
-    def __init__(self, editor: Editor, hub: DiagnosticsHub, threads: Executor) -> None:
+    def __init__(
+        self, editor: Editor, hub: DiagnosticsHub, threads: Executor, in_flight: InFlight | None = None
+    ) -> None:
         self._editor = editor
+        self._in_flight = in_flight or InFlight()
+        """The code actions being answered: a check's result lands after them (:mod:`~fixlore.lsp.in_flight`)."""
         self._hub = hub
         self._threads = threads
         self._pending: dict[str, asyncio.Task[None]] = {}
@@ -361,6 +366,7 @@ class SyntaxChecker:
             return
         except RuntimeError:  # closed: the session is ending
             return
+        await self._in_flight.wait()
         current = self._editor.open_document(uri)
         if current is None or current.version != version:
             return  # the text moved on; a newer check is scheduled

@@ -23,6 +23,7 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     from fixlore.lsp.actions.code_actions import CodeActions
     from fixlore.lsp.dispatch import Dispatch
     from fixlore.lsp.hub import DiagnosticsHub, SyntaxChecker
+    from fixlore.lsp.in_flight import InFlight
     from fixlore.lsp.learning.loop import LearningLoop
     from fixlore.lsp.lifecycle import Lifecycle
     from fixlore.lsp.proxy import Proxy
@@ -31,10 +32,11 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     server = FixloreServer(options)
     life = Lifecycle(server, options.cli_settings)
     hub = DiagnosticsHub(server)
-    checker = SyntaxChecker(server, hub, server.thread_pool)
-    upstreams = Proxy(server, hub)
-    learning = LearningLoop(server, hub, syntax=checker.problems_in_background)
-    actions = CodeActions(server, upstreams, learning, learning.store)
+    in_flight = InFlight()  # the code actions being answered: what nobody waits for steps aside
+    checker = SyntaxChecker(server, hub, server.thread_pool, in_flight)
+    upstreams = Proxy(server, hub, in_flight)
+    learning = LearningLoop(server, hub, syntax=checker.problems_in_background, in_flight=in_flight)
+    actions = CodeActions(server, upstreams, learning, learning.store, in_flight)
     dispatch = Dispatch(server, life, hub, checker, upstreams, learning)
     # The three links that close a loop, each set once, here:
     hub.follower = dispatch  # every merged publish: the proxy's pull answers, then learning

@@ -28,6 +28,7 @@ from lsprotocol import types
 from fixlore.lsp.actions.assemble import Assembly, assemble
 from fixlore.lsp.actions.tokens import ACCEPT, Offer, Tokens, token_of
 from fixlore.lsp.documents import document_language
+from fixlore.lsp.in_flight import InFlight
 from fixlore.lsp.learning.timeline import text_digest
 
 if TYPE_CHECKING:
@@ -99,8 +100,17 @@ class LearnedSide(Protocol):
 class CodeActions:
     """Assembles code-action answers from the upstreams' actions and the learned fixes."""
 
-    def __init__(self, editor: Editor, upstreams: UpstreamActions, learning: LearnedSide, store: KnowledgeSide) -> None:
+    def __init__(
+        self,
+        editor: Editor,
+        upstreams: UpstreamActions,
+        learning: LearnedSide,
+        store: KnowledgeSide,
+        in_flight: InFlight | None = None,
+    ) -> None:
         self._editor = editor
+        self._in_flight = in_flight or InFlight()
+        """The code actions being answered (:mod:`~fixlore.lsp.in_flight`): what nobody waits for runs after."""
         self._upstreams = upstreams
         self._learning = learning
         self._store = store
@@ -114,7 +124,8 @@ class CodeActions:
         turn), not before it: ~0.5 ms of every invoked list the editor does not
         wait for. An acceptance comes a round trip later, after them.
         """
-        assembly = await self.build(raw, self.tokens)
+        with self._in_flight.answering():
+            assembly = await self.build(raw, self.tokens)
         if assembly.offered:
             asyncio.get_running_loop().call_soon(self._record_offers_later, assembly)
         return assembly.actions or None

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 from fixlore.abstraction import Extracted, Pattern, Signature, syntax_problems
 from fixlore.knowledge import EventKind
 from fixlore.lsp.documents import document_language
+from fixlore.lsp.in_flight import InFlight
 from fixlore.lsp.learning.clock import Clock, LoopClock
 from fixlore.lsp.learning.extractor import Extractor, is_token_repair
 from fixlore.lsp.learning.fixes import INVOKED_WAIT_S, REQUEST_WAIT_S, LearnedFixes
@@ -84,8 +85,11 @@ class LearningLoop:
         clock: Clock | None = None,
         extractor: Extractor | None = None,
         syntax: SyntaxCheck | None = None,
+        in_flight: InFlight | None = None,
     ) -> None:
         self._editor = editor
+        self._in_flight = in_flight or InFlight()
+        """The code actions being answered: a settle compares its texts after them (:mod:`~fixlore.lsp.in_flight`)."""
         self._syntax = syntax or self._syntax_in_thread
         """Whether a settled text parses: the diagnostics' syntax check (one parse per text, off the GIL)."""
         self.store = StoreSide(editor, follower=self)
@@ -352,6 +356,7 @@ class LearningLoop:
         problems = await self._syntax_of(language, text)
         if problems is None:
             return  # not settled: the next pause or save tries again
+        await self._in_flight.wait()
         closed = self._closing.get(uri) is timeline  # the state taken is the document's last
         current = self._editor.open_document(uri)
         if not closed and (current is None or self.timelines.get(uri) is not timeline):

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams, JsonRpcMethodNotFound
 
 from fixlore.lsp.config import FixloreConfig, upstream_ids
+from fixlore.lsp.in_flight import InFlight
 from fixlore.lsp.proxy import merge
 from fixlore.lsp.proxy.capabilities import (
     UTF16,
@@ -73,14 +74,14 @@ async def _one_by_one(upstreams: list[Upstream]) -> None:
 class Proxy:
     """Routes between the editor and the upstream servers."""
 
-    def __init__(self, editor: ProxyEditor, hub: DiagnosticsHub) -> None:
+    def __init__(self, editor: ProxyEditor, hub: DiagnosticsHub, in_flight: InFlight | None = None) -> None:
         self.editor = editor
         self.served = UpstreamSet(editor)
         self.upstreams = self.served.upstreams
         """The same dict as ``served.upstreams`` (changed in place only)."""
         self.encoding = UTF16
         self.relays = Relays(editor)
-        self.diagnostics = DiagnosticsBridge(self.served, self.relays, hub)
+        self.diagnostics = DiagnosticsBridge(self.served, self.relays, hub, in_flight)
         self.documents = DocumentSync(self.served, self.diagnostics)
         self._init_raw: dict[str, Any] = {}
         self._init_options: Any = None

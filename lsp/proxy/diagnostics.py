@@ -42,6 +42,7 @@ from collections.abc import Callable, Coroutine
 from typing import TYPE_CHECKING, Any
 
 from fixlore.lsp.hub import superseded
+from fixlore.lsp.in_flight import InFlight
 from fixlore.lsp.proxy.pulls import Flight, State, Stored, hub_key, offers_pull, release, report_items
 from fixlore.lsp.proxy.upstream import Unavailable, Upstream
 from fixlore.lsp.transport.jsonrpc import ANSWERED, Answered, ConnectionClosed, RawResult, RpcError
@@ -67,8 +68,12 @@ Whatever must read an upstream's diagnostics before then calls :meth:`settle`.""
 class DiagnosticsBridge:
     """Moves diagnostics between upstreams, the hub and the editor."""
 
-    def __init__(self, served: UpstreamSet, relays: Relays, hub: DiagnosticsHub) -> None:
+    def __init__(
+        self, served: UpstreamSet, relays: Relays, hub: DiagnosticsHub, in_flight: InFlight | None = None
+    ) -> None:
         self._served = served
+        self._in_flight = in_flight or InFlight()
+        """Code actions being answered: the hub hears of a pull answer after them (:mod:`~fixlore.lsp.in_flight`)."""
         self._relays = relays
         self._hub = hub
         self.stored: dict[str, dict[str, Stored]] = {}
@@ -407,8 +412,9 @@ class DiagnosticsBridge:
             flight.done.set_result(None)
             release(flight)
             # The hub (and the learning loop behind it) hears of it after the editor's pull
-            # that started this flight has answered (that runs on as soon as this returns).
-            asyncio.get_running_loop().call_later(HUB_DELAY, self._tell_hub, uri, upstream.id)
+            # that started this flight has answered (that runs on as soon as this returns),
+            # and after the code actions the editor asks meanwhile.
+            asyncio.get_running_loop().call_later(HUB_DELAY, self._in_flight.after, self._tell_hub, uri, upstream.id)
 
     def _keep(self, upstream: Upstream, uri: str, state: State, answer: RawResult, was_open: bool) -> None:
         """Store a pull answer for ``state``, undecoded (the hub decodes it when it hears of it)."""
