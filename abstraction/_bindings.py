@@ -16,6 +16,8 @@ import ast
 import functools
 import re
 
+from fixlore.abstraction._ast import parse_ast
+
 Change = tuple[int, int, str]
 """``(start, end, new)``: ``text[start:end]`` becomes ``new``."""
 
@@ -66,7 +68,7 @@ def _statement(lines: _Lines, line: int) -> tuple[int, int, ast.Import | ast.Imp
         for stop in range(line + 1, min(len(lines.lines), first + _MAX_LINES) + 1):
             snippet = "\n".join(lines.lines[first:stop])
             try:
-                tree = ast.parse("if 1:\n" + snippet if snippet[:1] in (" ", "\t") else snippet)
+                tree = parse_ast("if 1:\n" + snippet if snippet[:1] in (" ", "\t") else snippet)
             except (SyntaxError, ValueError):
                 continue
             body = tree.body[0].body if isinstance(tree.body[0], ast.If) else tree.body
@@ -172,7 +174,7 @@ def _checked(lines: _Lines, first: int, stop: int, change: Change | None) -> Cha
     region1 = lines.starts[stop] - 1 if stop < len(lines.starts) else len(lines.text)
     snippet = lines.text[region0:start] + new + lines.text[end:region1]
     try:
-        ast.parse("if 1:\n" + snippet if snippet[:1] in (" ", "\t") else snippet)
+        parse_ast("if 1:\n" + snippet if snippet[:1] in (" ", "\t") else snippet)
     except (SyntaxError, ValueError):
         return None
     return change

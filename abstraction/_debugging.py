@@ -15,6 +15,7 @@ import ast
 import re
 import textwrap
 
+from fixlore.abstraction._ast import parse_ast
 from fixlore.abstraction._vocab import family
 
 _PY_CALLS = frozenset({"print", "pprint", "breakpoint", "ic"})
@@ -38,7 +39,7 @@ def only_debugging(language: str, inserted: list[str]) -> bool:
 
 def _python_debugging(piece: str) -> bool:
     try:
-        tree = ast.parse(textwrap.dedent(piece))
+        tree = parse_ast(textwrap.dedent(piece))
     except (SyntaxError, ValueError):
         return False
     return bool(tree.body) and all(_python_statement(node) for node in tree.body)

@@ -17,6 +17,7 @@ import re
 import tokenize
 from collections.abc import Iterator
 
+from fixlore.abstraction._ast import parse_ast
 from fixlore.abstraction._bindings import Change
 
 
@@ -26,7 +27,7 @@ def _comparison(text: str, start: int, end: int) -> tuple[str, ast.Compare] | No
     if "\n" in snippet or "#" in snippet:
         return None
     try:
-        tree = ast.parse("(" + snippet + ")", mode="eval")
+        tree = parse_ast("(" + snippet + ")", "eval")
     except (SyntaxError, ValueError):
         return None
     node = tree.body
@@ -103,7 +104,7 @@ def _annotation(text: str, start: int, end: int) -> str | None:
     if not text[:start].rstrip().endswith((":", "->")):
         return None  # not where an annotation stands
     try:
-        tree = ast.parse("(" + snippet + "\n)", mode="eval")
+        tree = parse_ast("(" + snippet + "\n)", "eval")
     except (SyntaxError, ValueError):
         return None
     if "#" in snippet or ast.unparse(tree).startswith(("Optional[", "typing.Optional[")):
@@ -162,7 +163,7 @@ def stacklevel(text: str, start: int, end: int) -> Change | None:
         return None
     open_at, close_at = parens
     try:
-        call = ast.parse("(" + text[start : close_at + 1] + "\n)", mode="eval").body
+        call = parse_ast("(" + text[start : close_at + 1] + "\n)", "eval").body
     except (SyntaxError, ValueError):
         return None
     if not isinstance(call, ast.Call) or not call.args or any(k.arg in (None, "stacklevel") for k in call.keywords):

@@ -22,6 +22,7 @@ import re
 import string
 import tokenize
 
+from fixlore.abstraction._ast import parse_ast
 from fixlore.abstraction._scope import visible_names
 from fixlore.abstraction._tree import parsed
 
@@ -108,7 +109,7 @@ def split_percent(expression: str) -> tuple[str, ast.Constant, ast.expr] | None:
     """
     source = "(" + expression + "\n)"
     try:
-        node = ast.parse(source, mode="eval").body
+        node = parse_ast(source, "eval").body
     except (SyntaxError, ValueError):
         return None
     if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mod)):
@@ -326,7 +327,7 @@ def format_to_fstring(expression: str, builtins: frozenset[str] = frozenset()) -
     """
     source = "(" + expression + "\n)"
     try:
-        node = ast.parse(source, mode="eval").body
+        node = parse_ast(source, "eval").body
     except (SyntaxError, ValueError):
         return None
     if not (

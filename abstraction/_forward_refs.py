@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from fixlore.abstraction._ast import parse_ast
 from fixlore.abstraction._import_lines import defines_at_top
 
 
@@ -26,7 +27,7 @@ def quoted_forward_ref(text: str, start: int, end: int) -> str | None:
     if not name.isidentifier() or not defines_at_top(name, text):
         return None
     try:
-        tree = ast.parse(text)
+        tree = parse_ast(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     line = text.count("\n", 0, start) + 1

@@ -22,11 +22,13 @@ from collections import Counter
 from collections.abc import Callable, Set
 from typing import NamedTuple
 
+from fixlore.abstraction._ast import parse_ast
+
 
 def parse_python(text: str) -> ast.AST | None:
     """``text``'s syntax tree (Python's own parser, no code run), ``None`` if it does not parse."""
     try:
-        return compile(text, "<statements>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
+        return parse_ast(text)
     except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
 

@@ -14,6 +14,7 @@ import ast
 import re
 from collections.abc import Iterator
 
+from fixlore.abstraction._ast import parse_ast
 from fixlore.abstraction._bindings import Change
 
 _RAISE = re.compile(r"raise\b")
@@ -25,7 +26,7 @@ def _raise_statement(text: str, start: int, end: int) -> ast.Raise | None:
     if not _RAISE.match(snippet):
         return None
     try:
-        tree = ast.parse(snippet)
+        tree = parse_ast(snippet)
     except (SyntaxError, ValueError):
         return None
     if len(tree.body) != 1 or not isinstance(tree.body[0], ast.Raise):

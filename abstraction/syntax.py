@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import tree_sitter
 
+from fixlore.abstraction._ast import AST_TRIES
 from fixlore.abstraction._text import BOM, Position, TextRange, shift_range
 from fixlore.abstraction.languages import get_parser
 
@@ -87,17 +88,6 @@ def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
         if len(problems) >= MAX_PROBLEMS:
             break
     return problems
-
-
-AST_TRIES = 3
-"""How often Python's parser is asked before a ``SystemError`` of its AST builder is believed.
-
-CPython's AST builder checks its recursion depth against a counter that, at least in
-3.11.7 (this machine's), two threads building ASTs at once can disturb (a syntax check on
-the server's threads while a lightbulb's learned fixes are made on another): one of them
-then fails with "SystemError: AST constructor recursion depth mismatch" for a text that
-parses (cpython gh-106905 and reports like it). The real-fix replay's own threads hit it
-here (2026-11-28); asked again, the parser answers."""
 
 
 def _python_ast(text: str) -> None:
