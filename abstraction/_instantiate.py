@@ -291,14 +291,46 @@ def _python_statement(src: Source, edits: list[tuple[int, int, str]]) -> tuple[s
                 line_start = data.rfind(b"\n", 0, min(lo, first)) + 1
                 indent = data[data.rfind(b"\n", 0, first) + 1 : first]
                 whole = len(run) == len(node.named_children)
+                frame = None if node.type == "module" else indent.decode()
+                body = _class_body(run[0]) if len(run) == 1 else None
+                if not data[line_start:first].strip() and body is not None and hi <= body.start_byte:
+                    return _class_header_texts(data, line_start, body.start_byte, edits, frame)
                 if not data[line_start:first].strip() and (node.type == "module" or not whole):
-                    frame = None if node.type == "module" else indent.decode()
                     return _statement_texts(data, line_start, max(hi, run[-1].end_byte), edits, frame)
         node = node.parent
     return None
 
 
 _BLOCKS = frozenset({"module", "block"})
+
+
+def _class_body(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The body of a class statement (decorated or not); ``None`` for any other statement."""
+    if node.type == "decorated_definition":
+        node = node.child_by_field_name("definition") or node
+    return node.child_by_field_name("body") if node.type == "class_definition" else None
+
+
+def _class_header_texts(
+    data: bytes, line_start: int, body: int, edits: list[tuple[int, int, str]], frame: str | None
+) -> tuple[str, str]:
+    """A class statement whose header alone the edits change, before and after them, its body ``...``.
+
+    Its bases are expressions that bind nothing, and its body's every token
+    keeps its role whatever the header says, so each check that compares the
+    two texts (roles, names bound and used, format strings) finds in the
+    header alone what it finds in the whole class, and a header that parses
+    over a body that parsed makes a class that parses. Without it, a fix of
+    the bases (``class C(object):`` -> ``class C:``) parsed the whole class
+    twice per pattern tried: in a store of 1,270 patterns learned from real
+    fixes, a UP004 lightbulb took the worker 21 ms on average (``bench/bench_growth.py``).
+    """
+    old, new = _statement_texts(data, line_start, body, edits, None)
+    old, new = old + "...", new + "..."
+    if frame is None:
+        return old, new
+    head, tail = "if 1:\n", f"\n{frame}pass\n"
+    return head + old + tail, head + new + tail
 
 
 def _subjects(ctx: _Ctx) -> frozenset[str]:
