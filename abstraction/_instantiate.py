@@ -383,9 +383,6 @@ def _prelude(
         if changes_behaviour(pattern, text) and seen < EVIDENCE:
             return Skipped(SkipReason.UNSOUND, "changes what the code does, on one example's word")
         return _Rewritten(rewrite)
-    unsound = pattern_unsound(pattern, seen)
-    if unsound is not None:
-        return Skipped(SkipReason.UNSOUND, unsound)
     binding = bind_template(language, sig.message, diag.message, pattern.holes)
     if binding is None:
         lifted = lift(pattern, diag.message)
@@ -395,15 +392,20 @@ def _prelude(
         if lifted is None or binding is None:
             return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
         pattern, shape = lifted, lifted.shape or shape  # lifting keeps the shape's presence
-        unsound = pattern_unsound(pattern, seen)
-        if unsound is not None:
-            return Skipped(SkipReason.UNSOUND, unsound)
     if not derive_holes(binding, pattern.holes):
         return Skipped(SkipReason.NO_MATCH, "no module exports the name")
     if not fits_its_use(binding, pattern.holes, text, offset_at(text, diag.range.end)):
         return Skipped(SkipReason.UNSOUND, "the import binds something the code cannot use as it does")
     if shape.before and not _may_fit(shape.before, text, diag.range.start.line, shape.before.count("\n") + 1):
         return Skipped(SkipReason.NO_MATCH, "its tokens are not near the diagnostic")
+    # Last: the first time a pattern is asked (its answer is kept) this scan of its shape
+    # costs ~0.5 ms, and a rule's every stored pattern is asked on the event loop when a
+    # lightbulb comes (may_apply); most do not fit the code there and need not be asked
+    # (a UP031 lightbulb of a store of 1,270 patterns learned from real fixes: 42 ms of
+    # the loop for 64 patterns, 4 of which fit).
+    unsound = pattern_unsound(pattern, seen)
+    if unsound is not None:
+        return Skipped(SkipReason.UNSOUND, unsound)
     return pattern, shape, binding
 
 
