@@ -50,6 +50,7 @@ def _load(name: str) -> Any:
 
 
 bench_first_request = _load("bench_first_request")
+diag_of = _load("humanfix_offline").diag_of  # an event's diagnostic as the server would see it
 Session, RUFF, BIN, pct, busy = (
     bench_first_request.Session,
     bench_first_request.RUFF,
@@ -69,16 +70,6 @@ def read_events(paths: list[Path]) -> list[dict[str, Any]]:
         events.sort(key=lambda e: (e["time"], -e.get("topo", 0)))
         out.extend(events)
     return out
-
-
-def diag_of(event: dict[str, Any]) -> Any:
-    from fixlore.abstraction import DiagnosticInfo, Position, TextRange
-
-    r = event["range"]
-    rng = TextRange(
-        Position(r["start"]["row"] - 1, r["start"]["column"] - 1), Position(r["end"]["row"] - 1, r["end"]["column"] - 1)
-    )
-    return DiagnosticInfo("Ruff", event["rule"], event["message"], rng)
 
 
 class Learner:

@@ -10,26 +10,13 @@ statements: a slip must not lose the fix.
 from __future__ import annotations
 
 import ast
-from typing import Any
 
 import pytest
 
 from fixlore.abstraction import DiagnosticInfo, Instantiated, Position, TextRange, _ast, instantiate
 from fixlore.abstraction._python_result import parse_python
 
-SLIP = SystemError("AST constructor recursion depth mismatch (before=36, after=29)")
-
-
-def _slipping(times: int, calls: list[int]) -> Any:
-    """The builtin ``compile``, failing as CPython's AST builder does for its first ``times`` calls."""
-
-    def compile_(*args: Any, **kwargs: Any) -> Any:
-        calls.append(1)
-        if len(calls) <= times:
-            raise SLIP
-        return compile(*args, **kwargs)
-
-    return compile_
+from .test_syntax_ast_slip import _slipping
 
 
 def test_a_slip_is_asked_again_and_the_tree_is_the_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
