@@ -61,6 +61,19 @@ def sample_files(n: int) -> list[Path]:
     return files[::step][:n]
 
 
+async def invoked_code_actions(session: Any, uri: str, diag: dict[str, Any]) -> tuple[float, Any]:
+    """The code actions the user asks for at ``diag`` (an invoked list): (seconds taken, the answer)."""
+    params = {
+        "textDocument": {"uri": uri},
+        "range": diag["range"],
+        "context": {"diagnostics": [diag], "triggerKind": INVOKED},
+    }
+    took, result = await session.timed("textDocument/codeAction", params)
+    if isinstance(result, Exception):
+        raise SystemExit(f"{session.label}: code action failed: {result}")
+    return took, result
+
+
 async def first_requests(session: Any, uri: str, text: str) -> tuple[float, float | None]:
     """didOpen, the pull at once, the invoked code actions of its first diagnostic at once, didClose."""
     session.open(uri, text)
@@ -70,15 +83,7 @@ async def first_requests(session: Any, uri: str, text: str) -> tuple[float, floa
     items = report.get("items") or []
     asked = None
     if items:
-        diag = items[0]
-        params = {
-            "textDocument": {"uri": uri},
-            "range": diag["range"],
-            "context": {"diagnostics": [diag], "triggerKind": INVOKED},
-        }
-        asked, result = await session.timed("textDocument/codeAction", params)
-        if isinstance(result, Exception):
-            raise SystemExit(f"{session.label}: code action failed: {result}")
+        asked, _ = await invoked_code_actions(session, uri, items[0])
     assert session.conn is not None
     session.conn.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
     return pulled, asked

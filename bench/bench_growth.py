@@ -58,7 +58,6 @@ Session, RUFF, BIN, pct, busy = (
     bench_first_request.pct,
     bench_first_request.busy,
 )
-INVOKED = 1
 
 
 def read_events(paths: list[Path]) -> list[dict[str, Any]]:
@@ -118,14 +117,7 @@ async def serve_files(
         items = [] if isinstance(report, Exception) else report.get("items") or []
         for round_ in (first, again):
             for diag in items[:diagnostics]:
-                params = {
-                    "textDocument": {"uri": uri},
-                    "range": diag["range"],
-                    "context": {"diagnostics": [diag], "triggerKind": INVOKED},
-                }
-                took, result = await session.timed("textDocument/codeAction", params)
-                if isinstance(result, Exception):
-                    raise SystemExit(f"{session.label}: code action failed: {result}")
+                took, result = await bench_first_request.invoked_code_actions(session, uri, diag)
                 round_.append(took)
                 if round_ is first:
                     learned += sum(1 for a in result or [] if not str(a.get("title", "")).startswith("Ruff"))
