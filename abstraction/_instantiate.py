@@ -166,7 +166,7 @@ def _instantiate(
     if isinstance(ready, Skipped):
         return ready
     if isinstance(ready, _Rewritten):
-        return _rewritten(ready.rewrite, language, text, diag, imports)
+        return _rewritten_once(ready.rewrite, language, text, diag, tuple(sorted(imports.items())) if imports else ())
     pattern, shape, binding = ready
     src = parsed(language, text)
     code = str(diag.code or "")
@@ -484,6 +484,20 @@ def _result_parses(src: Source, edits: list[tuple[int, int, str]]) -> bool:
     errors = error_count(new_src.root)
     # Python's own parser already refused errors == 0; other languages accept a clean parse.
     return (errors == 0 and src.language != "python") or errors < error_count(src.root)
+
+
+@functools.lru_cache(maxsize=16)
+def _rewritten_once(
+    rewrite: Rewrite, language: str, text: str, diag: DiagnosticInfo, imports: tuple[tuple[str, str], ...]
+) -> Instantiated | Skipped:
+    """:func:`_rewritten`, once per rewrite, text and diagnostic.
+
+    Its result depends on nothing else, and the stored patterns of one rewrite are many
+    (each learned F401 removal of another message's wording, each project's): a lightbulb
+    tried 50 of them, each making the same edit again (in a store of 1,270 patterns learned
+    from real fixes, ~5 ms of the worker per F401 lightbulb).
+    """
+    return _rewritten(rewrite, language, text, diag, dict(imports) or None)
 
 
 def _rewritten(

@@ -14,6 +14,7 @@ import ast
 import pytest
 
 from fixlore.abstraction import DiagnosticInfo, Instantiated, Position, TextRange, _ast, instantiate
+from fixlore.abstraction._instantiate import _rewritten_once
 from fixlore.abstraction._python_result import parse_python
 
 from .test_syntax_ast_slip import _slipping
@@ -56,6 +57,7 @@ def test_a_learned_fix_survives_a_slip_of_its_checks(monkeypatch: pytest.MonkeyP
     assert isinstance(clean, Instantiated) and clean.edits
     calls: list[int] = []
     monkeypatch.setattr(_ast, "_compile", _slipping(1, calls))
+    _rewritten_once.cache_clear()  # made afresh, not the rewrite made a moment ago
     slipped = instantiate(pattern, "python", text, diag, seen=3)
     assert calls, "the fix's checks parse with Python's parser"
     assert isinstance(slipped, Instantiated) and slipped.edits == clean.edits

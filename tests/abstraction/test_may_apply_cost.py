@@ -1,4 +1,4 @@
-"""``may_apply`` asks a pattern's own soundness (a scan of its shape, ~0.5 ms the first time) only of patterns that fit.
+"""What a lightbulb's learned fixes cost: `may_apply` asks soundness only of patterns that fit; a rewrite is made once.
 
 On the event loop a lightbulb asks it of up to 64 stored patterns of the
 diagnostic's rule, most of which do not fit the code there: with a store of
@@ -46,3 +46,33 @@ def test_a_pattern_that_does_not_fit_is_not_asked_about_its_soundness(monkeypatc
     assert asked == []
     assert may_apply(fits, "python", text, diag, seen=3)
     assert asked == [fits]
+
+
+def test_a_rewrite_is_made_once_for_every_stored_pattern_of_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stored patterns of one rewrite (an unused import removed) make the same edit: it is made once."""
+    from fixlore.abstraction import Instantiated, instantiate
+
+    def f401(text: str) -> DiagnosticInfo:
+        rng = TextRange(Position(0, 7), Position(0, 9))
+        return DiagnosticInfo("Ruff", "F401", "`os` imported but unused", rng)
+
+    before = "import os\nimport sys\n\nprint(sys.argv)\n"
+    result = extract_pattern("python", before, before.replace("import os\n", ""), f401(before))
+    assert isinstance(result, Extracted), result
+    made: list[Any] = []
+    rewritten = instantiate_module._rewritten
+
+    def spy(*args: Any) -> Any:
+        made.append(args)
+        return rewritten(*args)
+
+    monkeypatch.setattr(instantiate_module, "_rewritten", spy)
+    instantiate_module._rewritten_once.cache_clear()
+    text = "import os\nimport json\n\nprint(json.dumps({}))\n"
+    first = instantiate(result.pattern, "python", text, f401(text), seen=3)
+    again = instantiate(result.pattern, "python", text, f401(text), seen=3)
+    assert isinstance(first, Instantiated) and first == again
+    assert "".join(e.new_text for e in first.edits) == "" and len(made) == 1  # removed, and made once
+    other = text.replace("json", "base64")
+    assert isinstance(instantiate(result.pattern, "python", other, f401(other), seen=3), Instantiated)
+    assert len(made) == 2  # another text: made again
