@@ -67,6 +67,8 @@ class InFlight:
     def _future(self) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
+        # Those the time limit released go: requests in flight back to back keep none of them.
+        self._waiting = [waiting for waiting in self._waiting if not waiting.done()]
         self._waiting.append(future)
         loop.call_later(MAX_WAIT_S, _release, [future])
         return future

@@ -6,6 +6,8 @@ import asyncio
 import time
 from typing import Any
 
+import pytest
+
 from fixlore.lsp import in_flight
 from fixlore.lsp.actions.code_actions import CodeActions
 from fixlore.lsp.in_flight import InFlight
@@ -90,3 +92,12 @@ async def test_a_pull_answer_reaches_the_hub_after_the_code_action_asked_meanwhi
     assert answer and answer[0]["title"] == REMOVE["title"] and answer[0]["diagnostics"] == [DIAG]
     await asyncio.sleep(0)
     assert order == ["answered", "hub told"] and not gate.busy
+
+
+async def test_requests_back_to_back_keep_no_released_waiter(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(in_flight, "MAX_WAIT_S", 0.001)
+    gate = InFlight()
+    with gate.answering():
+        for _ in range(50):
+            await gate.wait()  # each released by the time limit, the request still in flight
+        assert len(gate._waiting) == 1
