@@ -28,7 +28,7 @@ from fixlore.abstraction._fields import rule_words
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, fits_its_use, imports_its_own, place_import
 from fixlore.abstraction._jumps import jumps_out_of_scope
-from fixlore.abstraction._match import _edits_at_unit, _statement_texts
+from fixlore.abstraction._match import _edits_at_unit
 from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
 from fixlore.abstraction._python_result import (
@@ -62,6 +62,7 @@ from fixlore.abstraction._soundness import (
     renames_a_working_name,
     subject_of_diagnostic,
 )
+from fixlore.abstraction._statements import _python_statement, _top_level_insertion
 from fixlore.abstraction._stdlib import STDLIB_EXPORT
 from fixlore.abstraction._templates import bind_template, same_wording
 from fixlore.abstraction._text import (
@@ -244,93 +245,6 @@ def _at_statement(src: Source, edits: list[tuple[int, int, str]], d0: int, d1: i
         return True
     lo, hi = stmt.start_byte, stmt.end_byte
     return any(start <= hi and lo <= end for start, end, _ in edits)
-
-
-def _top_level_insertion(src: Source, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:
-    """Whole statements inserted between top-level statements of a file that parses: ``("", inserted)``.
-
-    Such a file still parses when the inserted text does (an import added to
-    the import block): that text is parsed alone, not the file again.
-    """
-    if not edits or src.root.has_error:
-        return None
-    pieces = []
-    for start, end, piece in edits:
-        if start != end or src.data[start - 1 : start] not in (b"", b"\n") or not piece.endswith("\n"):
-            return None
-        if piece[:1] in (" ", "\t") or any(c.start_byte < start < c.end_byte for c in src.root.children):
-            return None
-        pieces.append(piece)
-    return "", "".join(pieces)
-
-
-def _python_statement(src: Source, edits: list[tuple[int, int, str]]) -> tuple[str, str] | None:
-    """The innermost run of whole statements all ``edits`` fall in, before and after them, if the file parses.
-
-    Parsing those statements instead of the file keeps a pattern's checks cheap
-    in long files (most of a learned fix's cost was compiling the whole file
-    again, and then a whole class when the fix was in one of its methods). The
-    run is the statements of one block (or of the module) that the edits touch,
-    from the start of the first one's line: an indented run is parsed under
-    ``if 1:`` with a ``pass`` after it, so its own indentation stands and a
-    statement deleted from the run leaves something to parse; both sides get
-    the same frame, so the roles compared are the statements'. A run that is
-    the whole of its block is taken with the statement that owns the block (a
-    block emptied by the fix does not parse).
-    """
-    if not edits or src.root.has_error:
-        return None  # the file does not parse (tree-sitter's tree says so without parsing it again)
-    lo, hi = min(e[0] for e in edits), max(e[1] for e in edits)
-    data = src.data
-    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(lo, hi)
-    while node is not None:
-        if node.type in _BLOCKS:
-            run = [c for c in node.named_children if c.start_byte <= hi and lo <= c.end_byte]
-            if run:
-                first = run[0].start_byte
-                line_start = data.rfind(b"\n", 0, min(lo, first)) + 1
-                indent = data[data.rfind(b"\n", 0, first) + 1 : first]
-                whole = len(run) == len(node.named_children)
-                frame = None if node.type == "module" else indent.decode()
-                body = _class_body(run[0]) if len(run) == 1 else None
-                if not data[line_start:first].strip() and body is not None and hi <= body.start_byte:
-                    return _class_header_texts(data, line_start, body.start_byte, edits, frame)
-                if not data[line_start:first].strip() and (node.type == "module" or not whole):
-                    return _statement_texts(data, line_start, max(hi, run[-1].end_byte), edits, frame)
-        node = node.parent
-    return None
-
-
-_BLOCKS = frozenset({"module", "block"})
-
-
-def _class_body(node: tree_sitter.Node) -> tree_sitter.Node | None:
-    """The body of a class statement (decorated or not); ``None`` for any other statement."""
-    if node.type == "decorated_definition":
-        node = node.child_by_field_name("definition") or node
-    return node.child_by_field_name("body") if node.type == "class_definition" else None
-
-
-def _class_header_texts(
-    data: bytes, line_start: int, body: int, edits: list[tuple[int, int, str]], frame: str | None
-) -> tuple[str, str]:
-    """A class statement whose header alone the edits change, before and after them, its body ``...``.
-
-    Its bases are expressions that bind nothing, and its body's every token
-    keeps its role whatever the header says, so each check that compares the
-    two texts (roles, names bound and used, format strings) finds in the
-    header alone what it finds in the whole class, and a header that parses
-    over a body that parsed makes a class that parses. Without it, a fix of
-    the bases (``class C(object):`` -> ``class C:``) parsed the whole class
-    twice per pattern tried: in a store of 1,270 patterns learned from real
-    fixes, a UP004 lightbulb took the worker 21 ms on average (``bench/bench_growth.py``).
-    """
-    old, new = _statement_texts(data, line_start, body, edits, None)
-    old, new = old + "...", new + "..."
-    if frame is None:
-        return old, new
-    head, tail = "if 1:\n", f"\n{frame}pass\n"
-    return head + old + tail, head + new + tail
 
 
 def _subjects(ctx: _Ctx) -> frozenset[str]:

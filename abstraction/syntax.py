@@ -7,14 +7,13 @@ know, and its positions are exact). Pure: text in, problems out.
 
 from __future__ import annotations
 
-import ast
 import dataclasses
 import enum
 from dataclasses import dataclass
 
 import tree_sitter
 
-from fixlore.abstraction._ast import AST_TRIES
+from fixlore.abstraction._ast import parse_ast
 from fixlore.abstraction._text import BOM, Position, TextRange, shift_range
 from fixlore.abstraction.languages import get_parser
 
@@ -63,7 +62,7 @@ def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
     if language == "python" and len(text) <= PYTHON_PARSER_MAX_CHARS:
         try:
             problem = _python_problem(text)
-        except SystemError:  # its AST builder kept slipping (see AST_TRIES): tree-sitter's word alone
+        except SystemError:  # its AST builder kept slipping (see parse_ast): tree-sitter's word alone
             pass
         else:
             if problem is None:
@@ -91,18 +90,8 @@ def syntax_problems(language: str, text: str) -> list[SyntaxProblem]:
 
 
 def _python_ast(text: str) -> None:
-    """Python's parser on ``text`` (an AST only; nothing runs); a passing ``SystemError`` is not raised."""
-    for attempt in range(AST_TRIES):
-        try:
-            _compile(text, "<document>", "exec", flags=ast.PyCF_ONLY_AST, dont_inherit=True)
-            return
-        except SystemError:
-            if attempt == AST_TRIES - 1:
-                raise
-
-
-_compile = compile
-"""The builtin (a name of this module's, so that a test can make it slip)."""
+    """Python's parser on ``text`` (an AST only; nothing runs), asked again on a slip (:func:`parse_ast`)."""
+    parse_ast(text)
 
 
 def python_parses(text: str) -> bool:

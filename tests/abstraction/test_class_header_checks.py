@@ -23,7 +23,8 @@ from fixlore.abstraction import (
     extract_pattern,
 )
 from fixlore.abstraction import _python_result as python_result
-from fixlore.abstraction._instantiate import _python_statement, instantiate
+from fixlore.abstraction._instantiate import instantiate
+from fixlore.abstraction._statements import _python_statement
 from fixlore.abstraction._tree import parsed
 
 

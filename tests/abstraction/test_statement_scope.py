@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import ast
 
-from fixlore.abstraction._instantiate import _python_statement
+from fixlore.abstraction._statements import _python_statement
 from fixlore.abstraction._tree import Source
 
 CODE = """\

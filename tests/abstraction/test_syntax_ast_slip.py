@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from fixlore.abstraction import syntax
+from fixlore.abstraction import _ast
 from fixlore.abstraction.syntax import SyntaxCode, python_parses, syntax_problems
 
 SLIP = SystemError("AST constructor recursion depth mismatch (before=33, after=26)")
@@ -33,12 +33,12 @@ def _slipping(times: int, calls: list[int]) -> Any:
 
 def test_a_slip_is_asked_again_and_the_answer_is_the_parsers(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    monkeypatch.setattr(syntax, "_compile", _slipping(1, calls))
+    monkeypatch.setattr(_ast, "_compile", _slipping(1, calls))
     assert python_parses("def f(x):\n    return x\n")
     assert len(calls) == 2
 
     calls.clear()
-    monkeypatch.setattr(syntax, "_compile", _slipping(1, calls))
+    monkeypatch.setattr(_ast, "_compile", _slipping(1, calls))
     (problem,) = syntax_problems("python", "def f(x:\n    return x\n")
     assert problem.code is SyntaxCode.PYTHON  # Python's own message and place, as without the slip
     assert len(calls) == 2
@@ -46,8 +46,8 @@ def test_a_slip_is_asked_again_and_the_answer_is_the_parsers(monkeypatch: pytest
 
 def test_a_parser_that_keeps_slipping_costs_the_python_check_only(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[int] = []
-    monkeypatch.setattr(syntax, "_compile", _slipping(99, calls))
+    monkeypatch.setattr(_ast, "_compile", _slipping(99, calls))
     problems = syntax_problems("python", "def f(x:\n    return x\n")  # no exception out of the check
     assert problems and all(p.code is not SyntaxCode.PYTHON for p in problems)  # tree-sitter's still reported
-    assert len(calls) == syntax.AST_TRIES
+    assert len(calls) == _ast.AST_TRIES
     assert not python_parses("x = 1\n")  # unknown: not taken for a text that parses
