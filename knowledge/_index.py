@@ -208,6 +208,14 @@ class Index:
             self._gen[rule_key] = self._gen.get(rule_key, 0) + 1
             self._learned.pop(rule_key, None)
 
+    def stamp(self, rule_key: RuleKey) -> tuple[int, int]:
+        """What changes whenever rows of ``rule_key`` (or of every key) changed: a cache of their evidence's key.
+
+        Every change :meth:`touch`-es *after* it is made, so a reader that takes the
+        stamp before reading rows, and finds it unchanged later, read them whole.
+        """
+        return (self._epoch, self._gen.get(rule_key, 0))
+
     def intern(self, context: tuple[str, ...]) -> tuple[str, ...]:
         """One shared tuple per distinct context."""
         return self._contexts.setdefault(context, context)
@@ -319,7 +327,7 @@ class Index:
         the patterns) once. Returns a fresh list.
         """
         rule_key = signature.rule_key
-        stamp = (self._epoch, self._gen.get(rule_key, 0))
+        stamp = self.stamp(rule_key)
         entry = self._learned.get(rule_key)
         if entry is None or entry[0] != stamp:
             ranked = sorted(self.with_shape(rule_key), key=_evidence_order)

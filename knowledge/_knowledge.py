@@ -257,6 +257,14 @@ class Knowledge:
         """
         return self._tiers.ready(rule_key, fixes=fixes)
 
+    def stamp(self, rule_key: RuleKey) -> tuple[object, ...]:
+        """Equal as long as :meth:`evidence`, :meth:`ready` and :meth:`latest_fix` of ``rule_key`` answer the same.
+
+        Taken *before* reading them, it keys a cache of what was made of them
+        (a code action asked again ranks as before: ``lsp/actions/memo.py``).
+        """
+        return (self._tiers.stamp(rule_key), self.ready(rule_key), self._latest.get(rule_key))
+
     def preload(self, rule_key: RuleKey) -> None:
         """Read a rule key (and its learned fixes) into memory: for a worker thread."""
         self._tiers.ensure(rule_key, fixes=True)

@@ -47,10 +47,10 @@ def add_pending(index: Index, fp: str, d: PatternDelta) -> None:
             row[R_BODY] = d.body
         row[R_CTX] = tuple(d.context.split("/")) if d.context else ()
         index.put(Scope.USER, d.rule_key, fp, row)
-    index.touch(d.rule_key)
     for i, n in enumerate(d.counts):
         row[i] += n
     row[R_FIRST] = min(row[R_FIRST], d.first_seen)
     row[R_LAST] = max(row[R_LAST], d.last_seen)
     if d.set_workspaces:
         row[R_WS] = max(row[R_WS], d.set_workspaces)
+    index.touch(d.rule_key)  # after the row changed (see Index.stamp)

@@ -83,6 +83,10 @@ class Tiers:
         with self.lock:
             return not self._index.has_unread_fixes(rule_key)
 
+    def stamp(self, rule_key: RuleKey) -> tuple[int, int]:
+        """See :meth:`Index.stamp`."""
+        return self._index.stamp(rule_key)
+
     def ensure(self, rule_key: RuleKey, *, fixes: bool) -> None:
         """Read a cold rule key (and with ``fixes``, its learned fixes' patterns) into memory."""
         if self._index.is_cold(rule_key):
@@ -129,6 +133,7 @@ class Tiers:
                 wrow[R_BODY] = p.to_json()
             wrow[R_WS] = max(wrow[R_WS], 1)
             bump(wrow, i, at)
+        self._index.touch(key)  # after the counts changed (see Index.stamp)
 
     def replace_team(self, buckets: dict[RuleKey, dict[str, Row]]) -> None:
         """Swap in the team scope, all at once."""
@@ -153,6 +158,7 @@ class Tiers:
         self._epoch = epoch
         self._index.clear(Scope.USER)
         self._index.imported = {}
+        self._index.touch()  # what imports added counts in every key's evidence
 
     def add_imported(self, batch: Batch, imported: dict[str, tuple[int, ...]]) -> None:
         """An import committed ``batch`` (call under the shared store's lock, see :meth:`_load_key`)."""
@@ -160,6 +166,7 @@ class Tiers:
             for fp, d in batch.patterns.items():
                 add_pending(self._index, fp, d)
             self._index.imported = {fp: Counts(*c) for fp, c in imported.items()}
+            self._index.touch()
 
     def buckets(self, scope: Scope) -> list[tuple[RuleKey, dict[str, Row]]]:
         """A copy of the rows of a scope held whole (not the user scope of a large store)."""
@@ -321,6 +328,7 @@ class Tiers:
         """What imports added to the user's counts, as of the store's ``imports`` counter."""
         self._imports = imports
         self._index.imported = {fp: Counts(*c) for fp, c in imported.items()}
+        self._index.touch()
 
     def _read_bodies(self, key: RuleKey) -> None:
         """A lazy store reads learned fixes' patterns on their first lookup (then they stay)."""

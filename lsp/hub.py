@@ -455,20 +455,29 @@ def to_lsp_diagnostic(doc: TextDocument, problem: SyntaxProblem) -> dict[str, An
     }
 
 
-def to_lsp_range(doc: TextDocument, text_range: Any) -> dict[str, Any]:
-    """A code-point :class:`TextRange` in the client's position encoding."""
+def to_lsp_range(doc: TextDocument, text_range: Any, lines: Sequence[str] | None = None) -> dict[str, Any]:
+    r"""A code-point :class:`TextRange` in the client's position encoding (``lines``: the text split at ``\n``)."""
+    if lines is None:
+        lines = doc.source.split("\n")
     return {
-        "start": to_lsp_position(doc, text_range.start.line, text_range.start.character),
-        "end": to_lsp_position(doc, text_range.end.line, text_range.end.character),
+        "start": to_lsp_position(doc, text_range.start.line, text_range.start.character, lines),
+        "end": to_lsp_position(doc, text_range.end.line, text_range.end.character, lines),
     }
 
 
-def to_lsp_position(doc: TextDocument, line: int, character: int) -> dict[str, int]:
-    """A code-point position in the client's position encoding."""
-    lines = doc.lines
+def to_lsp_position(doc: TextDocument, line: int, character: int, lines: Sequence[str] | None = None) -> dict[str, int]:
+    r"""A code-point position in the client's position encoding.
+
+    Lines are the text's split at ``\n``, as the abstraction layer counts them
+    (pygls' ``TextDocument.lines`` also breaks at a form feed or U+2028, which
+    Python and LSP read as part of a line).
+    """
+    if lines is None:
+        lines = doc.source.split("\n")
     if line >= len(lines):
         return {"line": line, "character": 0}
-    units = doc.position_codec.client_num_units(lines[line][:character])
+    prefix = lines[line][:character]
+    units = len(prefix) if prefix.isascii() else doc.position_codec.client_num_units(prefix)
     return {"line": line, "character": units}
 
 

@@ -39,6 +39,7 @@ from fixlore.abstraction import (
     brings_values,
 )
 from fixlore.knowledge import Candidate, RankedAction, rank_actions
+from fixlore.lsp.actions.memo import AssemblyMemo, Plan, Question
 from fixlore.lsp.actions.preferred import Item, keep_vouched_marks, mark_preferred, own_edits, suppresses
 from fixlore.lsp.actions.tokens import Offer, Tokens, with_command
 from fixlore.lsp.hub import from_lsp_edits, to_lsp_range
@@ -107,27 +108,43 @@ def assemble(
     tokens: Tokens,
     invoked: bool,
     now: float,
+    memo: AssemblyMemo | None = None,
 ) -> Assembly:
-    """The answer to one code-action request (see the module docstring)."""
-    items = [Item(dict(a)) for a in upstream if isinstance(a, dict) and isinstance(a.get("title"), str)]
+    """The answer to one code-action request (see the module docstring).
+
+    With ``memo``, the same question asked again (the editor's lightbulb as the
+    cursor moves: the same text, diagnostics, upstream actions, learned fixes and
+    evidence) is ranked as it was (:mod:`.memo`); its actions get new tokens.
+    """
+    question = Question(uri, doc, language, diagnostics, upstream, learned, knowledge, invoked, now)
+    plan = memo.get(question) if memo is not None else None
+    if plan is None:
+        plan = _plan(question, executor)
+        if memo is not None:
+            memo.put(question, plan)
+    return _finish(question, plan, tokens)
+
+
+def _plan(q: Question, executor: Executor | None) -> Plan:
+    """Everything of an answer but its tokens: the items in order, and per diagnostic how they ranked."""
+    uri, doc, language, diagnostics, knowledge = q.uri, q.doc, q.language, q.diagnostics, q.knowledge
+    invoked = q.invoked
+    items = [Item(dict(a)) for a in q.upstream if isinstance(a, dict) and isinstance(a.get("title"), str)]
     for item in items:
         item.group = _group_of(item.action, diagnostics)
     lines = lines_of(doc.source) if doc is not None and diagnostics else ()  # a light bulb without any: no split
     num_units = doc.position_codec.client_num_units if doc is not None else len
     source = doc.source if doc is not None else None
-    out = Assembly(uri=uri, version=doc.version if doc is not None else None)
-    order: list[Item] = list(items)
-    siblings: dict[int, tuple[Pattern, ...]] = {}
-    twin_of: dict[int, Pattern] = {}
+    plan = Plan(order=list(items))
     for g, diag in enumerate(diagnostics):
         members = [it for it in items if it.group == g]
-        fixes = learned[g] if g < len(learned) else []
+        fixes = q.learned[g] if g < len(q.learned) else []
         if language is None or (not members and not fixes):
             continue
         info = diag_info(diag, lines, num_units)
         for it in members:
             it.pattern = action_pattern(language, info, it.action["title"], str(it.action.get("kind") or ""))
-        extra = [_learned_item(uri, doc, diag, fix, g) for fix in fixes if doc is not None]
+        extra = [_learned_item(uri, doc, lines, diag, fix, g) for fix in fixes if doc is not None]
         made = _own_changes(members, uri, lines, num_units) if source is not None and (fixes or invoked) else {}
         twins = _twins(lines, [fix.edits for fix in fixes], extra, members, made) if made and extra else {}
         # A suppression after every fix, learned ones too: where evidence does not tell
@@ -135,19 +152,21 @@ def assemble(
         group = [it for it in members if not suppresses(it)] + extra + [it for it in members if suppresses(it)]
         candidates = [Candidate(key=_key(it), pattern=it.pattern, upstream_index=i) for i, it in enumerate(group)]
         rule_key = abstract_signature(language, info).rule_key
+        if knowledge is not None:
+            plan.stamps.append((rule_key, knowledge.stamp(rule_key)))  # before the evidence is read (memo.py)
         evidence = _evidence(knowledge, rule_key, executor)
         keep_vouched_marks(members, uri, lines, num_units, evidence)
         latest = knowledge.latest_fix(rule_key) if knowledge is not None else None
         shipped = _shipped(evidence, candidates)
-        ranked = rank_actions(candidates, evidence, now=now, latest=latest, shipped=shipped)
+        ranked = rank_actions(candidates, evidence, now=q.now, latest=latest, shipped=shipped)
         has_evidence = any(c.key in evidence for c in candidates)
         if has_evidence:
             ranked_items = [group[r.candidate.upstream_index] for r in ranked]
             ranked_items, kept = _one_of_twins(ranked_items, twins)
             mark_preferred(ranked_items, [ranked[i] for i in kept], evidence)
-            order = _reslot(order, group, ranked_items)
+            plan.order = _reslot(plan.order, group, ranked_items)
         elif extra:
-            order = _reslot(order, members, _one_of_twins(group, twins)[0])
+            plan.order = _reslot(plan.order, members, _one_of_twins(group, twins)[0])
         patterns = tuple(it.pattern for it in group if it.pattern is not None)
         made_by = (
             {it.pattern.fingerprint: made[id(it)] for it in members if id(it) in made and it.pattern} if invoked else {}
@@ -156,25 +175,33 @@ def assemble(
             # What each learned fix makes too: typing exactly that by hand is not turning it down.
             made_by.update({fix.pattern.fingerprint: fix.edits for fix in fixes})
         titles_of = {i: it.action["title"] for i, it in enumerate(group)}
-        out.groups.append(GroupReport(diag, ranked, titles_of, has_evidence, patterns, made_by, source or ""))
-        siblings[g] = patterns
-        twin_of.update(_twin_patterns(twins, group))
+        plan.groups.append(GroupReport(diag, ranked, titles_of, has_evidence, patterns, made_by, source or ""))
+        plan.siblings[g] = patterns
+        plan.twin_of.update(_twin_patterns(twins, group))
         if invoked:
-            out.offered.extend(patterns)
-    text = source or ""
-    version = doc.version if doc is not None else None
-    titles: set[str] = set()
-    for item in order:
+            plan.offered.extend(patterns)
+    for item in plan.order:
         if item.pattern is None and item.group is None and language is not None and not item.learned:
             item.pattern = source_action_pattern(language, item.action)
-        item_diag = diagnostics[item.group] if item.group is not None else None
-        twin = twin_of.get(id(item))
+    return plan
+
+
+def _finish(q: Question, plan: Plan, tokens: Tokens) -> Assembly:
+    """The answer: each action of ``plan`` with a title of its own and fixlore's command (a new token)."""
+    version = q.doc.version if q.doc is not None else None
+    out = Assembly(uri=q.uri, version=version, groups=list(plan.groups), offered=list(plan.offered))
+    text = q.doc.source if q.doc is not None else ""
+    titles: set[str] = set()
+    for item in plan.order:
+        item_diag = q.diagnostics[item.group] if item.group is not None else None
+        twin = plan.twin_of.get(id(item))
+        siblings = plan.siblings.get(item.group, ()) if item.group is not None else ()
         offer = Offer(
             pattern=item.pattern,
-            siblings=tuple(p for p in siblings.get(item.group, ()) if p is not twin) if item.group is not None else (),
+            siblings=tuple(p for p in siblings if p is not twin),
             twins=(twin,) if twin is not None else (),
-            invoked=invoked,
-            uri=uri,
+            invoked=q.invoked,
+            uri=q.uri,
             version=version,
             diag=item_diag,
             text=text,
@@ -372,8 +399,10 @@ def _one_of_twins(items: list[Item], twins: dict[int, Item]) -> tuple[list[Item]
     return [items[i] for i in kept], kept
 
 
-def _learned_item(uri: str, doc: TextDocument, diag: dict[str, Any], fix: LearnedFix, g: int) -> Item:
-    edits = [{"range": to_lsp_range(doc, e.range), "newText": e.new_text} for e in fix.edits]
+def _learned_item(
+    uri: str, doc: TextDocument, lines: Sequence[str], diag: dict[str, Any], fix: LearnedFix, g: int
+) -> Item:
+    edits = [{"range": to_lsp_range(doc, e.range, lines), "newText": e.new_text} for e in fix.edits]
     action = {
         "title": LEARNED_PREFIX + fix.title,
         "kind": "quickfix",

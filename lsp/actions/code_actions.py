@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 from lsprotocol import types
 
 from fixlore.lsp.actions.assemble import Assembly, assemble
+from fixlore.lsp.actions.memo import AssemblyMemo
 from fixlore.lsp.actions.tokens import ACCEPT, Offer, Tokens, token_of
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.in_flight import InFlight
@@ -116,6 +117,8 @@ class CodeActions:
         self._store = store
         self.tokens = Tokens()
         """What each ``fixlore.accept`` token offered (memory only)."""
+        self.memo = AssemblyMemo()
+        """The same question asked again ranks as before (:mod:`~fixlore.lsp.actions.memo`)."""
 
     async def code_action(self, raw: dict[str, Any]) -> list[dict[str, Any]] | None:
         """``textDocument/codeAction``: the ranked actions; an invoked list counts as offered.
@@ -188,6 +191,7 @@ class CodeActions:
             tokens=tokens,
             invoked=invoked and count,
             now=time.time(),
+            memo=self.memo,
         )
         if logger.isEnabledFor(logging.DEBUG):
             logger.debug(

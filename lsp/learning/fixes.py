@@ -20,7 +20,7 @@ import functools
 import logging
 import time
 from concurrent.futures import CancelledError
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from fixlore.abstraction import (
@@ -443,11 +443,15 @@ class LearnedFixes:
         except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not cost the request
             logger.warning("instantiating learned fixes failed: %s", type(exc).__name__)
             return []
-        return [
-            LearnedFix(pattern=stats.pattern, stats=stats, edits=edits, title=title, recalled=recalled, run=run)
-            for index, edits, title, recalled, run in found
-            if (stats := pending.stats[index]).pattern is not None
-        ]
+        if not pending.made:
+            pending.made.append(
+                [
+                    LearnedFix(pattern=stats.pattern, stats=stats, edits=edits, title=title, recalled=recalled, run=run)
+                    for index, edits, title, recalled, run in found
+                    if (stats := pending.stats[index]).pattern is not None
+                ]
+            )
+        return list(pending.made[0])
 
 
 @dataclass(frozen=True, slots=True)
@@ -458,3 +462,5 @@ class _Pending:
     stats: list[PatternStats]
     fitting: bool = False
     """Only patterns that may fit were kept (:meth:`LearnedFixes._submit` for a request)."""
+    made: list[list[LearnedFix]] = field(default_factory=list)
+    """The fixes once made (one list at most): asked again, the same objects (``actions/memo.py`` knows them so)."""

@@ -66,6 +66,9 @@ class Evidence:
     def latest_fix(self, rule_key: Any) -> str | None:
         return None
 
+    def stamp(self, rule_key: Any) -> tuple[object, ...]:
+        return (id(self.stats),)
+
 
 def answer(actions: list[dict[str, Any]], fix: LearnedFix, knowledge: Any = None) -> list[dict[str, Any]]:
     return assembled(URI, BEFORE, DIAG, actions, fix, knowledge)
