@@ -46,6 +46,8 @@ logger = logging.getLogger(__name__)
 
 INVOKED = 1
 AUTOMATIC = 2
+MAX_OFFER_DOCUMENTS = 256
+"""Documents whose counted offers are remembered (all forgotten at once past this: a menu is counted again)."""
 
 
 class UpstreamActions(Protocol):
@@ -119,6 +121,8 @@ class CodeActions:
         """What each ``fixlore.accept`` token offered (memory only)."""
         self.memo = AssemblyMemo()
         """The same question asked again ranks as before (:mod:`~fixlore.lsp.actions.memo`)."""
+        self._offered: dict[str, tuple[int | None, set[tuple[Any, ...]]]] = {}
+        """uri -> the version and the (diagnostic, pattern) offers already counted for it."""
 
     async def code_action(self, raw: dict[str, Any]) -> list[dict[str, Any]] | None:
         """``textDocument/codeAction``: the ranked actions; an invoked list counts as offered.
@@ -210,10 +214,32 @@ class CodeActions:
             return
         from fixlore.knowledge import EventKind
 
-        for pattern in assembly.offered:
+        for pattern in self._not_counted(assembly):
             self._store.record(EventKind.OFFERED, pattern)
         groups = [(g.diag, g.patterns, {fp: text_digest(t) for fp, t in g.made().items()}) for g in assembly.groups]
         self._learning.saw_offers(assembly.uri, assembly.version, groups)
+
+    def _not_counted(self, assembly: Assembly) -> list[Pattern]:
+        """The offers of ``assembly`` not counted yet for its document's version (a menu opened twice is one offer).
+
+        Counting them again would also change the rule's evidence, and with it
+        every plan of the rule (:mod:`~fixlore.lsp.actions.memo`), at each menu.
+        """
+        version, seen = self._offered.get(assembly.uri, (None, set()))
+        if version != assembly.version or not seen:
+            if len(self._offered) >= MAX_OFFER_DOCUMENTS:
+                self._offered.clear()
+            version, seen = assembly.version, set()
+            self._offered[assembly.uri] = (version, seen)
+        out = []
+        for group in assembly.groups:
+            where = (group.diag.get("code"), repr(group.diag.get("range")))
+            for pattern in group.patterns:
+                key = (*where, pattern.fingerprint)
+                if key not in seen:
+                    seen.add(key)
+                    out.append(pattern)
+        return out
 
     async def resolve(self, raw: dict[str, Any]) -> dict[str, Any]:
         """Resolve at the owner, keeping fixlore's command (which records the acceptance when run)."""

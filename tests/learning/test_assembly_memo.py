@@ -147,3 +147,34 @@ def test_a_rule_is_stamped_after_its_counts_change_so_a_plan_never_hides_a_chang
     monkeypatch.setattr(Index, "touch", watched)
     knowledge.record(Event(EventKind.MANUAL, fix.pattern, "w", time.time()))
     assert seen and seen[-1] == 1
+
+
+class _Store:
+    """The knowledge side :meth:`CodeActions.record_offers` writes to: the events kept."""
+
+    def __init__(self) -> None:
+        self.events: list[tuple[Any, str]] = []
+
+    def record(self, kind: Any, pattern: Any) -> None:
+        self.events.append((kind, pattern.fingerprint))
+
+
+class _Learning:
+    def saw_offers(self, uri: str, version: Any, groups: Any) -> None:
+        pass
+
+
+def test_a_menu_opened_twice_on_one_version_is_offered_once(knowledge: Knowledge) -> None:
+    from fixlore.lsp.actions.code_actions import CodeActions
+
+    store = _Store()
+    actions = CodeActions(editor=None, upstreams=None, learning=_Learning(), store=store)  # type: ignore[arg-type]
+    fix = learned_fix(Counts())
+    first = ask(actions.memo, knowledge, fix)
+    actions.record_offers(first)
+    counted = list(store.events)
+    assert len(counted) == 2 and {kind for kind, _ in counted} == {EventKind.OFFERED}
+    actions.record_offers(ask(actions.memo, knowledge, fix))
+    assert store.events == counted and actions.memo.hits == 1  # nothing counted again: the plan stands
+    actions.record_offers(ask(actions.memo, knowledge, fix, doc=TextDocument(URI, BEFORE, version=2)))
+    assert len(store.events) == 4  # a new version: a new offer
