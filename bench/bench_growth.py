@@ -14,11 +14,13 @@ file by file in turn (the order alternates, so machine noise hits both alike):
 ``--files`` real files (the ``before`` texts of events spread over the sets),
 each opened, pulled, and asked for the invoked code actions of its first
 ``--diagnostics`` diagnostics — a file's first lightbulb, the replay's flow —
-and once more each (an editor's steady state), then closed.
+and once more each (the menu opened again), then the automatic lightbulb of
+each of those lines :data:`CURSOR_PASSES` times, line after line (the cursor
+moving over them: what an editor asks most), then closed.
 
-Printed per step: the patterns learned, learned fixes offered, and for the first
-and the repeated code actions p50 / p90 / p99 through fixlore and ruff alone
-and the difference. Nothing here is a pass/fail threshold (``--load N`` adds
+Printed per step: the patterns learned, learned fixes offered, and for the first,
+the repeated and the cursor's code actions p50 / p90 / p99 through fixlore and
+ruff alone and the difference. Nothing here is a pass/fail threshold (``--load N`` adds
 busy processes, as in ``bench_first_request.py``).
 
 Usage: python bench/bench_growth.py [--events F.jsonl.gz ...] [--step 500] [--files 40]
@@ -103,12 +105,21 @@ class Learner:
         return len(self.fingerprints)
 
 
+CURSOR_PASSES = 3
+"""Times the cursor passes over the asked lines (each an automatic code-action request per line)."""
+AUTOMATIC = 2
+
+
 async def serve_files(
     session: Any, root: Path, tag: str, texts: list[str], diagnostics: int
-) -> tuple[list[float], list[float], int]:
-    """Each text opened, pulled, its first diagnostics' code actions asked twice, closed: (first, again, learned)."""
+) -> tuple[list[float], list[float], list[float], int]:
+    """Each text opened, pulled, its first diagnostics asked (see the module docstring), closed.
+
+    Returns the times of the first, the repeated and the cursor's code actions, and the learned fixes offered.
+    """
     first: list[float] = []
     again: list[float] = []
+    cursor: list[float] = []
     learned = 0
     for i, text in enumerate(texts):
         uri = (root / f"{tag}-{i:03d}.py").as_uri()
@@ -121,10 +132,18 @@ async def serve_files(
                 round_.append(took)
                 if round_ is first:
                     learned += sum(1 for a in result or [] if not str(a.get("title", "")).startswith("Ruff"))
+        for _ in range(CURSOR_PASSES):
+            for diag in items[:diagnostics]:
+                context = {"diagnostics": [diag], "triggerKind": AUTOMATIC}
+                params = {"textDocument": {"uri": uri}, "range": diag["range"], "context": context}
+                took, result = await session.timed("textDocument/codeAction", params)
+                if isinstance(result, Exception):
+                    raise SystemExit(f"{session.label}: code action failed: {result}")
+                cursor.append(took)
         assert session.conn is not None
         session.conn.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
         await asyncio.sleep(0.02)  # a user does not open a file every millisecond
-    return first, again, learned
+    return first, again, cursor, learned
 
 
 async def measure(root: Path, home: Path, texts: list[str], diagnostics: int, step: int) -> dict[str, Any]:
@@ -135,15 +154,18 @@ async def measure(root: Path, home: Path, texts: list[str], diagnostics: int, st
     for session in paths:
         await session.start(root)
     await asyncio.sleep(1.0)  # the knowledge opened and read before the first file
-    got: dict[str, tuple[list[float], list[float]]] = {s.label: ([], []) for s in paths}
+    got: dict[str, tuple[list[float], list[float], list[float]]] = {s.label: ([], [], []) for s in paths}
     learned = 0
     try:
         for i, text in enumerate(texts):
             for k in range(len(paths)):
                 session = paths[(i + k) % len(paths)]
-                first, again, offered = await serve_files(session, root, f"s{step}-{i}-{k}", [text], diagnostics)
+                first, again, cursor, offered = await serve_files(
+                    session, root, f"s{step}-{i}-{k}", [text], diagnostics
+                )
                 got[session.label][0].extend(first)
                 got[session.label][1].extend(again)
+                got[session.label][2].extend(cursor)
                 if session.label == "fixlore":
                     learned += offered
     finally:
@@ -155,7 +177,7 @@ async def measure(root: Path, home: Path, texts: list[str], diagnostics: int, st
 def report(patterns: int, learned: int, result: dict[str, Any]) -> None:
     times = result["times"]
     cells = []
-    for which in (0, 1):
+    for which in (0, 1, 2):
         ours, alone = times["fixlore"][which], times["ruff"][which]
         if not ours or not alone:
             cells.append("(no diagnostics)")
@@ -168,7 +190,8 @@ def report(patterns: int, learned: int, result: dict[str, Any]) -> None:
     print(
         f"{patterns:>6} patterns ({learned} fixes learned), learned fixes offered {result['learned_offered']}:\n"
         f"    first lightbulb   p50 / p90 / p99 {cells[0]} ms\n"
-        f"    asked again       p50 / p90 / p99 {cells[1]} ms",
+        f"    asked again       p50 / p90 / p99 {cells[1]} ms\n"
+        f"    cursor over them  p50 / p90 / p99 {cells[2]} ms",
         flush=True,
     )
 

@@ -46,7 +46,8 @@ def events_file(tmp_path: Path) -> Path:
 
 _STEP = re.compile(r"^\s*(\d+) patterns \((\d+) fixes learned\), learned fixes offered (\d+):$")
 _ROW = re.compile(
-    r"^\s*(first lightbulb|asked again)\s+p50 / p90 / p99 (\S+) / (\S+) / (\S+) against (\S+) / (\S+) / (\S+)"
+    r"^\s*(first lightbulb|asked again|cursor over them)\s+p50 / p90 / p99 "
+    r"(\S+) / (\S+) / (\S+) against (\S+) / (\S+) / (\S+)"
 )
 
 
@@ -67,7 +68,7 @@ def test_each_step_learns_more_and_times_both_paths(tmp_path: Path) -> None:
     learned = [fixes for _, fixes, _ in steps]
     assert learned[0] == 0 and learned == sorted(learned) and learned[-1] >= 2  # more fixes learned at each step
     assert steps[-1][2] > 0  # learned fixes offered on the workload's files
-    assert len(rows) == 2 * len(steps)
+    assert len(rows) == 3 * len(steps)
     for row in rows:
         ours, alone = list(map(float, row.groups()[1:4])), list(map(float, row.groups()[4:7]))
         assert 0 < ours[0] <= ours[1] <= ours[2] and 0 < alone[0] <= alone[1] <= alone[2]
