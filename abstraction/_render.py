@@ -93,9 +93,11 @@ def _diff_edits(
                     continue
                 start, end = _whole_lines(src, start, end) or _absorb_space(src, start, end)
             else:
+                glued_left = False  # blanks before the written tokens went (``x in  y`` -> ``x,  y``)
                 if prev is not None:
                     if not _space(ctx, prev.text, pieces[0], states[j1], before_prev):
                         if not src.data[prev.end : start].strip():
+                            glued_left = prev.end < start
                             start = prev.end
                     elif states[j1] == OUTSIDE and _spaced_now(
                         ctx, prev.text, olds[0].text, pieces[0], prev.end == start, before_prev
@@ -115,6 +117,10 @@ def _diff_edits(
                         left=(pieces[-1], last_before),
                     ):
                         new_text += " "
+                    elif glued_left and states[j2] == OUTSIDE and _extra_blanks(src.data[end : nxt.start]):
+                        # The written tokens lost the blanks before them: a run after them is no style of
+                        # spacing both sides alike (``a  ==  b`` stays), one space as by hand (``in  x`` -> ``, x``).
+                        end, new_text = nxt.start, new_text + " "
             edits.append((start, end, new_text))
         else:
             at = prev.end if prev is not None else (nxt.start if nxt is not None else node.start_byte)
@@ -138,6 +144,11 @@ def _diff_edits(
             trail = " " if trail_wanted and (prev is None or not gap) else ""
             edits.append((at, at, lead + new_text + trail))
     return edits
+
+
+def _extra_blanks(gap: bytes) -> bool:
+    """Whether a gap is more than one blank on one line (no line break, no comment)."""
+    return len(gap) >= 2 and not gap.strip(b" \t")
 
 
 def _literals(toks: list[Tok], after: list[str]) -> dict[int, Tok]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pytest
 
+from fixlore.abstraction import Extracted, Instantiated, apply_edits, extract_pattern, instantiate
 from fixlore.abstraction._spacing import prefix_operator, render
 from fixlore.abstraction._vocab import keywords
 
@@ -168,3 +169,47 @@ def test_prefix_operators_are_written_against_their_operand_and_infix_ones_space
 def test_an_operator_after_an_unknown_token_reads_as_infix() -> None:
     assert not prefix_operator(None, "*")
     assert prefix_operator("(", "*") and prefix_operator("not", "-") and not prefix_operator("x", "-")
+
+
+def test_after_a_token_the_fix_writes_a_run_of_blanks_becomes_one_space() -> None:
+    """``in  x`` -> ``, x`` (the replaced token's stray blanks go with it), as the user writes it by hand."""
+    message = "Use `key in dict` instead of `key in dict.keys()`"
+    before = code("""
+        class Names(Case):
+            def test_names(self):
+                self.check(label in registry.entries.keys())
+        """)
+    after = before.replace("check(label in registry", "check_in(label, registry")
+    extracted = extract_pattern(
+        "python", before, after, diag_at(before, "label in registry", "Ruff", "SIM118", message)
+    )
+    assert isinstance(extracted, Extracted), extracted
+    text = code("""
+        class Routes(Case):
+            def test_routes(self):
+                self.check(word in  table.entries.keys())
+        """)
+    diag = diag_at(text, "word in  table", "Ruff", "SIM118", message)
+    # Made twice by hand before, bringing in the same method: offered with that name.
+    made = instantiate(extracted.pattern, "python", text, diag, seen=2, recalled=dict(extracted.brought))
+    assert isinstance(made, Instantiated), made
+    assert "        self.check_in(word, table.entries.keys())\n" in apply_edits(text, made.edits)
+
+
+def test_blanks_after_a_kept_token_stay_the_users() -> None:
+    """Only the gap after a written token is respaced: the user's alignment elsewhere on the line stays."""
+    message = "Comparison to `None` should be `cond is None`"
+    before = code("""
+        def first(items):
+            if items == None:
+                return 0
+        """)
+    after = before.replace("== None", "is None")
+    p = learn("python", before, after, diag_at(before, "items == None", "Ruff", "E711", message))
+    text = code("""
+        def last(values):
+            if values  == None:
+                return 1
+        """)
+    out = apply(p, "python", text, diag_at(text, "values  == None", "Ruff", "E711", message))
+    assert "    if values  is None:\n" in out, out
