@@ -24,6 +24,8 @@ from typing import Any
 
 MAX_WAIT_S = 0.05
 """The longest that work steps aside for requests in flight."""
+QUIET_S = 0.3
+"""How long without a request counts as quiet (:meth:`InFlight.quiet`): past an editor's burst on opening a file."""
 
 
 class InFlight:
@@ -32,6 +34,8 @@ class InFlight:
     def __init__(self) -> None:
         self._count = 0
         self._waiting: list[asyncio.Future[None]] = []
+        self._last = float("-inf")
+        """The loop's time when the last request was answered."""
 
     @property
     def busy(self) -> bool:
@@ -46,6 +50,7 @@ class InFlight:
             yield
         finally:
             self._count -= 1
+            self._last = asyncio.get_running_loop().time()
             if not self._count and self._waiting:
                 waiting, self._waiting = self._waiting, []
                 # The loop's next turn: the answer is written first.
@@ -64,6 +69,26 @@ class InFlight:
         if self._count:
             await self._future()
 
+    async def quiet(self, at_most: float) -> None:
+        """Return once no request came for :data:`QUIET_S` (or after ``at_most`` seconds).
+
+        For work that may wait longer than a request: the first settle of a file
+        just opened, whose syntax check ran beside the editor's first requests
+        about that file (its first lightbulb, the menu, the lightbulb as the
+        cursor moves) and took a core from them and from the upstream.
+        """
+        loop = asyncio.get_running_loop()
+        until = loop.time() + at_most
+        while True:
+            await self.wait()
+            now = loop.time()
+            left = min(self._last + QUIET_S, until) - now
+            if left <= 0 and not self._count:
+                return
+            if now >= until:
+                return
+            await asyncio.sleep(max(left, 0.001))
+
     def _future(self) -> asyncio.Future[None]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
@@ -80,4 +105,4 @@ def _release(futures: list[asyncio.Future[None]]) -> None:
             future.set_result(None)
 
 
-__all__ = ["MAX_WAIT_S", "InFlight"]
+__all__ = ["MAX_WAIT_S", "QUIET_S", "InFlight"]

@@ -59,6 +59,8 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
+BASELINE_WAIT_S = 2.0
+"""The longest a file's first settle waits for the editor's requests to quiet down (:meth:`InFlight.quiet`)."""
 SOURCE_WAIT_S = 10.0
 """How long a settle waits for every source to report for the current version.
 
@@ -353,6 +355,10 @@ class LearningLoop:
         )
         diagnostics = [d for diags in by_source.values() for d in diags]
         origins = [key for key, diags in by_source.items() for _ in diags]
+        if timeline.settled_version is None:
+            # The text as opened: its check waits for the editor's first requests about it
+            # (they are what the user waits for); the states after it are queued behind it.
+            await self._in_flight.quiet(BASELINE_WAIT_S)
         problems = await self._syntax_of(language, text)
         if problems is None:
             return  # not settled: the next pause or save tries again

@@ -101,3 +101,33 @@ async def test_requests_back_to_back_keep_no_released_waiter(monkeypatch: pytest
         for _ in range(50):
             await gate.wait()  # each released by the time limit, the request still in flight
         assert len(gate._waiting) == 1
+
+
+async def test_quiet_waits_until_no_request_came_for_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(in_flight, "QUIET_S", 0.05)
+    gate = InFlight()
+    began = time.monotonic()
+    await asyncio.wait_for(gate.quiet(1.0), 1)  # nothing asked yet: quiet at once
+    assert time.monotonic() - began < 0.04
+    waiter = asyncio.ensure_future(gate.quiet(1.0))
+    last = began
+    for _ in range(4):  # a burst: a request every 30 ms, each answered at once
+        with gate.answering():
+            pass
+        last = time.monotonic()
+        await asyncio.sleep(0.03)
+        assert not waiter.done()
+    await asyncio.wait_for(waiter, 1)
+    assert time.monotonic() - last >= 0.05 * 0.9  # quiet for that long after the last answer
+
+
+async def test_quiet_gives_up_after_its_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(in_flight, "QUIET_S", 0.2)
+    gate = InFlight()
+    waiter = asyncio.ensure_future(gate.quiet(0.1))
+    began = time.monotonic()
+    while not waiter.done():
+        with gate.answering():
+            pass
+        await asyncio.sleep(0.01)
+    assert 0.08 <= time.monotonic() - began < 0.5
