@@ -189,7 +189,9 @@ def _plan(q: Question, executor: Executor | None) -> Plan:
 def _finish(q: Question, plan: Plan, tokens: Tokens) -> Assembly:
     """The answer: each action of ``plan`` with a title of its own and fixlore's command (a new token)."""
     version = q.doc.version if q.doc is not None else None
-    out = Assembly(uri=q.uri, version=version, groups=list(plan.groups), offered=list(plan.offered))
+    # A plan made for an invoked list may answer the lightbulb: only a list the user invoked is offered.
+    offered = list(plan.offered) if q.invoked else []
+    out = Assembly(uri=q.uri, version=version, groups=list(plan.groups), offered=offered)
     text = q.doc.source if q.doc is not None else ""
     titles: set[str] = set()
     for item in plan.order:

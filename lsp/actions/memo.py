@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from fixlore.lsp.learning.fixes import LearnedFix
 
 SIZE = 32
-"""Plans kept (one per document, kind of request — automatic or invoked — and diagnostics asked about)."""
+"""Plans kept (one per document and diagnostics asked about)."""
 
 
 @dataclass(eq=False)
@@ -65,7 +65,10 @@ class Question:
     def asks_as(self, earlier: Question) -> bool:
         """Whether this question's answer is ``earlier``'s, evidence aside (see :meth:`AssemblyMemo.get`)."""
         return (
-            self.version == earlier.version
+            # A list the user invoked is ranked as the automatic lightbulb is; its plan also says
+            # what each candidate makes (the offers it counts), which the lightbulb does not need.
+            (self.invoked == earlier.invoked or earlier.invoked)
+            and self.version == earlier.version
             and self.source is earlier.source
             and self.language == earlier.language
             and self.knowledge is earlier.knowledge
@@ -94,16 +97,16 @@ class Plan:
 
 
 def _where(question: Question) -> tuple[Any, ...]:
-    """A plan's place among the others: the document, the kind of request, its diagnostics' codes and starts."""
+    """A plan's place among the others: the document, its diagnostics' codes and starts."""
     at = []
     for diag in question.diagnostics:
         start = (diag.get("range") or {}).get("start") or {}
         at.append((diag.get("code"), start.get("line"), start.get("character")))
-    return (question.uri, question.invoked, *at)
+    return (question.uri, *at)
 
 
 class AssemblyMemo:
-    """The last :data:`SIZE` plans, by document, kind of request and diagnostics."""
+    """The last :data:`SIZE` plans, by document and diagnostics."""
 
     def __init__(self, size: int = SIZE) -> None:
         self._size = size

@@ -178,3 +178,35 @@ def test_a_menu_opened_twice_on_one_version_is_offered_once(knowledge: Knowledge
     assert store.events == counted and actions.memo.hits == 1  # nothing counted again: the plan stands
     actions.record_offers(ask(actions.memo, knowledge, fix, doc=TextDocument(URI, BEFORE, version=2)))
     assert len(store.events) == 4  # a new version: a new offer
+
+
+def test_the_lightbulb_takes_the_plan_of_the_menu_but_the_menu_not_the_lightbulbs(knowledge: Knowledge) -> None:
+    """An invoked list's plan also says what each candidate makes; the automatic lightbulb's does not."""
+    memo, fix = AssemblyMemo(), learned_fix(Counts())
+
+    def asked(invoked: bool) -> Assembly:
+        return assemble(
+            uri=URI,
+            doc=DOC,
+            language="python",
+            diagnostics=[DIAG],
+            upstream=[upstream("Something else", OTHER)],
+            learned=[[fix]],
+            knowledge=knowledge,
+            tokens=Tokens(),
+            invoked=invoked,
+            now=time.time(),
+            memo=memo,
+        )
+
+    menu = asked(True)
+    bulb = asked(False)
+    assert memo.hits == 1 and titles(bulb) == titles(menu)
+    assert menu.offered and not bulb.offered  # only what the user invoked counts as offered
+    assert asked(True).offered and memo.hits == 2  # the menu's plan is still the one kept
+
+    memo = AssemblyMemo()
+    asked(False)
+    menu = asked(True)
+    assert memo.hits == 0 and menu.offered  # the lightbulb's plan does not say what each candidate makes
+    assert menu.groups[0].changes  # made for the menu: the learned fix's and the upstream action's edits
