@@ -74,7 +74,19 @@ def log_args(text: str, start: int, end: int) -> tuple[int, int, str] | None:
     if operands is None or _has_comment(text[literal_end:end]):
         return None  # a comment after the literal: where it would go is not ours to guess
     literal = text[start:literal_end]
-    return start, end, literal + ", " + ", ".join(operands)
+    return start, end, literal + "," + _break_kept(text[literal_end:end]) + ", ".join(operands)
+
+
+def _break_kept(rest: str) -> str:
+    """What goes between the message's comma and its operands: the user's line break after a ``%`` ending a line.
+
+    ``"…%s" %`` then ``(a, b)`` on the next line becomes ``"…%s",`` then ``a, b``
+    at that line's indentation, as people who make the fix by hand keep it;
+    otherwise one space.
+    """
+    before, _, after = rest.partition("%")
+    gap = after[: len(after) - len(after.lstrip())]
+    return gap if "\n" in gap and not before.strip() else " "
 
 
 def _last_name(src: Source, node: tree_sitter.Node) -> str:

@@ -40,6 +40,17 @@ def test_the_operands_go_to_the_logging_call_whole_and_in_order() -> None:
     assert _rewritten(f"log.warning({pieces} % (x, y))\n", f"{pieces} % (x, y)") == f"log.warning({pieces}, x, y)\n"
 
 
+def test_a_line_break_after_the_percent_stays_where_the_user_had_it() -> None:
+    """``"…" %`` ending a line, the operands on the next: the comma takes the ``%``'s place, the line stays."""
+    text = 'def connect(self):\n    log.info("Opening %s to %s" %\n             (self.name, self.peer))\n'
+    assert _rewritten(text, '"Opening %s to %s" %\n             (self.name, self.peer)') == (
+        'def connect(self):\n    log.info("Opening %s to %s",\n             self.name, self.peer)\n'
+    )
+    # a break inside the operands is not that: they are joined as before
+    text = 'log.info("%s %s" % (a,\n    b))\n'
+    assert _rewritten(text, '"%s %s" % (a,\n    b)') == 'log.info("%s %s", a, b)\n'
+
+
 def test_what_the_call_would_format_otherwise_is_left_alone() -> None:
     for text, needle in (
         ('print("x %s" % y)\n', '"x %s" % y'),  # not a logging call
