@@ -13,7 +13,8 @@
   :data:`SOURCE_WAIT_S` passed): a slow upstream's "not reported yet" is not
   "fixed".
 * Verifies accepted actions and manual fixes at the next settle (gone and no
-  new error near it: succeeded; otherwise failed) and watches for undo.
+  new error near it: succeeded; otherwise failed) and watches for undo
+  (:mod:`fixlore.lsp.learning.verification`).
 * A manual fix's pattern is extracted in a worker process
   (:mod:`fixlore.lsp.learning.extractor`); a fix under verification is a
   :class:`~fixlore.lsp.learning.watch.Watch`.
@@ -47,7 +48,8 @@ from fixlore.lsp.learning.timeline import (
     diag_info,
     diag_line,
 )
-from fixlore.lsp.learning.watch import Offers, Settled, Verdict, Watch, expired, judge, near, undone
+from fixlore.lsp.learning.verification import Verification
+from fixlore.lsp.learning.watch import Offers, Settled, Watch, near
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -99,11 +101,12 @@ class LearningLoop:
         self._clock = clock or LoopClock()
         """Every reading of the time and every timer of the loop (a test passes a fake)."""
         self.timelines: dict[str, DocTimeline] = {}
-        self.watches: dict[str, list[Watch]] = {}
         self.fixes = LearnedFixes(self.store)
         self.extractor = extractor or Extractor()
         self._offers = Offers()
         self._schedule: SettleSchedule[Settled] = SettleSchedule(self._clock, self._try_settle)
+        self.verification = Verification(editor, self.store, self._clock, self._schedule, self.timelines, self.pause_s)
+        """The fixes taken or made, judged at the settles and watched for undo."""
         self._closing: dict[str, DocTimeline] = {}
         """Documents closed while their settle ran: it finishes, then their offers and watches go."""
         self.fixes_learned = 0
@@ -181,8 +184,8 @@ class LearningLoop:
         applied = doc is None or doc.source != before_text
         if doc is not None and applied:
             timeline.explain_edit(version, before_text, doc.source)
-        self.watches.setdefault(uri, []).append(
-            Watch(tracked, pattern, before_text, self._clock.now(), accepted=True, applied=applied)
+        self.verification.watch(
+            uri, Watch(tracked, pattern, before_text, self._clock.now(), accepted=True, applied=applied)
         )
         if applied:
             # An accepted action leaves a state made by a tool, not half-typed: it settles
@@ -231,16 +234,8 @@ class LearningLoop:
         timeline.text = new_text
         timeline.changed_at = self._clock.now()
         self._schedule.stop_waiting(uri)
-        self._check_undo(uri)
-        self._schedule.want(uri, delay=0.0 if self._edit_applied(uri) else self.pause_s())
-
-    def _edit_applied(self, uri: str) -> bool:
-        """Whether this change applied the edit of an action accepted at resolve (it settles at once)."""
-        applied = False
-        for watch in self.watches.get(uri, []):
-            if not watch.applied:
-                watch.applied, watch.started, applied = True, self._clock.now(), True
-        return applied
+        self.verification.check_undo(uri)
+        self._schedule.want(uri, delay=0.0 if self.verification.applied(uri) else self.pause_s())
 
     def did_save(self, uri: str, raw: Any) -> None:
         """A save settles the document at once (if its diagnostics are current)."""
@@ -265,7 +260,7 @@ class LearningLoop:
     def _forget(self, uri: str) -> None:
         if uri in self.timelines:
             return  # opened again meanwhile: what is remembered is the new one's too
-        self.watches.pop(uri, None)
+        self.verification.forget(uri)
         self._offers.forget(uri)
 
     def published(self, uri: str, version: int | None, diagnostics: list[dict[str, Any]]) -> None:
@@ -381,9 +376,9 @@ class LearningLoop:
         if moved:
             timeline.carry_to_now(version)
         # A fix accepted while this state was being parsed is not in it: its turn is the next settle.
-        watches = [w for w in self.watches.get(uri, []) if w.started <= taken]
+        watches = self.verification.started_by(uri, taken)
         unknown = {t.key for t in timeline.baseline if t.origin in lagging}
-        claimed = self._verify(timeline, watches, diagnostics, result.new, unknown)
+        claimed = self.verification.judge(timeline, watches, diagnostics, result.new, unknown)
         for tracked in result.vanished:
             if any(tracked.same_as(w.tracked) for w in claimed):
                 continue
@@ -418,51 +413,6 @@ class LearningLoop:
                 return None
         return None
 
-    def _verify(
-        self,
-        timeline: DocTimeline,
-        watches: list[Watch],
-        current: list[dict[str, Any]],
-        new: tuple[dict[str, Any], ...],
-        unknown: Collection[tuple[str, str, str]] = (),
-    ) -> list[Watch]:
-        """Judge the pending verifications; returns the watches that explain a vanished diagnostic.
-
-        A watch whose diagnostic belongs to a source that has not reported
-        yet (``unknown`` keys) waits for a later settle.
-        """
-        claimed: list[Watch] = []
-        now = self._clock.now()
-        for watch in watches:
-            if watch.verified or not watch.applied or watch.tracked.key in unknown:
-                continue
-            verdict, near_new = judge(watch, current, new, now, self.pause_s())
-            if verdict is Verdict.WAIT:
-                # Settled at once for the baseline's sake; judged after the pause,
-                # so an undo right away counts against the action, not for it.
-                watch.appeared |= near_new
-                claimed.append(watch)
-                self._schedule.recheck(timeline.uri, delay=self.pause_s() - (now - watch.started))
-                continue
-            watch.verified = True
-            if verdict is Verdict.FAILED:
-                self.store.record(EventKind.FAILED, watch.pattern)
-            else:
-                self.store.record(EventKind.SUCCEEDED, watch.pattern)
-                claimed.append(watch)
-            logger.info(
-                "verified pattern %s: %s", watch.pattern.fingerprint, "ok" if claimed[-1:] == [watch] else "failed"
-            )
-        self._expire(timeline.uri, now)
-        return claimed
-
-    def _expire(self, uri: str, now: float) -> None:
-        keep = self.watches[uri] = expired(self.watches.get(uri, []), now)
-        timeline = self.timelines.get(uri)
-        if timeline is not None:
-            alive = {id(w.tracked) for w in keep}
-            timeline.followed = [t for t in timeline.followed if id(t) in alive]
-
     async def _learn_manual(
         self, uri: str, language: str, tracked: Tracked, after: str, info: Any, broke: bool
     ) -> None:
@@ -484,27 +434,6 @@ class LearningLoop:
         if timeline is None:
             return
         follow = Tracked(raw=tracked.raw, version=tracked.version, text=tracked.text, line=tracked.line)
-        self.watches.setdefault(uri, []).append(
-            Watch(follow, pattern, tracked.text, self._clock.now(), accepted=False, verified=True)
-        )
+        watch = Watch(follow, pattern, tracked.text, self._clock.now(), accepted=False, verified=True)
+        self.verification.watch(uri, watch)
         logger.info("learned a manual fix: pattern %s", pattern.fingerprint)
-
-    def _check_undo(self, uri: str) -> None:
-        watches = self.watches.get(uri)
-        doc = self._editor.open_document(uri) if watches else None
-        if not watches or doc is None:
-            return
-        for watch in undone(watches, doc.source, self._clock.now()):
-            # Undone within the window: a failure, even if it had been verified
-            # (the diagnostic had gone): the user did not want that edit.
-            self.store.record(EventKind.UNDONE, watch.pattern)
-            watch.verified = True
-            self.store.record(EventKind.FAILED, watch.pattern)
-            logger.info("fix undone: pattern %s", watch.pattern.fingerprint)
-            self._rebaseline_after_undo(uri, watch)
-
-    def _rebaseline_after_undo(self, uri: str, watch: Watch) -> None:
-        """An undone fix brings its diagnostic back: that is no new fix to learn."""
-        timeline = self.timelines.get(uri)
-        if timeline is not None and timeline.settled_version is not None:
-            timeline.followed = [t for t in timeline.followed if t is not watch.tracked]

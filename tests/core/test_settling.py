@@ -251,7 +251,8 @@ async def test_a_fix_saved_and_closed_while_its_settle_parses_is_learned_and_tur
     await settle_tasks(s.editor)
     assert s.extractor.asked == [("python", BEFORE, FIXED)]  # the fix is learned from
     assert recorded == [(EventKind.REJECTED, offered.fingerprint)]  # the offer it replaced, turned down
-    assert URI not in s.loop._offers._by_uri and URI not in s.loop.watches  # then forgotten, as a close does
+    # then forgotten, as a close does
+    assert URI not in s.loop._offers._by_uri and URI not in s.loop.verification.watches
 
 
 UNDEFINED = {
@@ -483,43 +484,4 @@ async def test_what_an_accepted_action_fixed_beside_its_own_diagnostic_is_neithe
     await s.pause(PAUSE_S)
     assert s.extractor.asked == [("python", removed, fixed)]  # the E711 only: one hand fix
     assert recorded == [(EventKind.ACCEPTED, remove.fingerprint), (EventKind.SUCCEEDED, remove.fingerprint)]
-    s.close()
-
-
-async def test_a_file_just_opened_is_checked_once_the_editors_requests_about_it_quiet_down(
-    monkeypatch: Any,
-) -> None:
-    """Its first lightbulb, the menu, the lightbulb as the cursor moves: the baseline's parse waits for them."""
-    from fixlore.lsp import in_flight
-    from fixlore.lsp.in_flight import InFlight
-
-    monkeypatch.setattr(in_flight, "QUIET_S", 0.05)
-    checked: list[str] = []
-
-    async def check(language: str, text: str) -> list[Any]:
-        checked.append(text)
-        return []
-
-    s = Session()
-    gate = InFlight()
-    s.loop = LearningLoop(s.editor, s.hub, clock=s.clock, extractor=s.extractor, syntax=check, in_flight=gate)  # type: ignore[arg-type]
-    s.hub.follower = s.loop
-    s.editor.open(URI, BEFORE)
-    s.loop.did_open(URI, {})
-    with gate.answering():  # the first lightbulb, asked as the diagnostics come
-        s.hub.set(URI, "ruff", 1, [E711])
-        await asyncio.sleep(0.01)
-    for _ in range(3):  # more requests, 20 ms apart
-        await asyncio.sleep(0.02)
-        assert checked == []
-        with gate.answering():
-            pass
-    for _ in range(100):
-        if checked:
-            break
-        await asyncio.sleep(0.01)
-    assert checked == [BEFORE]
-    await s.type(FIXED, [])
-    await s.pause(PAUSE_S)
-    assert s.extractor.asked == [("python", BEFORE, FIXED)]  # the baseline still came first
     s.close()
