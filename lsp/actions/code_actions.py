@@ -225,12 +225,12 @@ class CodeActions:
         Counting them again would also change the rule's evidence, and with it
         every plan of the rule (:mod:`~fixlore.lsp.actions.memo`), at each menu.
         """
-        version, seen = self._offered.get(assembly.uri, (None, set()))
-        if version != assembly.version or not seen:
+        entry = self._offered.get(assembly.uri)
+        if entry is None or entry[0] != assembly.version:
             if len(self._offered) >= MAX_OFFER_DOCUMENTS:
                 self._offered.clear()
-            version, seen = assembly.version, set()
-            self._offered[assembly.uri] = (version, seen)
+            entry = self._offered[assembly.uri] = (assembly.version, set())
+        seen = entry[1]
         out = []
         for group in assembly.groups:
             where = (group.diag.get("code"), repr(group.diag.get("range")))
