@@ -38,8 +38,8 @@ from fixlore.abstraction import (
     apply_edits,
     brings_values,
 )
-from fixlore.knowledge import Candidate, RankedAction, rank_actions
-from fixlore.lsp.actions.memo import AssemblyMemo, Plan, Question
+from fixlore.knowledge import Candidate, RankedAction, RuleKey, rank_actions
+from fixlore.lsp.actions.memo import AssemblyMemo, Question
 from fixlore.lsp.actions.preferred import Item, keep_vouched_marks, mark_preferred, own_edits, suppresses
 from fixlore.lsp.actions.tokens import Offer, Tokens, with_command
 from fixlore.lsp.hub import from_lsp_edits, to_lsp_range
@@ -85,6 +85,19 @@ class GroupReport:
 
 
 @dataclass
+class Plan:
+    """An answer before its commands: the items in order, and per diagnostic how they ranked (kept by :mod:`.memo`)."""
+
+    order: list[Item]
+    siblings: dict[int, tuple[Pattern, ...]] = field(default_factory=dict)
+    twin_of: dict[int, Pattern] = field(default_factory=dict)
+    groups: list[GroupReport] = field(default_factory=list)
+    offered: list[Pattern] = field(default_factory=list)
+    stamps: list[tuple[RuleKey, tuple[object, ...]]] = field(default_factory=list)
+    """Each rule asked about, with its :meth:`~fixlore.knowledge.Knowledge.stamp` taken before its evidence was read."""
+
+
+@dataclass
 class Assembly:
     """A code-action answer and how it came about."""
 
@@ -108,7 +121,7 @@ def assemble(
     tokens: Tokens,
     invoked: bool,
     now: float,
-    memo: AssemblyMemo | None = None,
+    memo: AssemblyMemo[Plan] | None = None,
 ) -> Assembly:
     """The answer to one code-action request (see the module docstring).
 

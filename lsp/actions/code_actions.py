@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
 
-from fixlore.lsp.actions.assemble import Assembly, assemble
+from fixlore.lsp.actions.assemble import Assembly, Plan, assemble
 from fixlore.lsp.actions.memo import AssemblyMemo
 from fixlore.lsp.actions.tokens import ACCEPT, Offer, Tokens, token_of
 from fixlore.lsp.documents import document_language
@@ -119,7 +119,7 @@ class CodeActions:
         self._store = store
         self.tokens = Tokens()
         """What each ``fixlore.accept`` token offered (memory only)."""
-        self.memo = AssemblyMemo()
+        self.memo: AssemblyMemo[Plan] = AssemblyMemo()
         """The same question asked again ranks as before (:mod:`~fixlore.lsp.actions.memo`)."""
         self._offered: dict[str, tuple[int | None, set[tuple[Any, ...]]]] = {}
         """uri -> the version and the (diagnostic, pattern) offers already counted for it."""

@@ -7,7 +7,7 @@ fixes. Assembling the answer (:mod:`.assemble`: each upstream action's
 pattern and edits, the learned fixes' ranges, twins, the ranking, the
 preferred mark) took ~0.24 ms of every such request, a third of what fixlore
 added to ruff's answer. :class:`AssemblyMemo` keeps the last few questions'
-:class:`Plan` and gives it back when nothing it was made of changed:
+:class:`~fixlore.lsp.actions.assemble.Plan` and gives it back when nothing it was made of changed:
 
 - the document: its version and the very text (``is``),
 - the request's diagnostics and the upstreams' actions (equal),
@@ -27,16 +27,13 @@ last plans go as others take their place).
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from pygls.workspace import TextDocument
 
-    from fixlore.abstraction import Pattern
     from fixlore.knowledge import Knowledge, RuleKey
-    from fixlore.lsp.actions.assemble import GroupReport
-    from fixlore.lsp.actions.preferred import Item
     from fixlore.lsp.learning.fixes import LearnedFix
 
 SIZE = 32
@@ -83,17 +80,14 @@ class Question:
         )
 
 
-@dataclass
-class Plan:
-    """An answer before its commands: the items in order, and per diagnostic how they ranked."""
+class Stamped(Protocol):
+    """A plan as the memo sees it (``assemble.Plan``): the stamps of the rules it read the evidence of."""
 
-    order: list[Item]
-    siblings: dict[int, tuple[Pattern, ...]] = field(default_factory=dict)
-    twin_of: dict[int, Pattern] = field(default_factory=dict)
-    groups: list[GroupReport] = field(default_factory=list)
-    offered: list[Pattern] = field(default_factory=list)
-    stamps: list[tuple[RuleKey, tuple[object, ...]]] = field(default_factory=list)
+    stamps: list[tuple[RuleKey, tuple[object, ...]]]
     """Each rule asked about, with its :meth:`~fixlore.knowledge.Knowledge.stamp` taken before its evidence was read."""
+
+
+P = TypeVar("P", bound=Stamped)
 
 
 def _where(question: Question) -> tuple[Any, ...]:
@@ -105,16 +99,16 @@ def _where(question: Question) -> tuple[Any, ...]:
     return (question.uri, *at)
 
 
-class AssemblyMemo:
+class AssemblyMemo(Generic[P]):
     """The last :data:`SIZE` plans, by document and diagnostics."""
 
     def __init__(self, size: int = SIZE) -> None:
         self._size = size
-        self._plans: OrderedDict[tuple[Any, ...], tuple[Question, Plan]] = OrderedDict()
+        self._plans: OrderedDict[tuple[Any, ...], tuple[Question, P]] = OrderedDict()
         self.hits = 0
         """Questions answered from a plan (for tests and benchmarks)."""
 
-    def get(self, question: Question) -> Plan | None:
+    def get(self, question: Question) -> P | None:
         """The plan made for the same question, if nothing it was made of has changed since."""
         where = _where(question)
         found = self._plans.get(where)
@@ -130,7 +124,7 @@ class AssemblyMemo:
         self.hits += 1
         return plan
 
-    def put(self, question: Question, plan: Plan) -> None:
+    def put(self, question: Question, plan: P) -> None:
         """Keep ``plan`` as the answer to ``question`` (the oldest plan goes past :data:`SIZE`)."""
         where = _where(question)
         self._plans[where] = (question, plan)
@@ -139,4 +133,4 @@ class AssemblyMemo:
             self._plans.popitem(last=False)
 
 
-__all__ = ["SIZE", "AssemblyMemo", "Plan", "Question"]
+__all__ = ["SIZE", "AssemblyMemo", "Question", "Stamped"]
