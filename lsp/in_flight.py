@@ -83,9 +83,7 @@ class InFlight:
             await self.wait()
             now = loop.time()
             left = min(self._last + QUIET_S, until) - now
-            if left <= 0 and not self._count:
-                return
-            if now >= until:
+            if now >= until or (left <= 0 and not self._count):
                 return
             await asyncio.sleep(max(left, 0.001))
 

@@ -58,6 +58,8 @@ class Question:
         self.version = self.doc.version if self.doc is not None else None
         self.source = self.doc.source if self.doc is not None else None
         self.minute = int(self.now // 60)
+        self.where = _where(self.uri, self.diagnostics)
+        """Its place among the plans (see :class:`AssemblyMemo`)."""
 
     def asks_as(self, earlier: Question) -> bool:
         """Whether this question's answer is ``earlier``'s, evidence aside (see :meth:`AssemblyMemo.get`)."""
@@ -90,13 +92,13 @@ class Stamped(Protocol):
 P = TypeVar("P", bound=Stamped)
 
 
-def _where(question: Question) -> tuple[Any, ...]:
+def _where(uri: str, diagnostics: list[dict[str, Any]]) -> tuple[Any, ...]:
     """A plan's place among the others: the document, its diagnostics' codes and starts."""
     at = []
-    for diag in question.diagnostics:
+    for diag in diagnostics:
         start = (diag.get("range") or {}).get("start") or {}
         at.append((diag.get("code"), start.get("line"), start.get("character")))
-    return (question.uri, *at)
+    return (uri, *at)
 
 
 class AssemblyMemo(Generic[P]):
@@ -110,7 +112,7 @@ class AssemblyMemo(Generic[P]):
 
     def get(self, question: Question) -> P | None:
         """The plan made for the same question, if nothing it was made of has changed since."""
-        where = _where(question)
+        where = question.where
         found = self._plans.get(where)
         if found is None:
             return None
@@ -126,7 +128,7 @@ class AssemblyMemo(Generic[P]):
 
     def put(self, question: Question, plan: P) -> None:
         """Keep ``plan`` as the answer to ``question`` (the oldest plan goes past :data:`SIZE`)."""
-        where = _where(question)
+        where = question.where
         self._plans[where] = (question, plan)
         self._plans.move_to_end(where)
         while len(self._plans) > self._size:
