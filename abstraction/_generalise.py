@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import replace
+from functools import lru_cache
 
 from fixlore.abstraction._imports import STDLIB_MODULE
 from fixlore.abstraction._pattern import ActionTemplate, EditShape, Hole, Pattern, Signature
@@ -164,6 +165,7 @@ def _common_tail(x: tuple[str, ...], y: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(reversed(out))
 
 
+@lru_cache(maxsize=4096)
 def lift(pattern: Pattern, message: str) -> Pattern | None:
     """``pattern`` made to fit a diagnostic that names other names where its template keeps kept words.
 
@@ -177,7 +179,8 @@ def lift(pattern: Pattern, message: str) -> Pattern | None:
     hand, as :func:`merge` does with another pattern; the result is used to
     instantiate and is never stored. The soundness guard then judges it like
     any pattern (``import $1`` added for a user's name stays refused).
-    ``None`` when nothing is to lift or a column cannot be lifted.
+    ``None`` when nothing is to lift or a column cannot be lifted. Remembered
+    (a pattern is tried at each diagnostic of its rule, on the loop and in the worker).
     """
     language = pattern.signature.language
     a_toks, names = message_tokens(language, message)

@@ -306,10 +306,11 @@ def _prelude(
         if lifted is None or binding is None:
             return Skipped(SkipReason.SIGNATURE_MISMATCH, "message does not fit the template")
         pattern, shape = lifted, lifted.shape or shape  # lifting keeps the shape's presence
-    if not derive_holes(binding, pattern.holes):
-        return Skipped(SkipReason.NO_MATCH, "no module exports the name")
-    if not fits_its_use(binding, pattern.holes, text, offset_at(text, diag.range.end)):
-        return Skipped(SkipReason.UNSOUND, "the import binds something the code cannot use as it does")
+    if pattern.holes:  # (only a hole binds an import's name; a long file's lines are counted only then)
+        if not derive_holes(binding, pattern.holes):
+            return Skipped(SkipReason.NO_MATCH, "no module exports the name")
+        if not fits_its_use(binding, pattern.holes, text, offset_at(text, diag.range.end)):
+            return Skipped(SkipReason.UNSOUND, "the import binds something the code cannot use as it does")
     if shape.before and not _may_fit(shape.before, text, diag.range.start.line, shape.before.count("\n") + 1):
         return Skipped(SkipReason.NO_MATCH, "its tokens are not near the diagnostic")
     # Last: the first time a pattern is asked (its answer is kept) this scan of its shape
@@ -331,12 +332,17 @@ def _may_fit(before: str, text: str, line: int, height: int) -> bool:
     many texts, are not looked for).
     """
     window = lines_around(text, line, height + 2)
-    for tok in set(before.split()):
-        if looks_like_placeholder(tok) or is_string(tok) or STRING_QUOTE.match(tok) or "\u2423" in tok:
-            continue
-        if tok not in window:
-            return False
-    return True
+    return all(tok in window for tok in _fixed_tokens(before))
+
+
+@functools.lru_cache(maxsize=8192)
+def _fixed_tokens(before: str) -> tuple[str, ...]:
+    """The tokens of a before-shape that :func:`_may_fit` looks for (a shape's, remembered: asked per diagnostic)."""
+    return tuple(
+        tok
+        for tok in dict.fromkeys(before.split())
+        if not (looks_like_placeholder(tok) or is_string(tok) or STRING_QUOTE.match(tok) or "\u2423" in tok)
+    )
 
 
 @functools.lru_cache(maxsize=64)

@@ -270,6 +270,22 @@ def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole
     the same templating would have replaced. Both are taken by their first
     line, so a message with a hint appended (ruff's ``help:``) binds to a
     template learned without it, and a template stored with one still binds.
+    The dict is the caller's own (callers bind derived holes into it).
+    """
+    found = _bind_template(language, template, concrete, holes)
+    return None if found is None else dict(found)
+
+
+@lru_cache(maxsize=4096)
+def _bind_template(
+    language: str, template: str, concrete: str, holes: tuple[Hole, ...]
+) -> tuple[tuple[str, str], ...] | None:
+    """:func:`bind_template`'s answer, remembered.
+
+    A rule's stored patterns mostly share a template, and each is matched
+    against the same diagnostic's message when a lightbulb comes (on the event
+    loop, ``may_apply``, and again in the worker): with 1,270 patterns learned
+    from real fixes, binding was a sixth of that check's time.
     """
     a_toks, names = message_tokens(language, concrete)
     t_toks = _template_tokens(template)
@@ -296,4 +312,4 @@ def bind_template(language: str, template: str, concrete: str, holes: tuple[Hole
             return None
         if binding.setdefault(t, value) != value:
             return None
-    return binding
+    return tuple(binding.items())

@@ -13,6 +13,7 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
+from typing import Any
 
 import tree_sitter
 
@@ -83,7 +84,7 @@ class Tok:
 class Source:
     """A text with its bytes and tree-sitter tree."""
 
-    __slots__ = ("language", "text", "data", "tree", "_ascii")
+    __slots__ = ("language", "text", "data", "tree", "_ascii", "memo")
 
     def __init__(self, language: str, text: str, previous: Source | None = None) -> None:
         """Parse ``text``; from ``previous`` (an earlier version of the same document) incrementally.
@@ -101,6 +102,8 @@ class Source:
         self._ascii = len(self.data) == len(text)
         old_tree = _edited_tree(previous, self.data) if previous is not None and previous.language == language else None
         self.tree: tree_sitter.Tree = parser.parse(self.data, old_tree) if old_tree else parser.parse(self.data)
+        self.memo: dict[Any, Any] = {}
+        """What instantiation works out once per text for every pattern tried on it (``_match``'s units)."""
 
     @property
     def root(self) -> tree_sitter.Node:
