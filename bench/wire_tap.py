@@ -77,7 +77,7 @@ class Tap:
         if sent is not None:
             name, at, first = sent
             ms = round((time.perf_counter() - at) * 1000, 3)
-            self.out.write(json.dumps({"method": name, "ms": ms, "first": first}) + "\n")
+            self.out.write(json.dumps({"method": name, "ms": ms, "first": first, "at": round(at, 6)}) + "\n")
 
 
 KINDS = {
