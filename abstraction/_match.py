@@ -217,7 +217,7 @@ def _edits_in_window(
     lo = src.data.rfind(b"\n", 0, max(src.data.rfind(b"\n", 0, d0), 0)) + 1
     hi = src.data.find(b"\n", d1 + 1)
     hi = len(src.data) if hi < 0 else hi
-    toks = tokens(src, lo, hi, Namer(), ctx.code)
+    toks = _unit_tokens(src, lo, hi, ctx.code, None)
     n = len(b_flat)
     saved = dict(ctx.binding)
     best: (
@@ -367,8 +367,8 @@ def _candidates_of(src: Source, d0: int, d1: int) -> list[tree_sitter.Node]:
     return found
 
 
-def _unit_tokens(src: Source, start: int, end: int, code: str, limit: int) -> list[Tok]:
-    """The tokens of a candidate unit, as ``tokens(..., limit=limit)`` tells a match of ``limit`` tokens.
+def _unit_tokens(src: Source, start: int, end: int, code: str, limit: int | None) -> list[Tok]:
+    """The tokens of a candidate unit (or window), as ``tokens(..., limit=limit)`` tells a match of ``limit`` tokens.
 
     Remembered per text: every pattern tried at a diagnostic walks the same
     units (in a store of 1,270 patterns learned from real fixes, ~20 fit a
@@ -378,10 +378,10 @@ def _unit_tokens(src: Source, start: int, end: int, code: str, limit: int) -> li
     """
     key = (start, end, code)
     known = src.memo.get(key)
-    if known is not None and (known[1] or len(known[0]) > limit):
+    if known is not None and (known[1] or (limit is not None and len(known[0]) > limit)):
         return known[0]
     toks = tokens(src, start, end, Namer(), code, limit=limit)
-    src.memo[key] = (toks, len(toks) <= limit)
+    src.memo[key] = (toks, limit is None or len(toks) <= limit)
     return toks
 
 
