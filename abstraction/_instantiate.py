@@ -62,7 +62,7 @@ from fixlore.abstraction._soundness import (
     renames_a_working_name,
     subject_of_diagnostic,
 )
-from fixlore.abstraction._statements import _python_statement, _top_level_insertion
+from fixlore.abstraction._statements import _python_statement, _top_level_insertion, function_after
 from fixlore.abstraction._stdlib import STDLIB_EXPORT
 from fixlore.abstraction._templates import bind_template, same_wording
 from fixlore.abstraction._text import (
@@ -223,7 +223,9 @@ def _instantiate(
             or catches_what_is_not_raised(src, d0, old_part, new_part)
             or jumps_out_of_scope(src, min(e[0] for e in edits), old_part, new_part)
             or calls_another_method(src, min(e[0] for e in edits), old_part, new_part)
-            or unbinds_a_used_name(old_part, new_part, lambda: _edited(src, edits), _subjects(ctx))
+            or unbinds_a_used_name(
+                old_part, new_part, lambda: function_after(src, edits) or _edited(src, edits), _subjects(ctx)
+            )
         )
         if unsound is not None:
             return Skipped(SkipReason.UNSOUND, unsound)

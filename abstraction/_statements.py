@@ -6,6 +6,8 @@ files (:func:`~fixlore.abstraction._instantiate.instantiate`).
 
 from __future__ import annotations
 
+import re
+
 import tree_sitter
 
 from fixlore.abstraction._match import _statement_texts
@@ -97,3 +99,33 @@ def _class_header_texts(
         return old, new
     head, tail = "if 1:\n", f"\n{frame}pass\n"
     return head + old + tail, head + new + tail
+
+
+_DECLARES = re.compile(rb"^[ \t]*(?:global|nonlocal)\b", re.M)
+
+
+def function_after(src: Source, edits: list[tuple[int, int, str]]) -> str | None:
+    """The text of the innermost function whose body holds every edit, after the edits; ``None`` if none does.
+
+    A name a function binds is local to it (unless it says ``global`` or
+    ``nonlocal``, then ``None``): whether a removed binding is still used is a
+    question about that function, not the file. Deleting a dead local in one
+    test (``key = make_key(...)`` read only by the unused assignment after it)
+    is not refused because a sibling test has a local of the same name.
+    """
+    if not edits or src.root.has_error:
+        return None
+    lo, hi = min(e[0] for e in edits), max(e[1] for e in edits)
+    node: tree_sitter.Node | None = src.root.descendant_for_byte_range(lo, max(lo, hi - 1))
+    while node is not None and node.type != "function_definition":
+        node = node.parent
+    body = node.child_by_field_name("body") if node is not None else None
+    if node is None or body is None or not (body.start_byte <= lo and hi <= body.end_byte):
+        return None
+    if _DECLARES.search(src.data, node.start_byte, node.end_byte):
+        return None
+    data = src.data
+    for start, end, new in sorted(edits, reverse=True):
+        data = data[:start] + new.encode("utf-8", errors="surrogatepass") + data[end:]
+    moved = len(data) - len(src.data)
+    return data[node.start_byte : node.end_byte + moved].decode("utf-8", errors="surrogatepass")
