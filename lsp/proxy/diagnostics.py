@@ -424,6 +424,11 @@ class DiagnosticsBridge:
         raw = answer.key
         per = self.stored.setdefault(uri, {})
         stored = per.get(upstream.id)
+        if stored is not None and superseded(stored.version, self._served.document_version(uri), version):
+            # An answer for an older text after the current text's (an upstream that lints on
+            # several threads answers out of order): kept, it would have answered the
+            # editor's pull with the older text's list, or with none while the hub held it back.
+            return
         if raw is not None and stored is not None and stored.raw == raw:
             if stored.version == version:
                 stored.current = state

@@ -91,6 +91,24 @@ async def test_the_upstream_is_pulled_ahead_after_an_edit_and_once_for_both(edit
     assert pulls_logged(editor)[-1] == ahead, "no upstream pull after the one ahead"
 
 
+async def test_an_answer_for_an_older_text_arriving_late_does_not_replace_the_current_one(
+    editor: Editor, tmp_path: Path
+) -> None:
+    # The upstream holds its answer for the edited text (HOLD) and sends it right after
+    # its answer to the editor's pull of the next text: the older answer must not
+    # displace the current one, for that pull or the next.
+    uri = editor.open(tmp_path / "a.py", "x = 1\n")
+    await pull(editor, uri)
+    editor.change(uri, "HOLD = 1\n")
+    await editor.wait_for(lambda: len(pulls_logged(editor)) == 2, what="the pull ahead, held by the upstream")
+    editor.change(uri, "HOLD = 123\n")
+    current = "pull 3 settings 0 chars 11"
+    assert await pull(editor, uri) == current
+    await asyncio.sleep(0.1)
+    assert await pull(editor, uri) == current, "the current text's answer, from memory"
+    assert pulls_logged(editor)[-1] == "flaky: " + current, "the upstream was not asked again"
+
+
 async def test_a_code_action_read_with_the_change_reaches_the_upstream_before_the_pull_ahead(tmp_path: Path) -> None:
     # An editor's light bulb asks the moment the user types: the change and the code
     # action arrive together. The upstream answers in order, so a pull sent ahead

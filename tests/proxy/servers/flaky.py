@@ -20,7 +20,9 @@ With --pull it is a pull-only diagnostics server instead: it publishes
 nothing and answers each `textDocument/diagnostic` with one diagnostic whose
 message counts the pulls it has answered and the settings changes it has seen,
 so a test can tell whether an answer came from it or from fixlore's memory.
-A document containing MALFORMED gets a pull answer that is not JSON.
+A document containing MALFORMED gets a pull answer that is not JSON. The
+first pull of a document containing HOLD is answered late: after the next
+pull's answer (answers out of order, as a server that lints on several threads sends them).
 
 With --incremental it asks for incremental text sync and logs every didChange
 it gets ("changed to version N") instead of keeping the text. Every hover and
@@ -47,7 +49,9 @@ UTF16_ONLY = "--utf16-only" in sys.argv
 PULL = "--pull" in sys.argv
 INCREMENTAL = "--incremental" in sys.argv
 NOTEBOOKS = "--notebooks" in sys.argv
-seen = {"pulls": 0, "settings": 0}
+seen = {"pulls": 0, "settings": 0, "held": 0}
+held: list[dict[str, Any]] = []
+"""A pull answer held back (HOLD), sent after the next one."""
 registered: set[str] = set()
 DATA = {"secret": 42, "nested": {"list": [1, "two", None]}, "origin": NAME}
 
@@ -194,12 +198,17 @@ def handle(msg: dict[str, Any]) -> None:
             body = b'{"jsonrpc":"2.0","id":%d,"result":{"kind":"full","items":[}' % msg_id
             write_raw(b"Content-Length: %d\r\n\r\n%s" % (len(body), body))
             return
-        send(
-            {
-                "id": msg_id,
-                "result": {"kind": "full", "resultId": str(seen["pulls"]), "items": [{**diag(), "message": message}]},
-            }
-        )
+        answer = {
+            "id": msg_id,
+            "result": {"kind": "full", "resultId": str(seen["pulls"]), "items": [{**diag(), "message": message}]},
+        }
+        if "HOLD" in text and not held and not seen["held"]:
+            seen["held"] += 1
+            held.append(answer)
+            return
+        send(answer)
+        while held:
+            send(held.pop())
     elif method == "workspace/didChangeConfiguration":
         seen["settings"] += 1
     elif method == "$/cancelRequest":
