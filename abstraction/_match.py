@@ -361,7 +361,7 @@ def _edits_if_match(
 def _candidates_of(src: Source, d0: int, d1: int) -> list[tree_sitter.Node]:
     """:func:`_candidates`, once per text and diagnostic (every pattern tried there asks; never changed)."""
     key = ("candidates", d0, d1)
-    found = src.memo.get(key)
+    found: list[tree_sitter.Node] | None = src.memo.get(key)
     if found is None:
         found = src.memo[key] = _candidates(src, d0, d1)
     return found
@@ -377,7 +377,7 @@ def _unit_tokens(src: Source, start: int, end: int, code: str, limit: int | None
     for it); a complete one answers every limit. Read, never changed.
     """
     key = (start, end, code)
-    known = src.memo.get(key)
+    known: tuple[list[Tok], bool] | None = src.memo.get(key)
     if known is not None and (known[1] or (limit is not None and len(known[0]) > limit)):
         return known[0]
     toks = tokens(src, start, end, Namer(), code, limit=limit)
