@@ -327,10 +327,7 @@ def _render_block(ctx: _Ctx, lines: list[tuple[int, list[str]]], indent: str) ->
 
 
 def _edited(src: Source, edits: list[tuple[int, int, str]]) -> str:
-    data = src.data
-    for start, end, new in sorted(edits, reverse=True):
-        data = data[:start] + new.encode("utf-8", errors="surrogatepass") + data[end:]
-    return data.decode("utf-8", errors="surrogatepass")
+    return src.spliced(edits).decode("utf-8", errors="surrogatepass")
 
 
 def _to_edit(src: Source, start: int, end: int, new_text: str) -> TextEdit:

@@ -124,8 +124,6 @@ def function_after(src: Source, edits: list[tuple[int, int, str]]) -> str | None
         return None
     if _DECLARES.search(src.data, node.start_byte, node.end_byte):
         return None
-    data = src.data
-    for start, end, new in sorted(edits, reverse=True):
-        data = data[:start] + new.encode("utf-8", errors="surrogatepass") + data[end:]
+    data = src.spliced(edits)
     moved = len(data) - len(src.data)
     return data[node.start_byte : node.end_byte + moved].decode("utf-8", errors="surrogatepass")

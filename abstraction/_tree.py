@@ -131,6 +131,13 @@ class Source:
         """Text between two byte offsets."""
         return self.data[start:end].decode("utf-8", errors="surrogatepass")
 
+    def spliced(self, edits: list[tuple[int, int, str]]) -> bytes:
+        """The bytes with ``edits`` (byte ranges of this text, and their new text) made."""
+        data = self.data
+        for start, end, new in sorted(edits, reverse=True):
+            data = data[:start] + new.encode("utf-8", errors="surrogatepass") + data[end:]
+        return data
+
     def line_indent(self, byte: int) -> str:
         """The leading whitespace of the line holding ``byte``."""
         line_start = self.data.rfind(b"\n", 0, byte) + 1

@@ -202,7 +202,7 @@ def handle(msg: dict[str, Any]) -> None:
             "id": msg_id,
             "result": {"kind": "full", "resultId": str(seen["pulls"]), "items": [{**diag(), "message": message}]},
         }
-        if "HOLD" in text and not held and not seen["held"]:
+        if "HOLD" in text and not seen["held"]:
             seen["held"] += 1
             held.append(answer)
             return
