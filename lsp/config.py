@@ -85,6 +85,9 @@ class FixloreConfig:
     """Wait this long after the last change before publishing syntax diagnostics."""
     manual_fix_pause_ms: int = 2000
     """A vanished diagnostic counts as fixed by hand after this pause (or a save)."""
+    format_fixes: bool = True
+    """Quick fixes of Python files come out formatted (``ruff format``, when the Python upstream is ruff) where
+    the code they touch already is, when the editor resolves actions' edits (:mod:`fixlore.lsp.actions.formatting`)."""
     upstream_timeout_ms: int = 3000
     """Per-request timeout for upstream servers; past it fixlore answers with what it has."""
     team_knowledge: str = ""
@@ -154,7 +157,7 @@ def parse_config(raw: Mapping[str, Any]) -> tuple[FixloreConfig, list[str]]:
 def _coerce(name: str, value: Any) -> Any:
     if name == "upstreams":
         return _parse_upstreams(value)
-    if name in ("learning", "workspace_knowledge", "base_knowledge"):
+    if name in ("learning", "workspace_knowledge", "base_knowledge", "format_fixes"):
         if not isinstance(value, bool):
             raise ValueError(f"expected true or false, got {type(value).__name__}")
         return value

@@ -21,6 +21,7 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     from fixlore.lsp import documents, lifecycle, proxy
     from fixlore.lsp.actions import code_actions, commands
     from fixlore.lsp.actions.code_actions import CodeActions
+    from fixlore.lsp.actions.formatting import resolves_edits
     from fixlore.lsp.dispatch import Dispatch
     from fixlore.lsp.hub import DiagnosticsHub, SyntaxChecker
     from fixlore.lsp.in_flight import InFlight
@@ -36,7 +37,14 @@ def create_server(options: ServerOptions | None = None) -> FixloreServer:
     checker = SyntaxChecker(server, hub, server.thread_pool, in_flight)
     upstreams = Proxy(server, hub, in_flight)
     learning = LearningLoop(server, hub, syntax=checker.problems_in_background, in_flight=in_flight)
-    actions = CodeActions(server, upstreams, learning, learning.store, in_flight)
+    actions = CodeActions(
+        server,
+        upstreams,
+        learning,
+        learning.store,
+        in_flight,
+        resolves_edits=lambda: resolves_edits(server.client_capabilities),
+    )
     dispatch = Dispatch(server, life, hub, checker, upstreams, learning)
     # The three links that close a loop, each set once, here:
     hub.follower = dispatch  # every merged publish: the proxy's pull answers, then learning

@@ -20,6 +20,7 @@
     :logLevel "info"
     :diagnosticsDebounceMs 250
     :manualFixPauseMs 2000
+    :formatFixes t
     :upstreamTimeoutMs 3000
     ;; Only Python (with ruff) by default.  Front other languages' servers
     ;; by adding them here once they are installed (a server that is not

@@ -21,14 +21,21 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from lsprotocol import types
+from pygls.uris import to_fs_path
 
+from fixlore.abstraction import apply_edits
 from fixlore.lsp.actions.assemble import Assembly, Plan, assemble
+from fixlore.lsp.actions.formatting import FixFormatter, formatter_command, replacing_lines, with_edits
 from fixlore.lsp.actions.memo import AssemblyMemo
+from fixlore.lsp.actions.preferred import own_edits, title_suppresses
 from fixlore.lsp.actions.tokens import ACCEPT, Offer, Tokens, token_of
 from fixlore.lsp.documents import document_language
+from fixlore.lsp.hub import from_lsp_edits
 from fixlore.lsp.in_flight import InFlight
 from fixlore.lsp.learning.timeline import text_digest
 
@@ -110,8 +117,12 @@ class CodeActions:
         learning: LearnedSide,
         store: KnowledgeSide,
         in_flight: InFlight | None = None,
+        resolves_edits: Callable[[], bool] = lambda: False,
     ) -> None:
         self._editor = editor
+        self._resolves_edits = resolves_edits
+        """Whether the editor resolves an action's edit (then a fix's layout can wait for the pick)."""
+        self._formatter: FixFormatter | None = None
         self._in_flight = in_flight or InFlight()
         """The code actions being answered (:mod:`~fixlore.lsp.in_flight`): what nobody waits for runs after."""
         self._upstreams = upstreams
@@ -135,7 +146,64 @@ class CodeActions:
             assembly = await self.build(raw, self.tokens)
         if assembly.offered:
             asyncio.get_running_loop().call_soon(self._record_offers_later, assembly)
+        if assembly.actions and self._formats(assembly):
+            return [self._withhold(action, assembly.uri) for action in assembly.actions]
         return assembly.actions or None
+
+    def formatter(self) -> FixFormatter | None:
+        """The formatter of fixes the settings name now (:mod:`~fixlore.lsp.actions.formatting`), if any."""
+        command = formatter_command(self._editor.config)
+        if command is None:
+            return None
+        if self._formatter is None or self._formatter.command != command:
+            self._formatter = FixFormatter(command)
+        return self._formatter
+
+    def _formats(self, assembly: Assembly) -> bool:
+        """Whether the quick fixes of this answer are formatted when the editor resolves them."""
+        if not assembly.uri.startswith("file:"):
+            return False  # a notebook's cell, an untitled buffer: no file whose settings apply
+        doc = self._editor.open_document(assembly.uri)
+        if doc is None or document_language(doc) != "python":
+            return False
+        return self._resolves_edits() and self.formatter() is not None
+
+    def _withhold(self, action: dict[str, Any], uri: str) -> dict[str, Any]:
+        """``action`` without its edit of ``uri``, kept behind its token for ``codeAction/resolve`` to format."""
+        token = token_of(action)
+        offer = self.tokens.get(token) if token else None
+        edit = action.get("edit")
+        if (
+            offer is None
+            or not str(action.get("kind", "")).startswith("quickfix")
+            or not own_edits(action, uri)
+            or set(edit) - {"changes", "documentChanges"}  # annotated changes: as they came
+            or title_suppresses(str(action.get("title", "")))
+        ):
+            return action
+        offer.withheld = edit
+        out = {key: value for key, value in action.items() if key != "edit"}
+        out.setdefault("data", {"fixlore": {"withheld": True}})  # `data` is what says "resolve me" to some clients
+        return out
+
+    async def _formatted(self, raw: dict[str, Any], offer: Offer) -> dict[str, Any]:
+        """``raw`` with its withheld edit, the lines it writes formatted where the code there was."""
+        edit = offer.withheld
+        assert edit is not None
+        out = {**raw, "edit": edit}
+        formatter = self.formatter()
+        doc = self._editor.open_document(offer.uri)
+        if formatter is None or doc is None or doc.version != offer.version or doc.source != offer.text:
+            return out  # the document moved on: the edit as made for the text it was made for
+        try:
+            edits = from_lsp_edits(offer.text, own_edits(out, offer.uri), doc.position_codec.client_num_units)
+            made = await formatter.formatted(_path(offer.uri), offer.text, apply_edits(offer.text, edits))
+        except (KeyError, TypeError, ValueError):  # an edit the upstream got wrong
+            return out
+        replacement = None if made is None else replacing_lines(offer.text, made)
+        if replacement is not None:
+            out["edit"] = with_edits(edit, offer.uri, [replacement])
+        return out
 
     def _record_offers_later(self, assembly: Assembly) -> None:
         try:
@@ -249,6 +317,8 @@ class CodeActions:
         upstream_raw.pop("command", None)
         if offer is not None and offer.original is not None:
             upstream_raw["command"] = offer.original
+        if offer is not None and offer.withheld is not None:
+            return await self._formatted(raw, offer)
         if offer is not None and offer.learned:
             return raw
         resolved = await self._upstreams.resolve_code_action(upstream_raw)
@@ -273,6 +343,11 @@ class CodeActions:
         self._learning.accepted(
             offer.pattern, offer.siblings, offer.invoked, offer.uri, offer.version, offer.diag, offer.text, offer.twins
         )
+
+
+def _path(uri: str) -> Path | None:
+    path = to_fs_path(uri)
+    return Path(path) if path else None
 
 
 async def upstream_actions(pending: PendingActions | None) -> list[Any]:

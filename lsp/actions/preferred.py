@@ -72,12 +72,16 @@ def suppresses(item: Item) -> bool:
     takes one away. A span that writes a suppression comment ("Add `# pyright:
     ignore[...]`") does make one.
     """
-    title = str(item.action.get("title", ""))
-    if _SUPPRESSION.search(_CODE_SPAN.sub(" ", title)):
-        return True
-    if any(writes_suppression(span) for span in _CODE_SPAN.findall(title)):
+    if title_suppresses(str(item.action.get("title", ""))):
         return True
     return item.pattern is not None and item.pattern.category is FixCategory.ADD_SUPPRESSION
+
+
+def title_suppresses(title: str) -> bool:
+    """Whether an action's title says it suppresses (see :func:`suppresses`)."""
+    if _SUPPRESSION.search(_CODE_SPAN.sub(" ", title)):
+        return True
+    return any(writes_suppression(span) for span in _CODE_SPAN.findall(title))
 
 
 def mark_preferred(

@@ -40,6 +40,8 @@ class Offer:
     """Patterns of the other actions that make the same edit (a learned fix and the upstream's own):
     taking this one does not turn them down."""
     done: bool = False
+    withheld: dict[str, Any] | None = None
+    """The action's WorkspaceEdit, kept back from the answer to be formatted when the editor resolves it."""
 
 
 class Tokens:

@@ -336,10 +336,15 @@ class EditorSession:
         )
         return result or []
 
+    async def resolved(self, action: dict[str, Any]) -> dict[str, Any]:
+        """``action`` with its edit, resolved as an editor does when it lacks one."""
+        if "edit" not in action and "data" in action:
+            return dict(await self.request("codeAction/resolve", action))
+        return action
+
     async def apply(self, action: dict[str, Any]) -> Any:
         """Apply an action as an editor does: resolve it if needed, edit, then run its command."""
-        if "edit" not in action and "data" in action:
-            action = await self.request("codeAction/resolve", action)
+        action = await self.resolved(action)
         if "edit" in action:
             self.apply_workspace_edit(action["edit"])
         command = action.get("command")

@@ -190,7 +190,7 @@ async def test_a_new_user_is_offered_the_hand_fixes_ruff_has_none_for(tmp_path: 
             offered[key] = quick[0]
         assert set(offered) == set(FIXED)
         for key, fixed in FIXED.items():
-            assert fixed in _applied(CODE, offered[key], uri), key
+            assert fixed in _applied(CODE, await editor.resolved(offered[key]), uri), key
 
         await editor.apply(offered[("E722", 13, 4)])
         await editor.gone(uri, "E722")
@@ -236,7 +236,7 @@ async def test_percent_format_becomes_an_f_string_first_until_the_user_shows_the
         diag = await editor.diagnostic(uri, "UP031")
         quick = [a for a in await editor.code_actions(uri, diag) if a.get("kind") == "quickfix"]
         assert quick[0]["title"].startswith(LEARNED), [a["title"] for a in quick]
-        assert 'return f"hello {name}, it is {when}"\n' in _applied(PERCENT, quick[0], uri)
+        assert 'return f"hello {name}, it is {when}"\n' in _applied(PERCENT, await editor.resolved(quick[0]), uri)
         assert not quick[0].get("isPreferred")
         ruffs = next(a for a in quick if "format specifiers" in a["title"])
         await editor.apply(ruffs)  # this user wants `.format`

@@ -49,6 +49,7 @@ return {
       logLevel = 'info',
       diagnosticsDebounceMs = 250,
       manualFixPauseMs = 2000,
+      formatFixes = true,
       upstreamTimeoutMs = 3000,
       teamKnowledge = '', -- a PostgreSQL connection string or service name (docs/team.md)
       teamMinWorkspaces = 3, -- a team pattern is trusted once seen in this many workspaces ...

@@ -1,0 +1,160 @@
+"""Quick fixes that come out laid out as the user's formatter lays out the code around them.
+
+A fix edits tokens; in a project whose code is formatted, the fix a person
+commits is formatted too: ``super(Pool, self).__init__(`` / ``    a, b`` / ``)``
+becomes ``super().__init__(a, b)`` once the call fits on a line again, and a
+call that ``stacklevel=2`` makes too long is split one argument a line. The
+upstream's fix and a learned one leave the layout as it was, so the fix
+offered was not the fix the user makes. Replaying other projects' real fixes,
+formatting a fix where the code it touches was already formatted made 18 more
+of them exactly the human's on one set and 11 on another, and 4 fewer on each.
+
+*Where it runs.* At ``codeAction/resolve``: an editor that resolves actions'
+edits (``resolveSupport`` naming ``edit``: VS Code, Neovim, eglot) gets the
+quick fixes of a Python document without their edit, and asks for it when the
+user picks one; the lightbulb pays nothing, the formatter ~5–10 ms once. An
+editor that does not resolve edits gets them inline and unformatted, as before.
+
+*When.* Only where the formatter keeps the code the fix touches as it is
+(code that is formatted stays formatted; code laid out by hand keeps its
+layout); never for a fix that only deletes lines. The formatter is ruff's own,
+``ruff format --range``, when the Python upstream is ruff, run on the file's
+path so the project's settings apply. A formatter that fails, times out or
+changes nothing leaves the fix as it was; the setting ``formatFixes`` turns it off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+from collections import OrderedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from fixlore.abstraction import common_ends
+
+if TYPE_CHECKING:
+    from fixlore.lsp.config import FixloreConfig
+
+logger = logging.getLogger(__name__)
+
+TIMEOUT_S = 3.0
+"""A formatter that has not answered by then is stopped; the fix stays as it was."""
+MAX_REMEMBERED = 64
+
+
+def formatter_command(config: FixloreConfig) -> tuple[str, ...] | None:
+    """The formatter of Python fixes: ``ruff format`` of the Python upstream when that is ruff."""
+    if not config.format_fixes:
+        return None
+    for upstream in config.upstreams.get("python", ()):
+        executable = upstream.command[0] if upstream.command else ""
+        if Path(executable).name.split(".")[0] == "ruff":
+            return (executable, "format")
+    return None
+
+
+def resolves_edits(capabilities: Any) -> bool:
+    """Whether the editor's (typed) client capabilities resolve a code action's ``edit``."""
+    try:
+        support = capabilities.text_document.code_action.resolve_support
+        return "edit" in (support.properties or ())
+    except AttributeError:  # a part the editor did not send
+        return False
+
+
+class FixFormatter:
+    """Formats the lines a fix writes, where the code it touches was formatted before it."""
+
+    def __init__(self, command: tuple[str, ...]) -> None:
+        self.command = command
+        self._known: OrderedDict[bytes, str | None] = OrderedDict()
+        """(text, region) digest -> what the formatter made of it (resolving each action of a menu runs it once)."""
+
+    async def formatted(self, path: Path | None, before: str, after: str) -> str | None:
+        """``after`` with the lines it changed from ``before`` formatted, or ``None`` if nothing should change.
+
+        ``None`` when the fix only deletes, when the formatter would change the
+        code there before the fix (it is not laid out as the formatter lays it
+        out), when it fails, or when it leaves the fix as it is.
+        """
+        old, new = before.split("\n"), after.split("\n")
+        head, tail = common_ends(old, new)
+        if len(new) - tail <= head:
+            return None  # only lines deleted: nothing written to lay out
+        if await self._run(path, before, head, max(len(old) - tail, head + 1)) != before:
+            return None
+        made = await self._run(path, after, head, len(new) - tail)
+        return None if made is None or made == after else made
+
+    async def _run(self, path: Path | None, text: str, first: int, end: int) -> str | None:
+        """The formatter's output for ``text`` with lines ``[first, end)`` (0-based) formatted; ``None`` on failure."""
+        key = hashlib.blake2b(f"{first}:{end}:".encode() + text.encode("utf-8", "surrogatepass")).digest()
+        if key in self._known:
+            self._known.move_to_end(key)
+            return self._known[key]
+        out = await self._format(path, text, f"--range={first + 1}:1-{end + 1}:1")
+        self._known[key] = out
+        while len(self._known) > MAX_REMEMBERED:
+            self._known.popitem(last=False)
+        return out
+
+    async def _format(self, path: Path | None, text: str, region: str) -> str | None:
+        name = str(path) if path is not None else "untitled.py"
+        cwd = str(path.parent) if path is not None and path.parent.is_dir() else None
+        try:
+            process = await asyncio.create_subprocess_exec(
+                *self.command,
+                region,
+                "--stdin-filename",
+                name,
+                "-",
+                stdin=asyncio.subprocess.PIPE,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.DEVNULL,
+                cwd=cwd,
+            )
+        except OSError as exc:
+            logger.warning("the formatter could not start: %s", type(exc).__name__)
+            return None
+        try:
+            out, _ = await asyncio.wait_for(process.communicate(text.encode("utf-8")), TIMEOUT_S)
+        except (TimeoutError, OSError) as exc:
+            with contextlib.suppress(ProcessLookupError):
+                process.kill()
+            await process.wait()
+            logger.warning("the formatter gave up: %s", type(exc).__name__)
+            return None
+        if process.returncode != 0:  # a syntax error, an excluded file: the fix as it was
+            logger.info("the formatter refused a fix (exit %s)", process.returncode)
+            return None
+        return out.decode("utf-8", "replace")
+
+
+def replacing_lines(before: str, made: str) -> dict[str, Any] | None:
+    """One LSP TextEdit that turns ``before`` into ``made``, whole lines replaced (``None`` if not at a line end).
+
+    Positions are at line starts (character 0), the same in every position encoding.
+    """
+    old, new = before.split("\n"), made.split("\n")
+    head, tail = common_ends(old, new)
+    if tail == 0:
+        return None  # the change reaches a last line without a newline: no line start after it
+    end = len(old) - tail
+    return {
+        "range": {"start": {"line": head, "character": 0}, "end": {"line": end, "character": 0}},
+        "newText": "".join(line + "\n" for line in new[head : len(new) - tail]),
+    }
+
+
+def with_edits(edit: dict[str, Any], uri: str, edits: list[dict[str, Any]]) -> dict[str, Any]:
+    """A copy of the WorkspaceEdit ``edit`` (of one document, ``uri``) with ``edits`` as its text edits."""
+    if isinstance(edit.get("changes"), dict):
+        return {**edit, "changes": {uri: edits}}
+    documents = edit["documentChanges"]
+    return {**edit, "documentChanges": [{**documents[0], "edits": edits}]}
+
+
+__all__ = ["FixFormatter", "formatter_command", "replacing_lines", "resolves_edits", "with_edits"]
