@@ -33,7 +33,7 @@ from fixlore.lsp.actions.assemble import Assembly, Plan, assemble
 from fixlore.lsp.actions.formatting import FixFormatter, formatter_command, replacing_lines, with_edits
 from fixlore.lsp.actions.memo import AssemblyMemo
 from fixlore.lsp.actions.preferred import own_edits, title_suppresses
-from fixlore.lsp.actions.tokens import ACCEPT, Offer, Tokens, token_of
+from fixlore.lsp.actions.tokens import ACCEPT, MAX_TOKENS, Offer, Tokens, token_of
 from fixlore.lsp.documents import document_language
 from fixlore.lsp.hub import from_lsp_edits
 from fixlore.lsp.in_flight import InFlight
@@ -183,7 +183,7 @@ class CodeActions:
             return action
         offer.withheld = edit
         out = {key: value for key, value in action.items() if key != "edit"}
-        out.setdefault("data", {"fixlore": {"withheld": True}})  # `data` is what says "resolve me" to some clients
+        out.setdefault("data", WITHHELD)  # `data` is what says "resolve me" to some clients
         return out
 
     async def _formatted(self, raw: dict[str, Any], offer: Offer) -> dict[str, Any]:
@@ -319,6 +319,9 @@ class CodeActions:
             upstream_raw["command"] = offer.original
         if offer is not None and offer.withheld is not None:
             return await self._formatted(raw, offer)
+        if offer is None and _withheld_mark(raw):
+            logger.warning("an action resolved too late: its edit is forgotten (over %d actions since)", MAX_TOKENS)
+            return raw
         if offer is not None and offer.learned:
             return raw
         resolved = await self._upstreams.resolve_code_action(upstream_raw)
@@ -343,6 +346,14 @@ class CodeActions:
         self._learning.accepted(
             offer.pattern, offer.siblings, offer.invoked, offer.uri, offer.version, offer.diag, offer.text, offer.twins
         )
+
+
+WITHHELD = {"fixlore": {"withheld": True}}
+"""The ``data`` of an action fixlore holds the edit of (and that had no ``data`` of its own)."""
+
+
+def _withheld_mark(raw: dict[str, Any]) -> bool:
+    return raw.get("data") == WITHHELD
 
 
 def _path(uri: str) -> Path | None:

@@ -19,7 +19,8 @@ editor that does not resolve edits gets them inline and unformatted, as before.
 (code that is formatted stays formatted; code laid out by hand keeps its
 layout); never for a fix that only deletes lines. The formatter is ruff's own,
 ``ruff format --range``, when the Python upstream is ruff, run on the file's
-path so the project's settings apply. A formatter that fails, times out or
+path so the project's settings apply (and black's line length, where the
+project sets it for black and not for ruff: ruff reads only its own). A formatter that fails, times out or
 changes nothing leaves the fix as it was; the setting ``formatFixes`` turns it off.
 """
 
@@ -27,8 +28,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hashlib
 import logging
+import tomllib
 from collections import OrderedDict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -104,9 +107,11 @@ class FixFormatter:
     async def _format(self, path: Path | None, text: str, region: str) -> str | None:
         name = str(path) if path is not None else "untitled.py"
         cwd = str(path.parent) if path is not None and path.parent.is_dir() else None
+        width = None if path is None else black_line_length(path.parent)
         try:
             process = await asyncio.create_subprocess_exec(
                 *self.command,
+                *(() if width is None else ("--line-length", str(width))),
                 region,
                 "--stdin-filename",
                 name,
@@ -131,6 +136,30 @@ class FixFormatter:
             logger.info("the formatter refused a fix (exit %s)", process.returncode)
             return None
         return out.decode("utf-8", "replace")
+
+
+@functools.lru_cache(maxsize=64)
+def black_line_length(folder: Path) -> int | None:
+    """The ``line-length`` black has for files of ``folder``, when the project sets it and not ruff's (else ``None``).
+
+    The nearest ``ruff.toml``, ``.ruff.toml`` or ``pyproject.toml`` decides, as
+    for ruff; a project formatted by black at 79 columns is formatted at 79.
+    """
+    for place in (folder, *folder.parents):
+        if (place / "ruff.toml").is_file() or (place / ".ruff.toml").is_file():
+            return None
+        pyproject = place / "pyproject.toml"
+        if pyproject.is_file():
+            try:
+                tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+                return None
+            ruff, black = tool.get("ruff", {}), tool.get("black", {})
+            width = black.get("line-length") if isinstance(black, dict) else None
+            if (isinstance(ruff, dict) and "line-length" in ruff) or not isinstance(width, int) or width < 1:
+                return None
+            return width
+    return None
 
 
 def replacing_lines(before: str, made: str) -> dict[str, Any] | None:
