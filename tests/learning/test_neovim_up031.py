@@ -71,7 +71,12 @@ vim.wait(10000, function()
 end, 200)
 if #offered > 0 then
   preferred = offered[1].isPreferred == true
-  vim.lsp.util.apply_workspace_edit(offered[1].edit, 'utf-16')
+  local action = offered[1]
+  if not action.edit then -- as vim.lsp.buf.code_action() does: the edit comes when resolved
+    local resolved = client:request_sync('codeAction/resolve', action, 3000, buf)
+    action = (resolved and resolved.result) or action
+  end
+  vim.lsp.util.apply_workspace_edit(action.edit, 'utf-16')
   applied_line = vim.api.nvim_buf_get_lines(buf, 1, 2, false)[1]
 end
 result = { hand = hand, seen = seen, learned_titles = vim.tbl_map(function(a) return a.title end, offered),
