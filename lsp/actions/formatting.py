@@ -112,6 +112,7 @@ class FixFormatter:
             process = await asyncio.create_subprocess_exec(
                 *self.command,
                 *(() if width is None else ("--line-length", str(width))),
+                "--force-exclude",  # a file the project keeps from its formatter comes back as it was
                 region,
                 "--stdin-filename",
                 name,

@@ -138,3 +138,8 @@ async def test_a_project_formatted_by_black_is_formatted_at_blacks_line_length(s
     black_line_length.cache_clear()
     (source.parent / "pyproject.toml").write_text("[tool.black]\nline-length = 88\n")
     assert await FixFormatter(FORMAT).formatted(source, BEFORE, FIXED) == JOINED
+
+
+async def test_a_file_the_project_keeps_from_its_formatter_is_left_alone(source: Path) -> None:
+    (source.parent / "ruff.toml").write_text('[format]\nexclude = ["build.py"]\n')
+    assert await FixFormatter(FORMAT).formatted(source, BEFORE, FIXED) is None

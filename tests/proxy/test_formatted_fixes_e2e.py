@@ -81,6 +81,9 @@ async def test_a_fix_in_formatted_code_is_resolved_formatted(tmp_path: Path) -> 
         assert editor.texts[uri] == JOINED
         stats = await editor.until_stats(lambda s: s["counts"]["accepted"] >= 1)
         assert stats["counts"]["accepted"] == 1
+        logs = " ".join(str(params) for method, params in editor.notifications if method == "window/logMessage")
+        # the formatter ran: no code of the file in what fixlore logged
+        assert logs and "ConnectionPoolManager" not in logs and "third_value" not in logs
 
 
 async def test_code_laid_out_by_hand_keeps_its_layout(tmp_path: Path) -> None:
