@@ -175,6 +175,7 @@ class CodeActions:
         edit = action.get("edit")
         if (
             offer is None
+            or not isinstance(edit, dict)
             or not str(action.get("kind", "")).startswith("quickfix")
             or not own_edits(action, uri)
             or set(edit) - {"changes", "documentChanges"}  # annotated changes: as they came
