@@ -283,8 +283,9 @@ def _tables_loaded() -> bool:
 
 
 def _wait_for(path: Path) -> str:
+    """What the child wrote to ``path`` (it creates the file, then writes: an empty file is not written yet)."""
     deadline = time.monotonic() + TIMEOUT_S
-    while not path.exists() and time.monotonic() < deadline:
+    while not (path.exists() and path.read_text()) and time.monotonic() < deadline:
         time.sleep(0.02)
     return path.read_text()
 
