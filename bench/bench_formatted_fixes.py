@@ -68,6 +68,13 @@ class Fixlore(Session):  # type: ignore[misc,valid-type]
         self.conn.notify("initialized", {})
 
 
+def text_edits(edit: dict[str, Any]) -> list[Any]:
+    """A WorkspaceEdit's text edits, whatever document they are for."""
+    return [e for d in edit.get("documentChanges", []) for e in d["edits"]] + [
+        e for edits in (edit.get("changes") or {}).values() for e in edits
+    ]
+
+
 async def one_file(session: Any, uri: str, text: str) -> tuple[float, float, dict[str, Any]] | None:
     """Open, pull, the invoked actions of the first diagnostic with a fix, that fix resolved; ``None`` if none."""
     session.open(uri, text)
@@ -112,7 +119,8 @@ async def run(root: Path, files: list[Path], formatted: bool) -> None:
             for label, (took, resolve_took, action) in answers.items():
                 asked[label].append(took)
                 resolved[label].append(resolve_took)
-                edits[label].append(action.get("edit"))
+                # the text edits alone: each path's document has a name of its own
+                edits[label].append(text_edits(action.get("edit") or {}))
         await asyncio.sleep(0.02)
     changed = sum(1 for off, on in zip(edits["fixlore, off"], edits["fixlore, on"], strict=True) if off != on)
     layout = "formatted whole first" if formatted else "as they are"
