@@ -104,6 +104,17 @@ def run_doctor(cli_settings: dict[str, Any], out: Any = print, cwd: Path | None 
             if not found:
                 problems.append(f"upstream `{upstream.command[0]}` for {language} is not on PATH")
 
+    from fixlore.lsp.actions.formatting import formatter_command
+
+    formatter = formatter_command(config)
+    out("\nFormatted fixes (formatFixes):")
+    if formatter is not None:
+        out(f"  {' '.join(formatter)} --range, where the code a Python quick fix touches is formatted")
+    elif not config.format_fixes:
+        out("  off")
+    else:
+        out("  none: the Python upstream is not ruff (quick fixes keep the layout the fix makes)")
+
     out("\nTeam knowledge:")
     if not config.team_knowledge:
         out("  not configured (teamKnowledge, or FIXLORE_TEAM_KNOWLEDGE)")
