@@ -20,8 +20,9 @@ editor that does not resolve edits gets them inline and unformatted, as before.
 (code that is formatted stays formatted; code laid out by hand keeps its
 layout); never for a fix that only deletes lines. The formatter is ruff's own,
 ``ruff format --range``, when the Python upstream is ruff, run on the file's
-path so the project's settings apply (and black's line length, where the
-project sets it for black and not for ruff: ruff reads only its own). A formatter that fails, times out or
+path so the project's settings apply (and black's line length and string
+normalisation, where the project sets them for black and not for ruff: ruff
+reads only its own). A formatter that fails, times out or
 changes nothing leaves the fix as it was; the setting ``formatFixes`` turns it off.
 """
 
@@ -108,11 +109,11 @@ class FixFormatter:
     async def _format(self, path: Path | None, text: str, region: str) -> str | None:
         name = str(path) if path is not None else "untitled.py"
         cwd = str(path.parent) if path is not None and path.parent.is_dir() else None
-        width = None if path is None else black_line_length(path.parent)
+        black = () if path is None else black_settings(path.parent)
         try:
             process = await asyncio.create_subprocess_exec(
                 *self.command,
-                *(() if width is None else ("--line-length", str(width))),
+                *black,
                 "--force-exclude",  # a file the project keeps from its formatter comes back as it was
                 region,
                 "--stdin-filename",
@@ -140,28 +141,49 @@ class FixFormatter:
         return out.decode("utf-8", "replace")
 
 
-@functools.lru_cache(maxsize=64)
-def black_line_length(folder: Path) -> int | None:
-    """The ``line-length`` black has for files of ``folder``, when the project sets it and not ruff's (else ``None``).
+def black_settings(folder: Path) -> tuple[str, ...]:
+    """``ruff format`` options that say what the project's black settings say, where ruff's own do not.
 
-    The nearest ``ruff.toml``, ``.ruff.toml`` or ``pyproject.toml`` decides, as
-    for ruff; a project formatted by black at 79 columns is formatted at 79.
+    ruff reads only its own settings; a project formatted by black at 79
+    columns, or with its string normalisation off, is formatted that way. The
+    nearest ``ruff.toml``, ``.ruff.toml`` or ``pyproject.toml`` decides, as for
+    ruff: a ruff file alone says everything. Read again when it changes.
     """
     for place in (folder, *folder.parents):
         if (place / "ruff.toml").is_file() or (place / ".ruff.toml").is_file():
-            return None
+            return ()
         pyproject = place / "pyproject.toml"
-        if pyproject.is_file():
-            try:
-                tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
-            except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
-                return None
-            ruff, black = tool.get("ruff", {}), tool.get("black", {})
-            width = black.get("line-length") if isinstance(black, dict) else None
-            if (isinstance(ruff, dict) and "line-length" in ruff) or not isinstance(width, int) or width < 1:
-                return None
-            return width
-    return None
+        try:
+            changed = pyproject.stat().st_mtime_ns
+        except OSError:
+            continue
+        return _pyproject_settings(pyproject, changed)
+    return ()
+
+
+@functools.lru_cache(maxsize=64)
+def _pyproject_settings(pyproject: Path, changed: int) -> tuple[str, ...]:
+    try:
+        tool = tomllib.loads(pyproject.read_text(encoding="utf-8")).get("tool", {})
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError):
+        return ()
+    return _from_black(tool.get("black"), tool.get("ruff"))
+
+
+def _from_black(black: Any, ruff: Any) -> tuple[str, ...]:
+    if not isinstance(black, dict):
+        return ()
+    ruff = ruff if isinstance(ruff, dict) else {}
+    ruff_format = ruff.get("format") if isinstance(ruff.get("format"), dict) else {}
+    out: list[str] = []
+    width = black.get("line-length")
+    if "line-length" not in ruff and isinstance(width, int) and not isinstance(width, bool) and width > 0:
+        out += ["--line-length", str(width)]
+    if black.get("skip-string-normalization") is True and "quote-style" not in ruff_format:
+        out += ["--config", "format.quote-style = 'preserve'"]
+    if black.get("skip-magic-trailing-comma") is True and "skip-magic-trailing-comma" not in ruff_format:
+        out += ["--config", "format.skip-magic-trailing-comma = true"]
+    return tuple(out)
 
 
 def replacing_lines(before: str, made: str) -> dict[str, Any] | None:

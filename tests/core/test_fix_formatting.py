@@ -12,7 +12,7 @@ from lsprotocol import types
 
 from fixlore.lsp.actions.formatting import (
     FixFormatter,
-    black_line_length,
+    black_settings,
     formatter_command,
     replacing_lines,
     resolves_edits,
@@ -132,10 +132,8 @@ async def test_a_project_formatted_by_black_is_formatted_at_blacks_line_length(s
     """ruff reads only its own settings: black's ``line-length`` is passed on where ruff's is not set."""
     (source.parent / "pyproject.toml").write_text("[tool.black]\nline-length = 60\n")
     assert await FixFormatter(FORMAT).formatted(source, BEFORE, FIXED) is None  # the joined call is 85 columns
-    black_line_length.cache_clear()
     (source.parent / "pyproject.toml").write_text("[tool.black]\nline-length = 60\n\n[tool.ruff]\nline-length = 100\n")
     assert await FixFormatter(FORMAT).formatted(source, BEFORE, FIXED) is None  # the call split before: not at 100
-    black_line_length.cache_clear()
     (source.parent / "pyproject.toml").write_text("[tool.black]\nline-length = 88\n")
     assert await FixFormatter(FORMAT).formatted(source, BEFORE, FIXED) == JOINED
 
@@ -143,3 +141,25 @@ async def test_a_project_formatted_by_black_is_formatted_at_blacks_line_length(s
 async def test_a_file_the_project_keeps_from_its_formatter_is_left_alone(source: Path) -> None:
     (source.parent / "ruff.toml").write_text('[format]\nexclude = ["build.py"]\n')
     assert await FixFormatter(FORMAT).formatted(source, BEFORE, FIXED) is None
+
+
+async def test_blacks_string_normalisation_off_keeps_the_quotes(source: Path) -> None:
+    single = BEFORE.replace('"', "'")
+    assert await FixFormatter(FORMAT).formatted(source, single, single.replace("lookup_everything", "find")) is None
+    (source.parent / "pyproject.toml").write_text("[tool.black]\nskip-string-normalization = true\n")
+    made = await FixFormatter(FORMAT).formatted(source, single, single.replace("lookup_everything", "find"))
+    assert made == JOINED.replace('"', "'")
+
+
+def test_black_settings_ruffs_own_win(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.black]\nline-length = 79\nskip-string-normalization = true\nskip-magic-trailing-comma = true\n"
+        "[tool.ruff.format]\nquote-style = 'double'\n"
+    )
+    assert black_settings(tmp_path) == ("--line-length", "79", "--config", "format.skip-magic-trailing-comma = true")
+    (tmp_path / "inner").mkdir()
+    (tmp_path / "inner" / "ruff.toml").write_text("line-length = 100\n")
+    assert black_settings(tmp_path / "inner") == ()
+    (tmp_path / "broken").mkdir()
+    (tmp_path / "broken" / "pyproject.toml").write_text("[tool.black\n")
+    assert black_settings(tmp_path / "broken") == ()
