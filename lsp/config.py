@@ -86,7 +86,7 @@ class FixloreConfig:
     manual_fix_pause_ms: int = 2000
     """A vanished diagnostic counts as fixed by hand after this pause (or a save)."""
     format_fixes: bool = True
-    """Quick fixes of Python files come out formatted (``ruff format``, when the Python upstream is ruff) where
+    """Quick fixes come out formatted by the document's upstream (``ruff format`` for Python, ``biome format``) where
     the code they touch already is, when the editor resolves actions' edits (:mod:`fixlore.lsp.actions.formatting`)."""
     upstream_timeout_ms: int = 3000
     """Per-request timeout for upstream servers; past it fixlore answers with what it has."""

@@ -122,7 +122,7 @@ class CodeActions:
         self._editor = editor
         self._resolves_edits = resolves_edits
         """Whether the editor resolves an action's edit (then a fix's layout can wait for the pick)."""
-        self._formatter: FixFormatter | None = None
+        self._formatters: dict[tuple[str, ...], FixFormatter] = {}
         self._in_flight = in_flight or InFlight()
         """The code actions being answered (:mod:`~fixlore.lsp.in_flight`): what nobody waits for runs after."""
         self._upstreams = upstreams
@@ -150,51 +150,52 @@ class CodeActions:
             return [self._withhold(action, assembly.uri) for action in assembly.actions]
         return assembly.actions or None
 
-    def formatter(self) -> FixFormatter | None:
-        """The formatter of fixes the settings name now (:mod:`~fixlore.lsp.actions.formatting`), if any."""
-        command = formatter_command(self._editor.config)
+    def formatter(self, uri: str) -> FixFormatter | None:
+        """The formatter of ``uri``'s fixes the settings name now (:mod:`~fixlore.lsp.actions.formatting`), if any.
+
+        ``None`` for a notebook's cell or an untitled buffer (no file whose
+        settings apply) and for an editor that takes edits inline.
+        """
+        doc = self._editor.open_document(uri) if uri.startswith("file:") else None
+        if doc is None or not self._resolves_edits():
+            return None
+        command = formatter_command(self._editor.config, doc.language_id or "")
         if command is None:
             return None
-        if self._formatter is None or self._formatter.command != command:
-            self._formatter = FixFormatter(command)
-        return self._formatter
+        formatter = self._formatters.get(command)
+        if formatter is None:
+            formatter = self._formatters[command] = FixFormatter(command)
+        return formatter
 
     def _formats(self, assembly: Assembly) -> bool:
         """Whether the quick fixes of this answer are formatted when the editor resolves them."""
-        if not assembly.uri.startswith("file:"):
-            return False  # a notebook's cell, an untitled buffer: no file whose settings apply
-        doc = self._editor.open_document(assembly.uri)
-        if doc is None or document_language(doc) != "python":
-            return False
-        return self._resolves_edits() and self.formatter() is not None
+        return self.formatter(assembly.uri) is not None
 
     def _withhold(self, action: dict[str, Any], uri: str) -> dict[str, Any]:
         """``action`` without its edit of ``uri``, kept behind its token for ``codeAction/resolve`` to format."""
         token = token_of(action)
         offer = self.tokens.get(token) if token else None
         edit = action.get("edit")
-        if (
-            offer is None
-            or not isinstance(edit, dict)
-            or not str(action.get("kind", "")).startswith("quickfix")
-            or not own_edits(action, uri)
-            or set(edit) - {"changes", "documentChanges"}  # annotated changes: as they came
-            or title_suppresses(str(action.get("title", "")))
-        ):
+        if offer is None or not isinstance(edit, dict) or not _formattable(action, uri):
             return action
         offer.withheld = edit
         out = {key: value for key, value in action.items() if key != "edit"}
         out.setdefault("data", WITHHELD)  # `data` is what says "resolve me" to some clients
         return out
 
-    async def _formatted(self, raw: dict[str, Any], offer: Offer) -> dict[str, Any]:
-        """``raw`` with its withheld edit, the lines it writes formatted where the code there was."""
-        edit = offer.withheld
-        assert edit is not None
-        out = {**raw, "edit": edit}
-        formatter = self.formatter()
+    async def _formatted(self, out: dict[str, Any], offer: Offer) -> dict[str, Any]:
+        """``out`` (an action with its edit) with the lines the edit writes formatted, where the code there was."""
+        edit = out.get("edit")
+        formatter = self.formatter(offer.uri)
         doc = self._editor.open_document(offer.uri)
-        if formatter is None or doc is None or doc.version != offer.version or doc.source != offer.text:
+        if (
+            formatter is None
+            or doc is None
+            or not isinstance(edit, dict)
+            or not _formattable(out, offer.uri)
+            or doc.version != offer.version
+            or doc.source != offer.text
+        ):
             return out  # the document moved on: the edit as made for the text it was made for
         try:
             edits = from_lsp_edits(offer.text, own_edits(out, offer.uri), doc.position_codec.client_num_units)
@@ -319,7 +320,7 @@ class CodeActions:
         if offer is not None and offer.original is not None:
             upstream_raw["command"] = offer.original
         if offer is not None and offer.withheld is not None:
-            return await self._formatted(raw, offer)
+            return await self._formatted({**raw, "edit": offer.withheld}, offer)
         if offer is None and _withheld_mark(raw):
             logger.warning("an action resolved too late: its edit is forgotten (over %d actions since)", MAX_TOKENS)
             return raw
@@ -337,6 +338,8 @@ class CodeActions:
                 "command": ACCEPT,
                 "arguments": [token],
             }
+        if offer is not None and "edit" in out:  # an upstream's fix whose edit came only now (Biome's)
+            return await self._formatted(out, offer)
         return out
 
     def accept(self, offer: Offer) -> None:
@@ -347,6 +350,18 @@ class CodeActions:
         self._learning.accepted(
             offer.pattern, offer.siblings, offer.invoked, offer.uri, offer.version, offer.diag, offer.text, offer.twins
         )
+
+
+def _formattable(action: dict[str, Any], uri: str) -> bool:
+    """A quick fix (not a suppression) whose edit is text edits of ``uri`` alone."""
+    edit = action.get("edit")
+    return (
+        isinstance(edit, dict)
+        and str(action.get("kind", "")).startswith("quickfix")
+        and bool(own_edits(action, uri))
+        and not set(edit) - {"changes", "documentChanges"}  # annotated changes: as they came
+        and not title_suppresses(str(action.get("title", "")))
+    )
 
 
 WITHHELD = {"fixlore": {"withheld": True}}

@@ -11,19 +11,22 @@ human's on the dev set (3 fewer) and 12 on other projects' (1 fewer).
 
 *Where it runs.* At ``codeAction/resolve``: an editor that resolves actions'
 edits (``resolveSupport`` naming ``edit``: VS Code, Neovim, eglot) gets the
-quick fixes of a Python document without their edit, and asks for it when the
-user picks one; the lightbulb pays nothing, the resolve the formatter's runs
-(+11–15 ms at the median: ``bench/bench_formatted_fixes.py``). An
-editor that does not resolve edits gets them inline and unformatted, as before.
+quick fixes fixlore holds the edit of without it, and asks for it when the
+user picks one (an upstream's fix resolved later is formatted as it comes
+back); the lightbulb pays nothing, the resolve the formatter's runs (+11–15
+ms at the median: ``bench/bench_formatted_fixes.py``). An editor that does
+not resolve edits gets them inline and unformatted, as before.
 
 *When.* Only where the formatter keeps the code the fix touches as it is
 (code that is formatted stays formatted; code laid out by hand keeps its
-layout); never for a fix that only deletes lines. The formatter is ruff's own,
-``ruff format --range``, when the Python upstream is ruff, run on the file's
-path so the project's settings apply (and black's line length and string
-normalisation, where the project sets them for black and not for ruff: ruff
-reads only its own). A formatter that fails, times out or
-changes nothing leaves the fix as it was; the setting ``formatFixes`` turns it off.
+layout); never for a fix that only deletes lines. The formatter is the
+document's upstream's own: ``ruff format --range`` for Python when the Python
+upstream is ruff (with black's line length and string normalisation, where the
+project sets them for black and not for ruff: ruff reads only its own), and
+``biome format`` where the upstream is Biome (it formats whole files: only a
+file that is formatted whole is), each run on the file's path so the
+project's settings apply. A formatter that fails, times out or changes
+nothing leaves the fix as it was; the setting ``formatFixes`` turns it off.
 """
 
 from __future__ import annotations
@@ -50,14 +53,19 @@ TIMEOUT_S = 3.0
 MAX_REMEMBERED = 64
 
 
-def formatter_command(config: FixloreConfig) -> tuple[str, ...] | None:
-    """The formatter of Python fixes: ``ruff format`` of the Python upstream when that is ruff."""
+FORMATTERS = {"ruff": ("format",), "biome": ("format",)}
+"""Upstreams whose executable formats too: ``ruff format`` (by line ranges), ``biome format`` (whole files)."""
+
+
+def formatter_command(config: FixloreConfig, language_id: str = "python") -> tuple[str, ...] | None:
+    """The formatter of a language's fixes: that of its upstream, when it is ruff (Python) or Biome."""
     if not config.format_fixes:
         return None
-    for upstream in config.upstreams.get("python", ()):
+    for upstream in config.upstreams.get(language_id, ()):
         executable = upstream.command[0] if upstream.command else ""
-        if Path(executable).name.split(".")[0] == "ruff":
-            return (executable, "format")
+        tool = Path(executable).name.split(".")[0]
+        if (tool == "ruff" and language_id == "python") or tool == "biome":
+            return (executable, *FORMATTERS[tool])
     return None
 
 
@@ -75,6 +83,8 @@ class FixFormatter:
 
     def __init__(self, command: tuple[str, ...]) -> None:
         self.command = command
+        self.ranged = Path(command[0]).name.split(".")[0] == "ruff"
+        """ruff formats the lines asked for; Biome a whole file (so it must be formatted whole before the fix)."""
         self._known: OrderedDict[bytes, str | None] = OrderedDict()
         """(text, region) digest -> what the formatter made of it (resolving each action of a menu runs it once)."""
 
@@ -96,29 +106,36 @@ class FixFormatter:
 
     async def _run(self, path: Path | None, text: str, first: int, end: int) -> str | None:
         """The formatter's output for ``text`` with lines ``[first, end)`` (0-based) formatted; ``None`` on failure."""
+        if not self.ranged:
+            first = end = 0
         key = hashlib.blake2b(f"{first}:{end}:".encode() + text.encode("utf-8", "surrogatepass")).digest()
         if key in self._known:
             self._known.move_to_end(key)
             return self._known[key]
-        out = await self._format(path, text, f"--range={first + 1}:1-{end + 1}:1")
+        out = await self._format(path, text, self._argv(path, first, end))
         self._known[key] = out
         while len(self._known) > MAX_REMEMBERED:
             self._known.popitem(last=False)
         return out
 
-    async def _format(self, path: Path | None, text: str, region: str) -> str | None:
-        name = str(path) if path is not None else "untitled.py"
+    def _argv(self, path: Path | None, first: int, end: int) -> tuple[str, ...]:
+        if not self.ranged:  # biome: the file's path says its language and settings
+            return (*self.command, f"--stdin-file-path={path if path is not None else 'untitled.ts'}")
+        return (
+            *self.command,
+            *(() if path is None else black_settings(path.parent)),
+            "--force-exclude",  # a file the project keeps from its formatter comes back as it was
+            f"--range={first + 1}:1-{end + 1}:1",
+            "--stdin-filename",
+            str(path) if path is not None else "untitled.py",
+            "-",
+        )
+
+    async def _format(self, path: Path | None, text: str, argv: tuple[str, ...]) -> str | None:
         cwd = str(path.parent) if path is not None and path.parent.is_dir() else None
-        black = () if path is None else black_settings(path.parent)
         try:
             process = await asyncio.create_subprocess_exec(
-                *self.command,
-                *black,
-                "--force-exclude",  # a file the project keeps from its formatter comes back as it was
-                region,
-                "--stdin-filename",
-                name,
-                "-",
+                *argv,
                 stdin=asyncio.subprocess.PIPE,
                 stdout=asyncio.subprocess.PIPE,
                 stderr=asyncio.subprocess.DEVNULL,

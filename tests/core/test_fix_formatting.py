@@ -114,6 +114,11 @@ def test_ruff_upstream_names_the_formatter_unless_turned_off() -> None:
     pyright = UpstreamConfig(command=("basedpyright-langserver", "--stdio"))
     assert formatter_command(FixloreConfig(upstreams={"python": (pyright,)})) is None
     assert formatter_command(FixloreConfig(upstreams={"typescript": (ruff,)})) is None
+    biome = UpstreamConfig(command=("/opt/node_modules/.bin/biome", "lsp-proxy"))
+    biomes = FixloreConfig(upstreams={"typescript": (biome,), "python": (ruff,)})
+    assert formatter_command(biomes, "typescript") == ("/opt/node_modules/.bin/biome", "format")
+    assert formatter_command(biomes, "javascript") is None  # no upstream for it: nothing to format with
+    assert formatter_command(FixloreConfig(upstreams={"typescript": (ruff,)}), "typescript") is None
 
 
 def test_only_an_editor_that_resolves_edits_gets_them_later() -> None:

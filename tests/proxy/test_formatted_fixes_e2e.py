@@ -13,6 +13,7 @@ from typing import Any, ClassVar
 import pytest
 
 from fixlore.lsp.tools.editor_session import apply_lsp_edits
+from tests._biome import USE_TEMPLATE, upstream_flags, write_config
 from tests.learning._editor import CAPABILITIES, Editor
 from tests.proxy.editor import edits_for
 
@@ -105,3 +106,36 @@ async def test_an_editor_that_does_not_resolve_edits_gets_them_inline(tmp_path: 
     async with PlainEditor(workspace(tmp_path, FORMATTED)) as editor:
         uri, fix = await up008_fix(editor, FORMATTED)
         assert "super().__init__(" in apply_lsp_edits(FORMATTED, edits_for(fix["edit"], uri), editor.encoding)
+
+
+# Biome (TypeScript): its fix of useTemplate makes a split return fit on one line again; `biome format`
+# formats whole files, so only a file formatted whole gets the fix formatted.
+TS_FORMATTED = (
+    f'export function greet(personName: string): string {{\n\treturn (\n\t\t"{"x" * 56}: " + personName\n\t);\n}}\n'
+)
+TEMPLATE_FIX = "quickfix.biome.style.useTemplate"
+TS_JOINED = f"export function greet(personName: string): string {{\n\treturn `{'x' * 56}: ${{personName}}`;\n}}\n"
+
+
+async def biome_template_fix(editor: Editor, text: str) -> tuple[str, dict[str, Any]]:
+    uri = editor.open("greet.ts", text)
+    diagnostic = await editor.diagnostic(uri, USE_TEMPLATE)
+    actions = await editor.code_actions(uri, diagnostic)
+    [fix] = [a for a in actions if a.get("kind") == TEMPLATE_FIX]
+    return uri, fix
+
+
+async def test_biomes_fix_in_a_file_biome_formatted_comes_back_formatted(tmp_path: Path, biome: Path) -> None:
+    write_config(tmp_path)
+    async with Editor(tmp_path, ruff=False, upstreams=upstream_flags(biome)) as editor:
+        uri, fix = await biome_template_fix(editor, TS_FORMATTED)
+        resolved = await editor.resolved(fix)
+        assert apply_lsp_edits(TS_FORMATTED, edits_for(resolved["edit"], uri), editor.encoding) == TS_JOINED
+
+        unformatted = TS_FORMATTED + "export const   spaced = 1;\n"  # the file is not as Biome writes it
+        other = editor.open("other.ts", unformatted)
+        diagnostic = await editor.diagnostic(other, USE_TEMPLATE)
+        [fix] = [a for a in await editor.code_actions(other, diagnostic) if a.get("kind") == TEMPLATE_FIX]
+        resolved = await editor.resolved(fix)
+        fixed = apply_lsp_edits(unformatted, edits_for(resolved["edit"], other), editor.encoding)
+        assert "\treturn (\n\t\t`" in fixed and "export const   spaced = 1;" in fixed  # the fix alone, as Biome made it
