@@ -106,14 +106,15 @@ def run_doctor(cli_settings: dict[str, Any], out: Any = print, cwd: Path | None 
 
     from fixlore.lsp.actions.formatting import formatter_command
 
-    formatter = formatter_command(config)
+    formatters = {language: formatter_command(config, language) for language in sorted(config.upstreams)}
     out("\nFormatted fixes (formatFixes):")
-    if formatter is not None:
-        out(f"  {' '.join(formatter)} --range, where the code a Python quick fix touches is formatted")
-    elif not config.format_fixes:
+    if not config.format_fixes:
         out("  off")
-    else:
-        out("  none: the Python upstream is not ruff (quick fixes keep the layout the fix makes)")
+    elif not any(formatters.values()):
+        out("  none: no upstream formats (ruff for Python, Biome): quick fixes keep the layout the fix makes")
+    for language, formatter in formatters.items():
+        if formatter is not None:
+            out(f"  {language:<12} {' '.join(formatter)}, where the code a quick fix touches is formatted")
 
     out("\nTeam knowledge:")
     if not config.team_knowledge:

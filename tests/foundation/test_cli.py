@@ -33,7 +33,7 @@ def test_doctor_is_happy_with_grammars_and_a_present_upstream(tmp_path: Path) ->
     assert "tree-sitter-python" in proc.stdout
     assert str(os.environ["FIXLORE_HOME"]) in proc.stdout
     assert "All good." in proc.stdout
-    assert "ruff format --range, where the code a Python quick fix touches is formatted" in proc.stdout
+    assert "python       ruff format, where the code a quick fix touches is formatted" in proc.stdout
 
 
 def test_doctor_says_when_fixes_are_not_formatted(tmp_path: Path) -> None:
@@ -41,7 +41,7 @@ def test_doctor_says_when_fixes_are_not_formatted(tmp_path: Path) -> None:
     report = run("doctor", "--upstream", "python=ruff server", cwd=tmp_path).stdout
     assert "Formatted fixes (formatFixes):\n  off" in report
     (tmp_path / "plain").mkdir()  # no settings, no upstream
-    assert "the Python upstream is not ruff" in run("doctor", cwd=tmp_path / "plain").stdout
+    assert "none: no upstream formats" in run("doctor", cwd=tmp_path / "plain").stdout
 
 
 def test_doctor_fails_on_a_missing_upstream_and_names_it(tmp_path: Path) -> None:
