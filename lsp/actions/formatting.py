@@ -134,6 +134,10 @@ class FixFormatter:
     async def _format(self, path: Path | None, text: str, argv: tuple[str, ...]) -> str | None:
         cwd = str(path.parent) if path is not None and path.parent.is_dir() else None
         try:
+            data = text.encode("utf-8")
+        except UnicodeEncodeError:  # a lone surrogate: no formatter reads that
+            return None
+        try:
             process = await asyncio.create_subprocess_exec(
                 *argv,
                 stdin=asyncio.subprocess.PIPE,
@@ -145,7 +149,7 @@ class FixFormatter:
             logger.warning("the formatter could not start: %s", type(exc).__name__)
             return None
         try:
-            out, _ = await asyncio.wait_for(process.communicate(text.encode("utf-8")), TIMEOUT_S)
+            out, _ = await asyncio.wait_for(process.communicate(data), TIMEOUT_S)
         except (TimeoutError, OSError) as exc:
             with contextlib.suppress(ProcessLookupError):
                 process.kill()

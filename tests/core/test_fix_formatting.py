@@ -66,6 +66,7 @@ async def test_a_formatter_that_fails_or_is_missing_leaves_the_fix(source: Path)
     broken = FIXED.replace("    return result", "    return result)")  # a syntax error: ruff refuses
     assert await FixFormatter(FORMAT).formatted(source, BEFORE, broken) is None
     assert await FixFormatter(("/nonexistent/ruff", "format")).formatted(source, BEFORE, FIXED) is None
+    assert await FixFormatter(FORMAT).formatted(source, BEFORE, FIXED.replace("find", "find\udc80")) is None
 
 
 async def test_a_hanging_formatter_is_stopped(monkeypatch: pytest.MonkeyPatch, source: Path) -> None:
