@@ -43,29 +43,6 @@ Session, RUFF, BIN, pct = (
     bench_first_request.BIN,
     bench_first_request.pct,
 )
-CAPS = bench_first_request.bench_proxy.CAPS
-
-
-class Fixlore(Session):  # type: ignore[misc,valid-type]
-    """A ``fixlore serve`` session whose ``formatFixes`` is set at ``initialize``."""
-
-    def __init__(self, label: str, command: list[str], *, format_fixes: bool) -> None:
-        super().__init__(label, command)
-        self.format_fixes = format_fixes
-
-    async def start(self, root: Path) -> None:
-        from fixlore.lsp.transport.jsonrpc import spawn  # noqa: PLC0415 - the repository's own client
-
-        self.process, self.conn = await spawn(self.command, on_request=self._answer, on_notification=lambda m, p: None)
-        params = {
-            "processId": None,
-            "rootUri": root.as_uri(),
-            "capabilities": CAPS,
-            "workspaceFolders": [{"uri": root.as_uri(), "name": "bench"}],
-            "initializationOptions": {"fixlore": {"formatFixes": self.format_fixes}},
-        }
-        await self.conn.request("initialize", params, timeout=60)
-        self.conn.notify("initialized", {})
 
 
 def text_edits(edit: dict[str, Any]) -> list[Any]:
@@ -98,8 +75,8 @@ async def run(root: Path, files: list[Path], formatted: bool) -> None:
     serve = [str(BIN / "fixlore"), "serve", "--upstream", "python=" + " ".join(RUFF)]
     paths = [
         Session("ruff", RUFF),
-        Fixlore("fixlore, off", serve, format_fixes=False),
-        Fixlore("fixlore, on", serve, format_fixes=True),
+        Session("fixlore, off", serve, init_options={"fixlore": {"formatFixes": False}}),
+        Session("fixlore, on", serve, init_options={"fixlore": {"formatFixes": True}}),
     ]
     for session in paths:
         await session.start(root)

@@ -69,9 +69,11 @@ CAPS: dict[str, Any] = {
 class Session:
     """One client session (editor stand-in)."""
 
-    def __init__(self, label: str, command: list[str]) -> None:
+    def __init__(self, label: str, command: list[str], *, init_options: Any = None) -> None:
         self.label = label
         self.command = command
+        self.init_options = init_options
+        """Sent as ``initializationOptions`` (fixlore's settings under ``fixlore``), when given."""
         self.process: asyncio.subprocess.Process | None = None
         self.conn: JsonRpcConnection | None = None
         self.startup = 0.0
@@ -86,6 +88,8 @@ class Session:
             "capabilities": CAPS,
             "workspaceFolders": [{"uri": root.as_uri(), "name": "bench"}],
         }
+        if self.init_options is not None:
+            params["initializationOptions"] = self.init_options
         await self.conn.request("initialize", params, timeout=60)
         self.startup = time.perf_counter() - began
         self.conn.notify("initialized", {})
