@@ -196,7 +196,7 @@ class CodeActions:
             or doc.version != offer.version
             or doc.source != offer.text
         ):
-            return out  # the document moved on: the edit as made for the text it was made for
+            return out  # no formatter now, not one document's text edits, or the document moved on: as it came
         try:
             edits = from_lsp_edits(offer.text, own_edits(out, offer.uri), doc.position_codec.client_num_units)
             made = await formatter.formatted(_path(offer.uri), offer.text, apply_edits(offer.text, edits))
