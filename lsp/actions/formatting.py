@@ -10,7 +10,7 @@ where the code it touches was formatted made 9 more first offers exactly the
 human's on the dev set (3 fewer) and 12 on other projects' (1 fewer).
 
 *Where it runs.* At ``codeAction/resolve``: an editor that resolves actions'
-edits (``resolveSupport`` naming ``edit``: VS Code, Neovim, eglot) gets the
+edits (``resolveSupport`` naming ``edit``, as VS Code and Neovim do) gets the
 quick fixes fixlore holds the edit of without it, and asks for it when the
 user picks one (an upstream's fix resolved later is formatted as it comes
 back); the lightbulb pays nothing, the resolve the formatter's runs (+11–15
