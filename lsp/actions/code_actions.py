@@ -175,23 +175,20 @@ class CodeActions:
         """``action`` without its edit of ``uri``, kept behind its token for ``codeAction/resolve`` to format."""
         token = token_of(action)
         offer = self.tokens.get(token) if token else None
-        edit = action.get("edit")
-        if offer is None or not isinstance(edit, dict) or not _formattable(action, uri):
+        if offer is None or not _formattable(action, uri):
             return action
-        offer.withheld = edit
+        offer.withheld = action["edit"]
         out = {key: value for key, value in action.items() if key != "edit"}
         out.setdefault("data", WITHHELD)  # `data` is what says "resolve me" to some clients
         return out
 
     async def _formatted(self, out: dict[str, Any], offer: Offer) -> dict[str, Any]:
         """``out`` (an action with its edit) with the lines the edit writes formatted, where the code there was."""
-        edit = out.get("edit")
         formatter = self.formatter(offer.uri)
         doc = self._editor.open_document(offer.uri)
         if (
             formatter is None
             or doc is None
-            or not isinstance(edit, dict)
             or not _formattable(out, offer.uri)
             or doc.version != offer.version
             or doc.source != offer.text
@@ -204,7 +201,7 @@ class CodeActions:
             return out
         replacement = None if made is None else replacing_lines(offer.text, made)
         if replacement is not None:
-            out["edit"] = with_edits(edit, offer.uri, [replacement])
+            out["edit"] = with_edits(out["edit"], offer.uri, [replacement])
         return out
 
     def _record_offers_later(self, assembly: Assembly) -> None:
@@ -315,10 +312,6 @@ class CodeActions:
         """Resolve at the owner, keeping fixlore's command (which records the acceptance when run)."""
         token = token_of(raw)
         offer = self.tokens.get(token) if token else None
-        upstream_raw = dict(raw)
-        upstream_raw.pop("command", None)
-        if offer is not None and offer.original is not None:
-            upstream_raw["command"] = offer.original
         if offer is not None and offer.withheld is not None:
             return await self._formatted({**raw, "edit": offer.withheld}, offer)
         if offer is None and _withheld_mark(raw):
@@ -326,6 +319,10 @@ class CodeActions:
             return raw
         if offer is not None and offer.learned:
             return raw
+        upstream_raw = dict(raw)
+        upstream_raw.pop("command", None)
+        if offer is not None and offer.original is not None:
+            upstream_raw["command"] = offer.original
         resolved = await self._upstreams.resolve_code_action(upstream_raw)
         if not isinstance(resolved, dict):
             return raw

@@ -53,19 +53,23 @@ TIMEOUT_S = 3.0
 MAX_REMEMBERED = 64
 
 
-FORMATTERS = {"ruff": ("format",), "biome": ("format",)}
-"""Upstreams whose executable formats too: ``ruff format`` (by line ranges), ``biome format`` (whole files)."""
+def _tool(executable: str) -> str:
+    """``ruff`` for ``/venv/bin/ruff`` or ``ruff.exe``: which program an upstream's executable is."""
+    return Path(executable).name.split(".")[0]
 
 
 def formatter_command(config: FixloreConfig, language_id: str = "python") -> tuple[str, ...] | None:
-    """The formatter of a language's fixes: that of its upstream, when it is ruff (Python) or Biome."""
+    """The formatter of a language's fixes: ``format`` of its upstream, when it is ruff (Python) or Biome.
+
+    ``ruff format`` formats line ranges; ``biome format`` whole files.
+    """
     if not config.format_fixes:
         return None
     for upstream in config.upstreams.get(language_id, ()):
         executable = upstream.command[0] if upstream.command else ""
-        tool = Path(executable).name.split(".")[0]
+        tool = _tool(executable)
         if (tool == "ruff" and language_id == "python") or tool == "biome":
-            return (executable, *FORMATTERS[tool])
+            return (executable, "format")
     return None
 
 
@@ -83,7 +87,7 @@ class FixFormatter:
 
     def __init__(self, command: tuple[str, ...]) -> None:
         self.command = command
-        self.ranged = Path(command[0]).name.split(".")[0] == "ruff"
+        self.ranged = _tool(command[0]) == "ruff"
         """ruff formats the lines asked for; Biome a whole file (so it must be formatted whole before the fix)."""
         self._known: OrderedDict[bytes, str | None] = OrderedDict()
         """(text, region) digest -> what the formatter made of it (resolving each action of a menu runs it once)."""
