@@ -70,20 +70,21 @@ def _extract(language: str, before: str, after: str, diag: DiagnosticInfo) -> Ex
     hunks = _hunks(before, after)
     if not hunks:
         return Skipped(SkipReason.NO_CHANGE)
-    if len(hunks) > MAX_HUNKS:
-        return Skipped(SkipReason.TOO_MANY_PLACES, f"{len(hunks)} separate edits")
     if all(i1 == i2 for i1, i2, *_ in hunks) and only_debugging(language, _inserted(after, hunks)):
         return Skipped(SkipReason.NOT_A_FIX, "a debugging statement")
-    spans = [_byte_span(b_src, a_src, h) for h in hunks]
-    d0 = b_src.byte(offset_at(before, diag.range.start))
-    d1 = max(d0, b_src.byte(offset_at(before, diag.range.end)))
     namer = Namer()
     code = str(diag.code or "")
     signature = signature_with(language, diag.source, code, diag.message, namer)
     site = Site(before, offset_at(before, diag.range.start), offset_at(before, diag.range.end), diag.message)
+    # Before the count of places: a rewrite may change several (a variable renamed through its scope).
     rewrite = learned_rewrite(language, site, after, signature)
     if rewrite is not None and verify_privacy(rewrite).ok:
         return Extracted(rewrite)
+    if len(hunks) > MAX_HUNKS:
+        return Skipped(SkipReason.TOO_MANY_PLACES, f"{len(hunks)} separate edits")
+    spans = [_byte_span(b_src, a_src, h) for h in hunks]
+    d0 = b_src.byte(offset_at(before, diag.range.start))
+    d1 = max(d0, b_src.byte(offset_at(before, diag.range.end)))
     if len(spans) == 2:
         (b0, _, a0, _), (_, b1, _, a1) = spans
         spans = [(b0, b1, a0, a1)]

@@ -47,6 +47,7 @@ from fixlore.abstraction._logging_args import log_args
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
 from fixlore.abstraction._py2 import COMPAT_NAMES, PY2_MEANS_OTHERWISE, PY3_NAMES, compat_name, py3_name, still_python_2
 from fixlore.abstraction._raises import CAUGHT_NAMES, from_caught, from_new, from_none
+from fixlore.abstraction._renames import ITEM, MADE, rename_ambiguous, renamed_to
 from fixlore.abstraction._templates import quotes
 from fixlore.abstraction._tree import parsed
 from fixlore.abstraction._typos import meant_name
@@ -171,7 +172,34 @@ def _import_title(site: Site) -> str | None:
     return None if statement is None else f"Add `{statement}`"
 
 
-TITLES: dict[Rewrite, Callable[[Site], str | None]] = {_import_as_elsewhere: _import_title}
+def _rename(how: str) -> Rewrite:
+    """An ambiguous name renamed through its scope, the name derived ``how`` (:mod:`~fixlore.abstraction._renames`)."""
+
+    def at(site: Site) -> Change | None:
+        if not quotes(site.message, site.text[site.start : site.end]):
+            return None  # the message is not about this name
+        return rename_ambiguous(how, site.text, site.start, site.end)
+
+    return at
+
+
+def _rename_title(how: str) -> Callable[[Site], str | None]:
+    """The title "Rename `l` to `line`" (the edit spans every use: "Replace …" would show a block)."""
+
+    def title(site: Site) -> str | None:
+        new = renamed_to(how, site.text, site.start, site.end)
+        return None if new is None else f"Rename `{site.text[site.start : site.end]}` to `{new}`"
+
+    return title
+
+
+_RENAME_ITEM, _RENAME_MADE = _rename(ITEM), _rename(MADE)
+
+TITLES: dict[Rewrite, Callable[[Site], str | None]] = {
+    _import_as_elsewhere: _import_title,
+    _RENAME_ITEM: _rename_title(ITEM),
+    _RENAME_MADE: _rename_title(MADE),
+}
 """Rewrites whose title is not "Replace `old` with `new`" (an import joined to a statement is not)."""
 
 
@@ -262,6 +290,8 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
         _import_as_elsewhere,
         EditShape(Anchor.IMPORT_BLOCK, "Import", "", "from $2 import $1 ~ import $1"),
     ),
+    "rename_item": (_RENAME_ITEM, EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ for $2 in $3")),
+    "rename_made": (_RENAME_MADE, EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ $2 = $3 ( )")),
     "drop_u_prefixes": (
         _literal(drop_u_prefixes),
         EditShape(Anchor.AT_DIAGNOSTIC, "SimpleString", 'u" $S " , u" $S "', '" $S " , " $S "'),
@@ -286,6 +316,8 @@ _CATEGORIES = {
     "drop_unused_import": FixCategory.REMOVE_IMPORT,
     "drop_redefined_import": FixCategory.REMOVE_IMPORT,
     "re_export": FixCategory.RENAME,
+    "rename_item": FixCategory.RENAME,
+    "rename_made": FixCategory.RENAME,
 }
 """A rewrite's kind of change, where it is not just :attr:`FixCategory.REWRITE`."""
 

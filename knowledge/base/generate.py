@@ -18,7 +18,9 @@ undefined name that is one typo of a name bound where it stands
 ``type(x) == T`` -> ``type(x) is T`` (and ``!=`` -> ``is not``: identity, as
 the rule asks, never ``isinstance``, which would also accept subclasses),
 ``raise ... from err`` in an ``except`` clause, a forward reference in an
-annotation quoted (``task: Task`` above ``class Task`` -> ``task: "Task"``), and the earlier, unused import
+annotation quoted (``task: Task`` above ``class Task`` -> ``task: "Task"``), an ambiguous name renamed
+after what it holds (``for l in lines:`` -> ``for line in lines:``, ``l = Locale.parse(…)`` -> ``locale``),
+and the earlier, unused import
 a redefinition points at dropped (ruff's own F811 fix is missing in some layouts). Each is learned with
 ``extract_pattern`` from a made-up before/after pair, exactly as the server
 learns a user's hand fix, and counts as one such fix in the base scope: it is
@@ -160,6 +162,20 @@ HAND_FIXES = (
         "        raise zz_Error(zz_value)\n",
         "def zz_parse(zz_value):\n    try:\n        return int(zz_value)\n    except ValueError as err:\n"
         "        raise zz_Error(zz_value) from err\n",
+    ),
+    (
+        "E741",
+        "Ambiguous variable name: `l`",
+        (1, 8, 1, 9),
+        "def zz_emit(zz_rows):\n    for l in zz_rows:\n        zz_out(l)\n",
+        "def zz_emit(zz_rows):\n    for row in zz_rows:\n        zz_out(row)\n",
+    ),
+    (
+        "E741",
+        "Ambiguous variable name: `l`",
+        (1, 4, 1, 5),
+        "def zz_check():\n    l = zz_mod.Record(1)\n    return l.zz_size\n",
+        "def zz_check():\n    record = zz_mod.Record(1)\n    return record.zz_size\n",
     ),
     (
         "F821",

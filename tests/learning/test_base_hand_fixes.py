@@ -115,6 +115,17 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
         ("def f(v):\n    return unicode(v).strip()\n", "F821", "    return str(v).strip()\n"),
         ("def f(n):\n    return isinstance(n, (int, long))\n", "F821", "    return isinstance(n, int)\n"),
         ("def f(path):\n    with file(path) as fh:\n        fh.read()\n", "F821", "    with open(path) as fh:\n"),
+        # an ambiguous name renamed after what it holds, every use with it
+        (
+            "def f(lines):\n    for l in lines:\n        print(l)\n",
+            "E741",
+            "    for line in lines:\n        print(line)\n",
+        ),
+        (
+            "def f(x):\n    l = Locale.parse(x)\n    return l.name\n",
+            "E741",
+            "    locale = Locale.parse(x)\n    return locale.",
+        ),
         # every operand carried over, in order, with its conversion
         (
             'log.info("user %r logged in at %s" % (user.name, when))\n',
@@ -144,6 +155,9 @@ def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str)
         # a name holding the tuple (two directives, one operand), and a mapping: left alone
         ('def f(pair):\n    return "%s-%s" % pair\n', "UP031"),
         ('def f(data):\n    return "%(name)s is %(age)s" % data\n', "UP031"),
+        # bound twice (each its own diagnostic, named after what it holds), a name no code says
+        ("def f(a, b):\n    for l in a.lines:\n        g(l)\n    for l in b.links:\n        g(l)\n", "E741"),
+        ("def f(x):\n    l = [x, 1]\n    return l\n", "E741"),
     ],
 )
 def test_a_hand_fix_that_does_not_fit_is_not_offered(before: str, code: str) -> None:
