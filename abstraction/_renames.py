@@ -15,8 +15,10 @@ variable. Nothing is offered (a rename that might change what the code does,
 or pick a name the user has to undo) when
 
 * the name is bound more than once in its scope (each binding is its own
-  diagnostic, and people name each after what it holds), or bound in a scope
-  inside it, or named by ``global`` / ``nonlocal``;
+  diagnostic, and people name each after what it holds) — except assignments
+  one after another in a function's body, whose values are renamed one at a
+  time (:func:`_one_of_several`) — or bound in a scope inside it, or named by
+  ``global`` / ``nonlocal``;
 * it is bound other than by an assignment to it alone or a ``for`` over a
   sequence (a parameter: its callers may pass it by name; a tuple target);
 * the derived name is not a plain word of code: a keyword, a builtin, another
@@ -96,7 +98,7 @@ def _rename(how: str, text: str, start: int, end: int) -> tuple[tuple[int, int, 
     if scope is None or region is None:
         return None
     uses = _uses(scope, region, old, node, src)
-    if uses is None or _used(_outer(scope), new, src):
+    if uses is None or _used(_outer(scope), new, src, _rebound_at(uses, node, region)):
         return None
     first, last = uses[0].start_byte, uses[-1].end_byte
     pieces, at = [], first
@@ -194,10 +196,16 @@ def _snake(words: list[str]) -> str | None:
     return "_".join(w.lower() for w in words) if words else None
 
 
+_ITEMS_OF = {"splitlines": "line", "readlines": "line", "iterdir": "path"}
+"""Standard methods whose name is no plural of what they yield (``text.splitlines()`` yields lines)."""
+
+
 def _singular(name: str | None) -> str | None:
     """The singular of a name's last word: ``header_lines`` -> ``line``; ``None`` if it is not a plural."""
     if not name:
         return None
+    if name in _ITEMS_OF:
+        return _ITEMS_OF[name]
     words: list[str] = _WORDS.findall(name)
     if not words:
         return None
@@ -251,6 +259,8 @@ def _uses(
             return None  # a later clause's variable: the first clause's iterable may use an outer one
         first_iterable = first.child_by_field_name("right")
     uses: list[tree_sitter.Node] = []
+    bindings: list[tree_sitter.Node] = []
+    nested = False
     for ident in _identifiers(region, old, src):
         if first_iterable is not None and _within(ident, first_iterable):
             return None  # `[l for l in l]`: the outer `l` is another variable
@@ -259,17 +269,54 @@ def _uses(
             continue
         if role in ("global", "parameter"):
             return None
-        if role == "binding" and ident != binding:
-            return None  # bound twice here, or again in a scope inside
         inner = ident.parent
         while inner is not None and inner != scope:
             if inner.type in _SCOPES and inner.type != "class_definition":
                 break
             inner = inner.parent
-        if inner is not None and inner != scope and _binds(inner, old, src):
-            return None
+        if inner is not None and inner != scope:  # in a scope inside: the same variable, unless bound there
+            if role == "binding" or _binds(inner, old, src):
+                return None
+            nested = True
+        elif role == "binding":
+            bindings.append(ident)
         uses.append(ident)
-    return uses if binding in uses else None
+    if binding not in uses:
+        return None
+    if len(bindings) == 1:
+        return uses
+    return None if nested else _one_of_several(uses, bindings, binding, region)
+
+
+def _one_of_several(
+    uses: list[tree_sitter.Node], bindings: list[tree_sitter.Node], binding: tree_sitter.Node, region: tree_sitter.Node
+) -> list[tree_sitter.Node] | None:
+    """A name assigned several times, one statement after another: the uses of the value ``binding`` assigns.
+
+    ``l = Locale.parse("a")`` / ``assert l.x`` / ``l = Locale.parse("b")`` / …: each
+    assignment starts a new value, and renaming the uses of one, up to the next
+    assignment, changes nothing else — where the statements run one after the
+    other in the function's body (or the module's), none inside a loop or a
+    branch, and no assignment reads the name it sets (``l = f(l)``).
+    """
+    statements: list[tree_sitter.Node] = []
+    for bound in bindings:
+        assignment = bound.parent
+        if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("left") != bound:
+            return None
+        statement = assignment.parent
+        right = assignment.child_by_field_name("right")
+        if statement is None or statement.type != "expression_statement" or statement.parent != region:
+            return None
+        if right is None or any(_within(use, right) for use in uses):
+            return None
+        statements.append(statement)
+    if any(use.start_byte < statements[0].start_byte for use in uses):
+        return None  # read before it is first set: another variable's (a global's) value
+    i = bindings.index(binding)
+    start = statements[i].start_byte
+    end = statements[i + 1].start_byte if i + 1 < len(statements) else region.end_byte
+    return [use for use in uses if start <= use.start_byte < end]
 
 
 def _binds(scope: tree_sitter.Node, name: str, src: Source) -> bool:
@@ -338,9 +385,37 @@ def _outer(scope: tree_sitter.Node) -> tree_sitter.Node:
     return node
 
 
-def _used(scope: tree_sitter.Node, name: str, src: Source) -> bool:
-    """Whether ``name`` is a variable anywhere in ``scope`` (an attribute or a keyword's name does not count)."""
-    return any(_role(ident) != "other" for ident in _identifiers(scope, name, src))
+def _used(scope: tree_sitter.Node, name: str, src: Source, after: int | None = None) -> bool:
+    """Whether ``name`` is a variable in ``scope`` (an attribute or a keyword's name does not count).
+
+    ``after``: a statement of the scope's own body that assigns the renamed value; uses of
+    ``name`` before it in that body are an earlier value's, which this one replaces there
+    (``locale = …`` / ``assert locale.x`` above an ``l = …`` renamed to ``locale``).
+    """
+    for ident in _identifiers(scope, name, src):
+        if _role(ident) == "other":
+            continue
+        if after is None or ident.start_byte >= after or _in_a_scope_inside(ident, scope):
+            return True
+    return False
+
+
+def _rebound_at(uses: list[tree_sitter.Node], binding: tree_sitter.Node, region: tree_sitter.Node) -> int | None:
+    """Where the renamed value is assigned, if by a statement of the scope's own body (else ``None``)."""
+    assignment = binding.parent
+    statement = assignment.parent if assignment is not None and assignment.type == "assignment" else None
+    if statement is None or statement.type != "expression_statement" or statement.parent != region:
+        return None
+    return statement.start_byte if uses and uses[0] == binding else None
+
+
+def _in_a_scope_inside(ident: tree_sitter.Node, scope: tree_sitter.Node) -> bool:
+    node = ident.parent
+    while node is not None and node != scope:
+        if node.type in _SCOPES:
+            return True
+        node = node.parent
+    return False
 
 
 __all__ = ["AMBIGUOUS", "ITEM", "MADE", "rename_ambiguous", "renamed_to"]

@@ -182,3 +182,40 @@ def test_every_use_of_the_variable_is_renamed_and_nothing_else(seq: str, uses: l
         return ast.dump(node)
 
     assert renamed(ast.parse(text)) == ast.dump(ast.parse(new))
+
+
+def test_a_name_assigned_again_and_again_is_renamed_one_value_at_a_time() -> None:
+    """Each assignment of a straight run starts a new value: its uses up to the next one are renamed."""
+    text = code(
+        """
+        def test_parse():
+            l = Locale.parse("a")
+            assert l.language == "a"
+            l = Locale.parse("b")
+            assert l.language == "b"
+        """
+    )
+    first = _renamed(MADE, text, "l =")
+    once = text.replace('l = Locale.parse("a")\n    assert l.', 'locale = Locale.parse("a")\n    assert locale.')
+    assert first == once
+    assert first is not None
+    # and the next one may take the same name: the earlier value is not read after it
+    second = _renamed(MADE, first, "l =")
+    assert second == text.replace("l = ", "locale = ").replace("l.language", "locale.language")
+    for refused in (
+        # inside a branch: which value a later use reads depends on the run
+        "def f(q):\n    l = Locale.parse('a')\n    if q:\n        l = Locale.parse('b')\n    return l.x\n",
+        # an assignment reading the name it sets
+        "def f():\n    l = Locale.parse('a')\n    l = Locale.parse(l)\n    return l\n",
+        # a closure reads the variable when it runs, not when it was made
+        "def f():\n    l = Locale.parse('a')\n    g = lambda: l\n    l = Locale.parse('b')\n    return g\n",
+    ):
+        assert _renamed(MADE, refused, "l =") is None, refused
+    # the new name read after the renamed value is assigned, or by a closure: taken
+    taken = "def f():\n    locale = 1\n    g = lambda: locale\n    l = Locale.parse('b')\n    return l\n"
+    assert _renamed(MADE, taken, "l =") is None
+
+
+def test_standard_methods_say_what_they_yield() -> None:
+    text = "def f(text):\n    return [l for l in text.splitlines() if l]\n"
+    assert _renamed(ITEM, text, "l in") == "def f(text):\n    return [line for line in text.splitlines() if line]\n"
