@@ -2,7 +2,8 @@
 
 ruff has no fix for a missing import (F821), a bare ``except`` (E722), a type
 compared with ``==`` (E721) or a ``raise`` without ``from`` in an ``except``
-clause (B904) or a Python 2 builtin Python 3 renamed (F821), and for ``%`` formatting (UP031) only one that leaves a
+clause (B904) or a Python 2 builtin Python 3 renamed (F821) or an ambiguous name (E741), and for ``%`` formatting
+(UP031) only one that leaves a
 ``.format`` call (UP032's next). fixlore ships one
 made-up hand fix of each kind (``knowledge/base/generate.py``), learned the way
 the server learns a user's; the code here uses other names, modules and shapes
@@ -59,6 +60,10 @@ def same_kind(a, b):
 
 def total(numbers):
     return sum(nubmers)
+
+
+def widths(text):
+    return [len(l) for l in text.splitlines()]
 """
 
 FIXED = {  # (code, line, column): a line of the fixed text
@@ -70,6 +75,7 @@ FIXED = {  # (code, line, column): a line of the fixed text
     "        raise RuntimeError(text) from err\n",
     ("E721", 30, 11): "    return type(a) is not type(b)\n",
     ("F821", 34, 15): "    return sum(numbers)\n",
+    ("E741", 38, 23): "    return [len(line) for line in text.splitlines()]\n",
 }
 
 
@@ -189,7 +195,7 @@ def _diagnostic(ruff: str | None, text: str, code: str) -> Any:
 
 @pytest.mark.e2e
 async def test_a_new_user_is_offered_the_hand_fixes_ruff_has_none_for(tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F821", "E722", "B904", "E721"]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F821", "E722", "B904", "E721", "E741"]\n')
     async with Editor(tmp_path) as editor:
         uri = editor.open("handy.py", CODE)
         await editor.diagnostic(uri, "B904")
