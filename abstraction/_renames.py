@@ -4,8 +4,9 @@ People rename an ``l`` by hand to the name the code around it gives the thing:
 ``for l in lines:`` -> ``line``, ``l = lines[i].split()`` -> ``line`` (an item
 of a sequence: its name's last word, singular), ``l = Locale.parse(…)`` ->
 ``locale``, ``l = sql.TokenList(…)`` -> ``token_list``, ``l =
-logging.getLogger(…)`` -> ``logger`` (what a call makes: the class it names,
-or what it gets). Learned as a rewrite (:mod:`~fixlore.abstraction._rewrites`),
+logging.getLogger(…)`` -> ``logger``, ``l = guess_lexer_for_file(…)`` ->
+``lexer`` (what a call makes: the class it names, or what it gets, makes,
+loads, finds). Learned as a rewrite (:mod:`~fixlore.abstraction._rewrites`),
 the pattern stores which of the two ways the new name came from — a word of
 this module — never a name; instantiation derives the name from the code at hand.
 
@@ -30,6 +31,7 @@ from __future__ import annotations
 
 import builtins
 import functools
+import itertools
 import keyword
 import re
 
@@ -181,10 +183,19 @@ def _made_by(function: tree_sitter.Node | None, src: Source) -> str | None:
         return _snake(_WORDS.findall(last))
     if len(parts) > 1 and _is_class(parts[-2]):
         return _snake(_WORDS.findall(parts[-2]))  # an alternative constructor: Locale.parse
-    words = _WORDS.findall(last)
-    if len(words) > 1 and words[0] == "get":
-        return _snake(words[1:])
+    words = [w.lower() for w in _WORDS.findall(last)]
+    if len(words) > 1 and words[0] in _MAKERS:  # get_logger, guess_lexer_for_file: what it gets
+        made = list(itertools.takewhile(lambda w: w not in _LINKS, words[1:]))
+        return _snake(made) if made else None
     return None
+
+
+_MAKERS = frozenset(
+    {"get", "make", "create", "new", "build", "load", "read", "open", "find", "fetch", "parse", "guess", "compile"}
+)
+"""A function named for what it makes after one of these verbs: ``getLogger`` -> ``logger``."""
+_LINKS = frozenset({"for", "from", "by", "of", "to", "in", "on", "at", "with", "as", "or", "and"})
+"""Words that end the name of what a function makes: ``guess_lexer_for_file`` -> ``lexer``."""
 
 
 def _is_class(name: str) -> bool:

@@ -104,6 +104,10 @@ def test_a_rename_to_what_a_call_makes_is_learned_and_made_for_other_calls() -> 
         """
     )
     assert "token_list = sql.TokenList" in apply(pattern, "python", tokens, _e741(tokens, "l ="))
+    guessed = "def find(path):\n    l = lexers.guess_lexer_for_filename(path)\n    return l.name\n"
+    assert apply(pattern, "python", guessed, _e741(guessed, "l =")) == guessed.replace("l = ", "lexer = ").replace(
+        "l.name", "lexer.name"
+    )
 
 
 @pytest.mark.parametrize(
@@ -123,6 +127,7 @@ def test_a_rename_to_what_a_call_makes_is_learned_and_made_for_other_calls() -> 
         # a name that is not a plural, a call that names no class and gets nothing
         (ITEM, "def f(lst):\n    for l in lst:\n        a(l)\n", "l in"),
         (MADE, "def f(b):\n    l = b.files.getlist('x')\n    return l\n", "l ="),
+        (MADE, "def f(b):\n    l = guess(b)\n    return l\n", "l ="),
         # a tuple target, a class body, `global`, the first iterable using the outer name
         (ITEM, "def f(pairs):\n    for l, r in pairs:\n        a(l, r)\n", "l,"),
         (ITEM, "class A:\n    for l in items:\n        pass\n", "l in"),
