@@ -21,7 +21,10 @@ name (``unicode`` -> ``str``, F821), by :mod:`~fixlore.abstraction._py2`; a forw
 reference in an annotation -> the name quoted (``task: Task`` above ``class Task`` ->
 ``task: "Task"``, F821), by :mod:`~fixlore.abstraction._forward_refs`; an undefined name -> the import the
 project's other files bind it with (``from six.moves import xrange``, read by the
-server from the workspace and passed in :attr:`Site.imports`; F821). At extraction, when the human's fixed
+server from the workspace and passed in :attr:`Site.imports`; F821); an ambiguous
+name renamed through its scope after what it holds (``for l in lines`` -> ``line``,
+``l = Locale.parse(…)`` -> ``locale``, E741), by :mod:`~fixlore.abstraction._renames`
+(one edit from the variable's first use to its last). At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
 this module: nothing of the user's code); instantiation computes the rewrite on
@@ -200,7 +203,7 @@ TITLES: dict[Rewrite, Callable[[Site], str | None]] = {
     _RENAME_ITEM: _rename_title(ITEM),
     _RENAME_MADE: _rename_title(MADE),
 }
-"""Rewrites whose title is not "Replace `old` with `new`" (an import joined to a statement is not)."""
+"""Rewrites whose title is not "Replace `old` with `new`" (an import joined to a statement, a variable renamed)."""
 
 
 def _from_new(name: str) -> Rewrite:
