@@ -55,7 +55,6 @@ _PARAMETERS = frozenset(
         "typed_default_parameter",
         "list_splat_pattern",
         "dictionary_splat_pattern",
-        "keyword_separator",
     }
 )
 _TARGETS = frozenset({"pattern_list", "tuple_pattern", "list_pattern", "expression_list", "tuple", "list"})
@@ -96,11 +95,15 @@ def _rename(how: str, text: str, start: int, end: int) -> tuple[tuple[int, int, 
     new = _derived(how, node, src)
     if new is None or not _plain_word(new) or new == old:
         return None
-    scope, region = _scope_of(node)
-    if scope is None or region is None:
+    scope = _scope_of(node)
+    if scope is None:
         return None
+    region = _region(scope)
     uses = _uses(scope, region, old, node, src)
-    if uses is None or _used(_outer(scope), new, src, _rebound_at(uses, node, region)):
+    if uses is None:
+        return None
+    statement = _body_statement(node, region)
+    if _used(_outer(scope), new, src, statement.start_byte if statement is not None and uses[0] == node else None):
         return None
     first, last = uses[0].start_byte, uses[-1].end_byte
     pieces, at = [], first
@@ -240,23 +243,26 @@ def _plain_word(name: str) -> bool:
     )
 
 
-def _scope_of(node: tree_sitter.Node) -> tuple[tree_sitter.Node | None, tree_sitter.Node | None]:
-    """The scope a binding is in and the part of it that is that scope's (a function's body).
+def _scope_of(node: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The scope a binding is in: its comprehension, function or module; ``None`` for a class body.
 
-    ``(None, None)`` for a class body, whose names other code reads as attributes.
+    A class body's names other code reads as attributes.
     """
     clause = node.parent
     if clause is not None and clause.type == "for_in_clause":
-        comprehension = clause.parent
-        return (comprehension, comprehension) if comprehension is not None else (None, None)
+        return clause.parent
     scope = node.parent
     while scope is not None and scope.type not in _SCOPES:
         scope = scope.parent
     if scope is None or scope.type in ("class_definition", "lambda") or scope.type in _COMPREHENSIONS:
-        return None, None
-    if scope.type == "function_definition":
-        return scope, scope.child_by_field_name("body")
-    return scope, scope
+        return None
+    return scope
+
+
+def _region(scope: tree_sitter.Node) -> tree_sitter.Node:
+    """The part of ``scope`` that is the scope's own: a function's body (its defaults are the code around's)."""
+    body = scope.child_by_field_name("body") if scope.type == "function_definition" else None
+    return body if body is not None else scope
 
 
 def _uses(
@@ -280,14 +286,9 @@ def _uses(
             continue
         if role in ("global", "parameter"):
             return None
-        inner = ident.parent
-        while inner is not None and inner != scope:
-            if inner.type in _SCOPES and inner.type != "class_definition":
-                break
-            inner = inner.parent
-        if inner is not None and inner != scope:  # in a scope inside: the same variable, unless bound there
-            if role == "binding" or _binds(inner, old, src):
-                return None
+        if _nested(ident, scope):  # in a scope inside: the same variable, unless bound there
+            if role == "binding":
+                return None  # (a parameter there was refused above)
             nested = True
         elif role == "binding":
             bindings.append(ident)
@@ -312,14 +313,9 @@ def _one_of_several(
     """
     statements: list[tree_sitter.Node] = []
     for bound in bindings:
-        assignment = bound.parent
-        if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("left") != bound:
-            return None
-        statement = assignment.parent
-        right = assignment.child_by_field_name("right")
-        if statement is None or statement.type != "expression_statement" or statement.parent != region:
-            return None
-        if right is None or any(_within(use, right) for use in uses):
+        statement = _body_statement(bound, region)
+        right = bound.parent.child_by_field_name("right") if bound.parent is not None else None
+        if statement is None or right is None or any(_within(use, right) for use in uses):
             return None
         statements.append(statement)
     if any(use.start_byte < statements[0].start_byte for use in uses):
@@ -328,11 +324,6 @@ def _one_of_several(
     start = statements[i].start_byte
     end = statements[i + 1].start_byte if i + 1 < len(statements) else region.end_byte
     return [use for use in uses if start <= use.start_byte < end]
-
-
-def _binds(scope: tree_sitter.Node, name: str, src: Source) -> bool:
-    """Whether a scope inside binds ``name`` itself (its parameters, its assignments)."""
-    return any(_role(ident) in ("binding", "parameter", "global") for ident in _identifiers(scope, name, src))
 
 
 def _identifiers(node: tree_sitter.Node, name: str, src: Source) -> list[tree_sitter.Node]:
@@ -365,7 +356,7 @@ def _role(ident: tree_sitter.Node) -> str:
         return "other"
     if parent.type in ("global_statement", "nonlocal_statement"):
         return "global"
-    if parent.type in _PARAMETERS or (parent.type == "lambda" and parent.child_by_field_name("parameters") == ident):
+    if parent.type in _PARAMETERS:
         return "parameter"
     if parent.type in ("function_definition", "class_definition") and parent.child_by_field_name("name") == ident:
         return "binding"
@@ -406,24 +397,27 @@ def _used(scope: tree_sitter.Node, name: str, src: Source, after: int | None = N
     for ident in _identifiers(scope, name, src):
         if _role(ident) == "other":
             continue
-        if after is None or ident.start_byte >= after or _in_a_scope_inside(ident, scope):
+        if after is None or ident.start_byte >= after or _nested(ident, scope, classes=True):
             return True
     return False
 
 
-def _rebound_at(uses: list[tree_sitter.Node], binding: tree_sitter.Node, region: tree_sitter.Node) -> int | None:
-    """Where the renamed value is assigned, if by a statement of the scope's own body (else ``None``)."""
+def _body_statement(binding: tree_sitter.Node, region: tree_sitter.Node) -> tree_sitter.Node | None:
+    """The statement ``binding = …`` when it is one of ``region``'s own (not inside a loop or a branch)."""
     assignment = binding.parent
-    statement = assignment.parent if assignment is not None and assignment.type == "assignment" else None
+    if assignment is None or assignment.type != "assignment" or assignment.child_by_field_name("left") != binding:
+        return None
+    statement = assignment.parent
     if statement is None or statement.type != "expression_statement" or statement.parent != region:
         return None
-    return statement.start_byte if uses and uses[0] == binding else None
+    return statement
 
 
-def _in_a_scope_inside(ident: tree_sitter.Node, scope: tree_sitter.Node) -> bool:
+def _nested(ident: tree_sitter.Node, scope: tree_sitter.Node, *, classes: bool = False) -> bool:
+    """Whether ``ident`` is in a function, lambda or comprehension inside ``scope`` (or a class body, ``classes``)."""
     node = ident.parent
     while node is not None and node != scope:
-        if node.type in _SCOPES:
+        if node.type in _SCOPES and (classes or node.type != "class_definition"):
             return True
         node = node.parent
     return False
