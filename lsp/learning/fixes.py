@@ -372,7 +372,7 @@ class LearnedFixes:
             usable = [entry for entry in usable if may_apply(entry[1], language, text, info, seen=entry[2])]
         seen = [(stats.fingerprint, pattern, times) for stats, pattern, times in usable]
         recalled = self.recall.names_of((fp for fp, _, _ in seen), info.message)
-        job = Job(uri, language, text, info, seen, imports, recalled)
+        job = Job(uri, language, text, info, seen, imports, recalled, asked=asked)
         if seen:
             self._jobs.submit(job)
         else:  # nothing to try: answered at once, no round trip to the worker

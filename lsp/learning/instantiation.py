@@ -11,20 +11,23 @@ text and every pattern it has been sent, so a document's text goes over once
 per version and a pattern once per worker, not once per diagnostic. Jobs wait
 in this process, not in the pool, one handed over at a time; a job a code-action
 request asks for goes ahead of the publish's others, or, when the worker is
-busy with another, runs at once on a thread of the server. If no process can be
-started, or the worker dies twice, the same jobs run on a thread instead.
+busy with another or its process is still starting (a session's first lightbulb
+with a learned fix waited ~0.3 s for the spawn), runs at once on a thread of the
+server. If no process can be started, or the worker dies twice, the same jobs
+run on a thread instead.
 """
 
 from __future__ import annotations
 
 import collections
+import contextlib
 import functools
 import itertools
 import logging
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import BrokenExecutor, CancelledError, Future, ThreadPoolExecutor
+from concurrent.futures import BrokenExecutor, CancelledError, Future, InvalidStateError, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -58,6 +61,8 @@ class Job:
     """How the workspace imports the name the diagnostic is about (:mod:`.workspace_imports`), if it does."""
     recalled: dict[str, Mapping[str, str]] = field(default_factory=dict)
     """fingerprint -> the names that pattern brought in this session (:mod:`.recall`; memory only)."""
+    asked: bool = False
+    """A code-action request waits for it: never handed to a process still starting (``Instantiator._feed_locked``)."""
     result: Future[list[Found]] = field(default_factory=Future)
     created: float = field(default_factory=time.perf_counter)
     """When it was made (for the debug log's timings)."""
@@ -248,6 +253,10 @@ class Instantiator:
             try:
                 self._queue.remove(job)
             except ValueError:
+                if job is self._current and not self._worker.answering and not job.result.done():
+                    # Handed to a process still starting (a publish's job, before the request
+                    # came): made here as well, and the first answer is the one kept.
+                    self._here.submit(_run_here, job)
                 return  # already handed over, or done
             current = self._current
             if current is None or (current.uri == job.uri and current.text is job.text and self._worker.answering):
@@ -283,6 +292,12 @@ class Instantiator:
                 # Made for a text the document no longer has (typing goes on), or a closed one:
                 # nobody asks for it. (A request's job, hurried, is made whatever comes after it.)
                 job.result.cancel()
+                continue
+            if (urgent or job.asked) and not self._worker.answering:
+                # A process starting (0.2-1 s: the spawn, its imports) or none yet: the
+                # request's job runs here at once rather than wait for it (a session's first
+                # lightbulb with a learned fix waited ~0.3 s in the worker's start).
+                self._here.submit(_run_here, job)
                 continue
             if not job.result.set_running_or_notify_cancel():
                 continue
@@ -326,34 +341,49 @@ class Instantiator:
         with self._lock:
             self._current = None
             if self._closed:
-                job.result.set_exception(CancelledError())  # handed over already: cancel() cannot stop it
+                with contextlib.suppress(InvalidStateError):  # (made on a thread of the server meanwhile)
+                    job.result.set_exception(CancelledError())  # handed over already: cancel() cannot stop it
                 return
             try:
                 found = done.result()
             except BrokenExecutor:  # the worker died (it is replaced): what it held went with it
                 self._texts.clear()
                 self._patterns.clear()
-                self._hand_over_locked(job, force=True)
+                if job.result.done():  # made on a thread of the server meanwhile (see hurry)
+                    self._feed_locked()
+                else:
+                    self._hand_over_locked(job, force=True)
                 return
             except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not stop the others
-                job.result.set_exception(exc)
+                with contextlib.suppress(InvalidStateError):  # made on a thread of the server meanwhile
+                    job.result.set_exception(exc)
+                self._feed_locked()
+                return
+            if job.result.done():  # made on a thread of the server meanwhile (see hurry)
                 self._feed_locked()
                 return
             if found is None and not forced and not self._closed:
                 self._hand_over_locked(job, force=True)  # the worker had forgotten the text or a pattern
                 return
-            job.result.set_result(found or [])
+            with contextlib.suppress(InvalidStateError):  # the thread of the server may end first still
+                job.result.set_result(found or [])
             self._feed_locked()
 
 
 def _run_here(job: Job) -> None:
-    if not job.result.set_running_or_notify_cancel():
+    """Make ``job`` on this thread.
+
+    One the worker has too (handed to a process still starting) is answered by whichever ends first.
+    """
+    if not job.result.running() and not job.result.set_running_or_notify_cancel():
         return
     try:
         found = instantiate_all(
             [(p, times) for _, p, times in job.patterns], job.language, job.text, job.info, job.imports, job.recalled
         )
     except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not stop the others
-        job.result.set_exception(exc)
+        outcome: Callable[[], None] = functools.partial(job.result.set_exception, exc)
     else:
-        job.result.set_result(found)
+        outcome = functools.partial(job.result.set_result, found)
+    with contextlib.suppress(InvalidStateError):  # the worker answered first
+        outcome()

@@ -168,6 +168,64 @@ def test_a_job_asked_for_while_the_worker_parses_its_own_text_waits_for_the_work
     other.result.cancel()
 
 
+def test_a_job_asked_for_while_the_worker_process_starts_runs_on_a_thread_of_the_server(
+    instantiator: Instantiator,
+) -> None:
+    """A session's first lightbulb with a learned fix: the worker process is starting (0.2-1 s, the
+    spawn and its imports), or none runs yet; the request's job does not wait for it, the publish's do."""
+    pattern = _pattern()
+    here: list[Job] = []
+    instantiator._here.submit = lambda fn, j: here.append(j)  # type: ignore[assignment,method-assign,misc,return-value]
+    with instantiator._lock:  # (a spawn takes a tenth of a second at least: it is still starting here)
+        published = _job(pattern, uri="file:///w/published.py", name="published")
+        instantiator.submit(published)  # a publish's job: the process starts for it, the job waits there
+        assert instantiator._current is published and not instantiator._worker.answering
+        asked = Job(*_job_args(pattern, "file:///w/asked.py", "asked"), asked=True)
+        instantiator.submit(asked)
+        instantiator.hurry(asked)
+        first = Job(*_job_args(pattern, "file:///w/first.py", "first"), asked=True)
+        instantiator._current = None  # as if nothing were handed over yet: the first job ever is an asked one
+        instantiator.submit(first)
+        assert instantiator._current is None
+        instantiator._current = published
+        instantiator.hurry(published)  # a publish's job the request finds handed to the starting process
+    assert here == [asked, first, published]  # the asked ones went to the server's thread, published as well
+    assert _applied(published, published.result.result(TIMEOUT_S)) == [
+        "def other(published):\n    return published is None\n"
+    ]
+    assert instantiator._worker.answering
+    # Once the process is up, an asked job goes to it like any other.
+    again = Job(*_job_args(pattern, "file:///w/again.py", "again"), asked=True)
+    assert _applied(again, instantiator.submit(again).result(TIMEOUT_S)) == [
+        "def other(again):\n    return again is None\n"
+    ]
+    assert here == [asked, first, published]
+    asked.result.cancel()
+    first.result.cancel()
+
+
+def test_a_job_made_both_here_and_by_a_worker_that_was_starting_is_answered_once(instantiator: Instantiator) -> None:
+    """The thread of the server and the worker process race; whichever ends first answers, the other is dropped."""
+    pattern = _pattern()
+    job = _job(pattern, uri="file:///w/raced.py", name="raced")
+    with instantiator._lock:
+        instantiator.submit(job)  # the process starts for it
+        assert instantiator._current is job and not instantiator._worker.answering
+        instantiator.hurry(job)  # and it is made here as well
+    assert _applied(job, job.result.result(TIMEOUT_S)) == ["def other(raced):\n    return raced is None\n"]
+    after = _job(pattern, uri="file:///w/after.py", name="after")  # the worker goes on with the next job
+    assert _applied(after, instantiator.submit(after).result(TIMEOUT_S)) == [
+        "def other(after):\n    return after is None\n"
+    ]
+    with instantiator._lock:
+        assert instantiator._current is None and not instantiator._queue
+
+
+def _job_args(pattern, uri: str, name: str) -> tuple:  # type: ignore[no-untyped-def,type-arg]
+    job = _job(pattern, uri=uri, name=name)
+    return job.uri, job.language, job.text, job.info, job.patterns
+
+
 def test_a_killed_worker_is_replaced_and_the_job_still_answered(instantiator: Instantiator) -> None:
     pattern = _pattern()
     instantiator.submit(_job(pattern)).result(TIMEOUT_S)
