@@ -82,6 +82,8 @@ class Index:
         self._contexts: dict[tuple[str, ...], tuple[str, ...]] = {}
         self._keys: dict[RuleKey, RuleKey] = {}
         self._gen: dict[RuleKey, int] = {}
+        self._fixes_gen: dict[RuleKey, int] = {}
+        """Like ``_gen``, but not moved by offers (see :meth:`touch`)."""
         self._epoch = 0
         self._learned: dict[RuleKey, _LearnedEntry] = {}
         self.lazy = False
@@ -199,14 +201,22 @@ class Index:
             dropped += 1
         return dropped
 
-    def touch(self, rule_key: RuleKey | None = None) -> None:
-        """Note that rows of ``rule_key`` (of every key, if None) changed: drops cached learned fixes."""
+    def touch(self, rule_key: RuleKey | None = None, *, fixes: bool = True) -> None:
+        """Note that rows of ``rule_key`` (of every key, if None) changed: drops cached learned fixes.
+
+        ``fixes=False``: only offers were counted, which neither order nor choose
+        :meth:`learned_for`'s list, nor are read from it (every invoked menu counts its
+        offers, and rebuilding the list of a rule key for each next lightbulb cost a
+        replay of real fixes a few tenths of a millisecond a request); the stamp moves.
+        """
         if rule_key is None:
             self._epoch += 1
             self._learned.clear()
         else:
             self._gen[rule_key] = self._gen.get(rule_key, 0) + 1
-            self._learned.pop(rule_key, None)
+            if fixes:
+                self._fixes_gen[rule_key] = self._fixes_gen.get(rule_key, 0) + 1
+                self._learned.pop(rule_key, None)
 
     def stamp(self, rule_key: RuleKey) -> tuple[int, int]:
         """What changes whenever rows of ``rule_key`` (or of every key) changed: a cache of their evidence's key.
@@ -239,7 +249,7 @@ class Index:
         self.touch(rule_key)
 
     def ensure(self, scope: Scope, rule_key: RuleKey, fp: str, at: float, pattern: Pattern) -> Row:
-        """The row of ``fp``, created from ``pattern`` if new."""
+        """The row of ``fp``, created from ``pattern`` if new; the caller touches the key once it counted on it."""
         if scope is Scope.USER:
             self.unpack(rule_key)
         bucket = self.scopes[scope].setdefault(self.key(rule_key), {})
@@ -248,7 +258,7 @@ class Index:
             body = pattern.to_json() if pattern.shape is not None else None
             row = new_row(at, self.intern(pattern.context), body)
             bucket[fp] = row
-        self.touch(rule_key)
+            self.touch(rule_key)  # a new row (a row counted on is touched by the caller, see Tiers.record_locked)
         return row
 
     def remove(self, scope: Scope, fp: str, rule_key: RuleKey | None = None) -> bool:
@@ -322,12 +332,13 @@ class Index:
     def learned_for(self, signature: Signature) -> list[PatternStats]:
         """Learned fixes for ``signature``: exact message template first, then best evidence.
 
-        Cached per rule key until a row of that key changes (see :meth:`touch`), and
-        per signature within it, so the request path builds the values (and parses
-        the patterns) once. Returns a fresh list.
+        Cached per rule key until a row of that key changes (see :meth:`touch`: offers
+        alone keep it), and per signature within it, so the request path builds the
+        values (and parses the patterns) once. Returns a fresh list; its counts of
+        offers may be behind (nothing reads them there).
         """
         rule_key = signature.rule_key
-        stamp = self.stamp(rule_key)
+        stamp = (self._epoch, self._fixes_gen.get(rule_key, 0))
         entry = self._learned.get(rule_key)
         if entry is None or entry[0] != stamp:
             ranked = sorted(self.with_shape(rule_key), key=_evidence_order)

@@ -36,6 +36,26 @@ def bump(row: Row, i: int, at: float) -> None:
     row[R_LAST] = max(row[R_LAST], at)
 
 
+def says_as_held(held: Row | None, stored: Row, d: PatternDelta | None) -> bool:
+    """Whether the store's row, with the deltas not committed yet on top, counts what the index holds.
+
+    The store's rows this process wrote itself come back at the next refresh (its
+    read connection sees the writer's commits as another's): the same counts, which
+    need not be put again (a put drops the rule key's learned fixes, see ``Index.touch``).
+    """
+    if held is None:
+        return False
+    expected = list(stored[:R_CTX])
+    if d is not None:
+        for i, n in enumerate(d.counts):
+            expected[i] += n
+        expected[R_FIRST] = min(expected[R_FIRST], d.first_seen)
+        expected[R_LAST] = max(expected[R_LAST], d.last_seen)
+        if d.set_workspaces:
+            expected[R_WS] = max(expected[R_WS], d.set_workspaces)
+    return list(held[:R_CTX]) == expected
+
+
 def add_pending(index: Index, fp: str, d: PatternDelta) -> None:
     """Add a delta the store does not hold yet onto its index row (created if need be)."""
     if index.is_cold(d.rule_key):

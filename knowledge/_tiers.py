@@ -29,14 +29,21 @@ from fixlore.abstraction import Scope, Signature
 from ._delta import Batch
 from ._exchange import Record
 from ._index import Index
-from ._model import Counts, Event, PatternStats, RuleKey
+from ._model import Counts, Event, EventKind, PatternStats, RuleKey
 from ._packed import R_BODY, R_WS, Row
-from ._rows import add_pending, bump, row_from_db, row_from_rank
+from ._rows import add_pending, bump, row_from_db, row_from_rank, says_as_held
 from ._shared import SharedStore
 from ._store import Store
 from ._writer import Writer
 
 logger = logging.getLogger(__name__)
+
+_NOT_IN_FIXES = frozenset({EventKind.OFFERED})
+"""Event kinds that neither order nor choose the learned fixes of a rule key, nor are read from that list.
+
+An offer alone decides nothing (a row only offered gives way to another scope's,
+see ``decided``); a rejection does: the user's own row then wins over the team's.
+See ``Index.touch``."""
 
 
 class Tiers:
@@ -133,7 +140,8 @@ class Tiers:
                 wrow[R_BODY] = p.to_json()
             wrow[R_WS] = max(wrow[R_WS], 1)
             bump(wrow, i, at)
-        self._index.touch(key)  # after the counts changed (see Index.stamp)
+        # After the counts changed (see Index.stamp); an offer leaves the learned fixes' list as it is.
+        self._index.touch(key, fixes=event.kind not in _NOT_IN_FIXES)
 
     def replace_team(self, buckets: dict[RuleKey, dict[str, Row]]) -> None:
         """Swap in the team scope, all at once."""
@@ -301,13 +309,15 @@ class Tiers:
                 self.load_user()
                 return True
             with self.lock:
-                self._apply_changes(*changes)
+                changed = self._apply_changes(*changes)
                 self._rev = rev
-        return bool(changes[0] or changes[1] or changes[3] is not None)
+        return changed
 
     def _apply_changes(
         self, gone: list[str], rows: list[sqlite3.Row], imports: str, imported: dict[str, tuple[int, ...]] | None
-    ) -> None:
+    ) -> bool:
+        """Put the store's changed rows into the index; whether any said something the index did not hold."""
+        changed = bool(gone)
         for fp in gone:
             self._index.remove(Scope.USER, fp)
         pending = self._writer.pending_locked().patterns
@@ -315,14 +325,20 @@ class Tiers:
             key = (r[1], r[2], r[3])
             if self._index.is_cold(key):
                 continue  # read whole, with this change, when first needed
+            stored = row_from_db(r) if r[-2] is None else None
+            d = pending.get(r[0])
+            if stored is not None and says_as_held(self._index.get(Scope.USER, key, r[0]), stored, d):
+                continue  # this process's own write, back from the store
+            changed = True
             self._index.remove(Scope.USER, r[0], key)
-            if r[-2] is None:
-                self._index.put(Scope.USER, key, r[0], row_from_db(r))
-                d = pending.get(r[0])
+            if stored is not None:
+                self._index.put(Scope.USER, key, r[0], stored)
                 if d is not None:
                     add_pending(self._index, r[0], d)
         if imported is not None:
             self._set_imported(imports, imported)
+            changed = True
+        return changed
 
     def _set_imported(self, imports: str, imported: dict[str, tuple[int, ...]]) -> None:
         """What imports added to the user's counts, as of the store's ``imports`` counter."""

@@ -110,6 +110,28 @@ def test_learning_off_writes_nothing(tmp_path: Path) -> None:
     assert (home / "knowledge.sqlite3").read_bytes() == before
 
 
+def test_a_refresh_reading_back_this_process_own_writes_changes_nothing(tmp_path: Path) -> None:
+    """The store's read connection sees this process's commits as another's: the same counts come back
+    every few seconds; they are not put again (which dropped every learned-fix list and cache)."""
+    with open_k(tmp_path) as k, open_k(tmp_path) as other:
+        k.record(ev(EventKind.MANUAL, LEARNED))
+        k.flush()
+        k.refresh()  # the store's own figures (its count of workspaces) once
+        listed = k.learned_fixes(LEARNED.signature)
+        for kind in (EventKind.MANUAL, EventKind.ACCEPTED, EventKind.OFFERED):
+            k.record(ev(kind, LEARNED))
+            assert not k.refresh()  # pending: the store has nothing new
+            k.flush()
+            assert not k.refresh()  # committed: what the index holds already
+        again = k.learned_fixes(LEARNED.signature)
+        assert again[0] is not listed[0] and (again[0].counts.manual, again[0].counts.accepted) == (2, 1)
+        assert k.learned_fixes(LEARNED.signature)[0] is again[0]  # and no refresh rebuilt it since
+        other.record(ev(EventKind.ACCEPTED, LEARNED))  # another window's fix does come in
+        other.flush()
+        assert k.refresh()
+        assert k.evidence(LEARNED.signature.rule_key)[LEARNED.fingerprint].counts.accepted == 2
+
+
 def test_another_process_writes_reach_the_index_on_refresh(tmp_path: Path) -> None:
     with open_k(tmp_path) as reader, open_k(tmp_path) as writer:
         assert not reader.refresh()
@@ -210,6 +232,24 @@ def test_learned_fixes_put_the_exact_signature_first(tmp_path: Path) -> None:
         fixes = k.learned_fixes(LEARNED.signature)
     assert [f.fingerprint for f in fixes] == [LEARNED.fingerprint, other.fingerprint]
     assert fixes[0].pattern == LEARNED and fixes[0].scope is Scope.USER
+
+
+def test_offers_alone_keep_the_learned_fixes_list_and_other_events_rebuild_it(tmp_path: Path) -> None:
+    """Every invoked menu counts its offers: the next lightbulb's list of learned fixes is not rebuilt for
+    them (they neither order nor choose it), while the evidence's stamp still moves (the ranking memo)."""
+    with open_k(tmp_path) as k:
+        k.record(ev(EventKind.MANUAL, LEARNED))
+        first = k.learned_fixes(LEARNED.signature)
+        key = LEARNED.signature.rule_key
+        stamp = k.stamp(key)
+        k.record(ev(EventKind.OFFERED, LEARNED))
+        assert k.evidence(key)[LEARNED.fingerprint].counts.offered == 1  # counted
+        assert k.stamp(key) != stamp
+        after_offer = k.learned_fixes(LEARNED.signature)
+        assert after_offer[0] is first[0]  # the same values: not rebuilt
+        k.record(ev(EventKind.REJECTED, LEARNED))
+        after_rejection = k.learned_fixes(LEARNED.signature)
+        assert after_rejection[0] is not first[0] and after_rejection[0].counts.rejected == 1
 
 
 @pytest.mark.parametrize("base", [True, False])

@@ -139,10 +139,10 @@ def test_a_rule_is_stamped_after_its_counts_change_so_a_plan_never_hides_a_chang
     seen: list[int] = []
     touch = Index.touch
 
-    def watched(self: Index, rule_key: Any = None) -> None:
+    def watched(self: Index, rule_key: Any = None, *, fixes: bool = True) -> None:
         stats = knowledge.evidence(key).get(fix.pattern.fingerprint)
         seen.append(stats.counts.manual if stats is not None else -1)
-        touch(self, rule_key)
+        touch(self, rule_key, fixes=fixes)
 
     monkeypatch.setattr(Index, "touch", watched)
     knowledge.record(Event(EventKind.MANUAL, fix.pattern, "w", time.time()))
