@@ -206,8 +206,8 @@ class Index:
 
         ``fixes=False``: only offers were counted, which neither order nor choose
         :meth:`learned_for`'s list, nor are read from it (every invoked menu counts its
-        offers, and rebuilding the list of a rule key for each next lightbulb cost a
-        replay of real fixes a few tenths of a millisecond a request); the stamp moves.
+        offers: with them, and the refresh's own writes read back, 80 first lightbulbs
+        rebuilt lists 227 times in 872 look-ups, 57 in 716 without); the stamp moves.
         """
         if rule_key is None:
             self._epoch += 1
