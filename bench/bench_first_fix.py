@@ -19,26 +19,14 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib.util
 import os
 import statistics
 import sys
 import tempfile
 from pathlib import Path
-from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+import bench_first_request  # a sibling: run as ``python bench/bench_first_fix.py``, bench/ is on the path
 
-
-def _load(name: str) -> Any:
-    spec = importlib.util.spec_from_file_location(name, REPO / "bench" / f"{name}.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-bench_first_request = _load("bench_first_request")
 Session, RUFF = bench_first_request.Session, bench_first_request.RUFF
 
 TEXT = 'import sys\n\n\ndef zz_report(zz_count):\n    sys.stdout.write("%d files checked\\n" % zz_count)\n'

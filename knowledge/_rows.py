@@ -47,13 +47,18 @@ def says_as_held(held: Row | None, stored: Row, d: PatternDelta | None) -> bool:
         return False
     expected = list(stored[:R_CTX])
     if d is not None:
-        for i, n in enumerate(d.counts):
-            expected[i] += n
-        expected[R_FIRST] = min(expected[R_FIRST], d.first_seen)
-        expected[R_LAST] = max(expected[R_LAST], d.last_seen)
-        if d.set_workspaces:
-            expected[R_WS] = max(expected[R_WS], d.set_workspaces)
+        _add_counts(expected, d)
     return list(held[:R_CTX]) == expected
+
+
+def _add_counts(row: list[Any], d: PatternDelta) -> None:
+    """Add ``d``'s counts, times and workspaces onto ``row`` (a row, or its counted part)."""
+    for i, n in enumerate(d.counts):
+        row[i] += n
+    row[R_FIRST] = min(row[R_FIRST], d.first_seen)
+    row[R_LAST] = max(row[R_LAST], d.last_seen)
+    if d.set_workspaces:
+        row[R_WS] = max(row[R_WS], d.set_workspaces)
 
 
 def add_pending(index: Index, fp: str, d: PatternDelta) -> None:
@@ -67,10 +72,5 @@ def add_pending(index: Index, fp: str, d: PatternDelta) -> None:
             row[R_BODY] = d.body
         row[R_CTX] = tuple(d.context.split("/")) if d.context else ()
         index.put(Scope.USER, d.rule_key, fp, row)
-    for i, n in enumerate(d.counts):
-        row[i] += n
-    row[R_FIRST] = min(row[R_FIRST], d.first_seen)
-    row[R_LAST] = max(row[R_LAST], d.last_seen)
-    if d.set_workspaces:
-        row[R_WS] = max(row[R_WS], d.set_workspaces)
+    _add_counts(row, d)
     index.touch(d.rule_key)  # after the row changed (see Index.stamp)
