@@ -38,13 +38,6 @@ from ._writer import Writer
 
 logger = logging.getLogger(__name__)
 
-_NOT_IN_FIXES = frozenset({EventKind.OFFERED})
-"""Event kinds that neither order nor choose the learned fixes of a rule key, nor are read from that list.
-
-An offer alone decides nothing (a row only offered gives way to another scope's,
-see ``decided``); a rejection does: the user's own row then wins over the team's.
-See ``Index.touch``."""
-
 
 class Tiers:
     """The index of every scope, read through from the user store when a key is not in memory."""
@@ -140,8 +133,9 @@ class Tiers:
                 wrow[R_BODY] = p.to_json()
             wrow[R_WS] = max(wrow[R_WS], 1)
             bump(wrow, i, at)
-        # After the counts changed (see Index.stamp); an offer leaves the learned fixes' list as it is.
-        self._index.touch(key, fixes=event.kind not in _NOT_IN_FIXES)
+        # After the counts changed (see Index.stamp). An offer alone neither orders nor chooses the learned
+        # fixes (a row only offered gives way to another scope's, see ``decided``): their list stays.
+        self._index.touch(key, fixes=event.kind is not EventKind.OFFERED)
 
     def replace_team(self, buckets: dict[RuleKey, dict[str, Row]]) -> None:
         """Swap in the team scope, all at once."""

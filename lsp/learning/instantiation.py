@@ -382,8 +382,8 @@ def _run_here(job: Job) -> None:
             [(p, times) for _, p, times in job.patterns], job.language, job.text, job.info, job.imports, job.recalled
         )
     except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not stop the others
-        outcome: Callable[[], None] = functools.partial(job.result.set_exception, exc)
-    else:
-        outcome = functools.partial(job.result.set_result, found)
+        with contextlib.suppress(InvalidStateError):  # the worker answered first
+            job.result.set_exception(exc)
+        return
     with contextlib.suppress(InvalidStateError):  # the worker answered first
-        outcome()
+        job.result.set_result(found)
