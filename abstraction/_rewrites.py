@@ -24,7 +24,9 @@ project's other files bind it with (``from six.moves import xrange``, read by th
 server from the workspace and passed in :attr:`Site.imports`; F821); an ambiguous
 name renamed through its scope after what it holds (``for l in lines`` -> ``line``,
 ``l = Locale.parse(…)`` -> ``locale``, E741), by :mod:`~fixlore.abstraction._renames`
-(one edit from the variable's first use to its last). At extraction, when the human's fixed
+(one edit from the variable's first use to its last); ``self`` undefined in a
+method -> added as its first parameter (``def get(key)`` -> ``def get(self, key)``,
+F821), by :mod:`~fixlore.abstraction._methods`. At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
 this module: nothing of the user's code); instantiation computes the rewrite on
@@ -47,6 +49,7 @@ from fixlore.abstraction._import_lines import statement_binds, top_level_imports
 from fixlore.abstraction._imports import imports_its_own, is_stdlib_import, place_import
 from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
 from fixlore.abstraction._logging_args import log_args
+from fixlore.abstraction._methods import instance_parameter
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
 from fixlore.abstraction._py2 import COMPAT_NAMES, PY2_MEANS_OTHERWISE, PY3_NAMES, compat_name, py3_name, still_python_2
 from fixlore.abstraction._raises import CAUGHT_NAMES, from_caught, from_new, from_none
@@ -198,10 +201,24 @@ def _rename_title(how: str) -> Callable[[Site], str | None]:
 
 _RENAME_ITEM, _RENAME_MADE = _rename(ITEM), _rename(MADE)
 
+
+def _instance_parameter(site: Site) -> Change | None:
+    """``self`` (``cls``) undefined in a method: added as its first parameter (:mod:`~fixlore.abstraction._methods`)."""
+    if not quotes(site.message, site.text[site.start : site.end]):
+        return None  # the message is not about this name
+    return instance_parameter(site.text, site.start, site.end)
+
+
+def _instance_title(site: Site) -> str | None:
+    """The title "Add `self` as the method's first parameter" (the edit is in the ``def`` line, not here)."""
+    return f"Add `{site.text[site.start : site.end]}` as the method's first parameter"
+
+
 TITLES: dict[Rewrite, Callable[[Site], str | None]] = {
     _import_as_elsewhere: _import_title,
     _RENAME_ITEM: _rename_title(ITEM),
     _RENAME_MADE: _rename_title(MADE),
+    _instance_parameter: _instance_title,
 }
 """Rewrites whose title is not "Replace `old` with `new`" (an import joined to a statement, a variable renamed)."""
 
@@ -295,6 +312,10 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     ),
     "rename_item": (_RENAME_ITEM, EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ for $2 in $3")),
     "rename_made": (_RENAME_MADE, EditShape(Anchor.AT_DIAGNOSTIC, "Name", "$1", "$2 ~ $2 = $3 ( )")),
+    "instance_parameter": (
+        _instance_parameter,
+        EditShape(Anchor.ENCLOSING_UNIT, "FunctionDef", "def $2 ( $3 ) :", "def $2 ( $1 , $3 ) :"),
+    ),
     "drop_u_prefixes": (
         _literal(drop_u_prefixes),
         EditShape(Anchor.AT_DIAGNOSTIC, "SimpleString", 'u" $S " , u" $S "', '" $S " , " $S "'),
@@ -319,6 +340,7 @@ _CATEGORIES = {
     "drop_unused_import": FixCategory.REMOVE_IMPORT,
     "drop_redefined_import": FixCategory.REMOVE_IMPORT,
     "re_export": FixCategory.RENAME,
+    "instance_parameter": FixCategory.INSERT_TOKEN,
     "rename_item": FixCategory.RENAME,
     "rename_made": FixCategory.RENAME,
 }

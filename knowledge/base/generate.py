@@ -20,7 +20,8 @@ the rule asks, never ``isinstance``, which would also accept subclasses),
 ``raise ... from err`` in an ``except`` clause, a forward reference in an
 annotation quoted (``task: Task`` above ``class Task`` -> ``task: "Task"``), an ambiguous name renamed
 after what it holds (``for l in lines:`` -> ``for line in lines:``, ``l = Locale.parse(…)`` -> ``locale``),
-and the earlier, unused import
+``self`` added to a method that uses it without
+it (``def get(key):`` -> ``def get(self, key):``), and the earlier, unused import
 a redefinition points at dropped (ruff's own F811 fix is missing in some layouts). Each is learned with
 ``extract_pattern`` from a made-up before/after pair, exactly as the server
 learns a user's hand fix, and counts as one such fix in the base scope: it is
@@ -201,6 +202,13 @@ HAND_FIXES = (
         "class zz_Task:\n    pass\n",
         'class zz_Queue:\n    def zz_put(self, zz_task: "zz_Task") -> None:\n        pass\n\n\n'
         "class zz_Task:\n    pass\n",
+    ),
+    (
+        "F821",
+        "Undefined name `self`",
+        (2, 15, 2, 19),
+        "class zz_Store:\n    def zz_get(zz_key):\n        return self.zz_items[zz_key]\n",
+        "class zz_Store:\n    def zz_get(self, zz_key):\n        return self.zz_items[zz_key]\n",
     ),
     (
         "F811",

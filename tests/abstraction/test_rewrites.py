@@ -309,3 +309,49 @@ def test_a_forward_reference_in_an_annotation_is_quoted_where_the_module_binds_t
     for text in ("def make():\n    return Job()\n\n\nclass Job:\n    pass\n", "def put(job: Job) -> None:\n    pass\n"):
         result = instantiate(pattern, "python", text, diag_at(text, "Job", *F821, "Undefined name `Job`"))
         assert isinstance(result, Skipped), result
+
+
+SELF = (*F821, "Undefined name `self`")
+
+
+def test_a_method_that_forgot_self_gets_it_as_its_first_parameter_whatever_its_parameters() -> None:
+    before = "class Cache:\n    def get(key, default=None):\n        return self.items.get(key, default)\n"
+    after = before.replace("def get(key", "def get(self, key")
+    pattern = learn("python", before, after, diag_at(before, "self", *SELF))
+    assert ("rewrite", "instance_parameter") in pattern.extra
+    assert verify_privacy(pattern).ok and "Cache" not in repr(pattern.to_dict())
+    fixes = {
+        # none, starred, keyword-only after a bare star, one a line (and a comment after the parenthesis)
+        "class Log:\n    def flush():\n        self.out.flush()\n": "def flush(self):",
+        "class Log:\n    async def write(*args, **kw):\n        await self.out(*args, **kw)\n": "def write(self, *args",
+        "class Log:\n    def open(*, mode):\n        return self.path.open(mode)\n": "def open(self, *, mode):",
+        "class Log:\n    def emit(  # why\n        level,\n        text,\n    ):\n        self.out(level, text)\n": (
+            "def emit(  # why\n        self,\n        level,\n"
+        ),
+        "class Log:\n    @property\n    def size():\n        return len(self.lines)\n": "def size(self):",
+    }
+    for text, wanted in fixes.items():
+        fixed = apply(pattern, "python", text, diag_at(text, "self", *SELF))
+        assert wanted in fixed, fixed
+        compile(fixed, "<fixed>", "exec")
+
+
+def test_self_is_not_added_where_the_missing_name_means_something_else() -> None:
+    pattern = learn(
+        "python",
+        "class Cache:\n    def get(key):\n        return self.items[key]\n",
+        "class Cache:\n    def get(self, key):\n        return self.items[key]\n",
+        diag_at("class Cache:\n    def get(key):\n        return self.items[key]\n", "self", *SELF),
+    )
+    elsewhere = (
+        "def get(key):\n    return self.items[key]\n",  # not a method
+        "class C:\n    @staticmethod\n    def get(key):\n        return self.items[key]\n",
+        "class C:\n    @classmethod\n    def get(key):\n        return self.items[key]\n",
+        "class C:\n    def write(slf, data):\n        self.out(data)\n",  # the instance under another name?
+        "class C:\n    def get(key, items=self.items):\n        return items[key]\n",  # a default: the class body's
+        "class C:\n    def outer(key):\n        def inner():\n            return self.items[key]\n"
+        "        return inner\n",  # a nested function
+    )
+    for text in elsewhere:
+        result = instantiate(pattern, "python", text, diag_at(text, "self", *SELF))
+        assert isinstance(result, Skipped), (text, result)
