@@ -20,8 +20,12 @@ the rule asks, never ``isinstance``, which would also accept subclasses),
 ``raise ... from err`` in an ``except`` clause, a forward reference in an
 annotation quoted (``task: Task`` above ``class Task`` -> ``task: "Task"``), an ambiguous name renamed
 after what it holds (``for l in lines:`` -> ``for line in lines:``, ``l = Locale.parse(…)`` -> ``locale``),
-``self`` added to a method that uses it without
-it (``def get(key):`` -> ``def get(self, key):``), and the earlier, unused import
+``self`` added to a method that uses it without it
+(``def get(key):`` -> ``def get(self, key):``), an unused import in a package's
+``__init__.py`` made an explicit re-export (``from .core import thing as thing``:
+one of the three remedies ruff's message names, and the only one that changes
+neither the package's interface nor what it runs; ruff offers none there), and
+the earlier, unused import
 a redefinition points at dropped (ruff's own F811 fix is missing in some layouts). Each is learned with
 ``extract_pattern`` from a made-up before/after pair, exactly as the server
 learns a user's hand fix, and counts as one such fix in the base scope: it is
@@ -105,7 +109,8 @@ def _renamed_call(old: str, new: str, header: str = "") -> tuple[str, str, tuple
 
 
 # (code, message, diagnostic range (0-based line, column, end line, end column),
-# before, after): made-up code, the diagnostic as the pinned ruff reports it on
+# before, after[, the file's name where ruff's message depends on it: F401 in a
+# package's ``__init__.py``]): made-up code, the diagnostic as the pinned ruff reports it on
 # ``before``, and the fix a person makes by hand. Standard-library imports are
 # learned over a hole (any module, any exported name: see
 # ``abstraction/_imports.py``); the ``raise`` ones bind the caught exception's
@@ -211,6 +216,14 @@ HAND_FIXES = (
         "class zz_Store:\n    def zz_get(self, zz_key):\n        return self.zz_items[zz_key]\n",
     ),
     (
+        "F401",
+        "`.zz_core.zz_thing` imported but unused; consider removing, adding to `__all__`, or using a redundant alias",
+        (0, 21, 0, 29),
+        "from .zz_core import zz_thing\nimport os\n\n\ndef zz_where():\n    return os.sep\n",
+        "from .zz_core import zz_thing as zz_thing\nimport os\n\n\ndef zz_where():\n    return os.sep\n",
+        "__init__.py",  # the message of a package's __init__ (elsewhere the import is dropped: ruff's own fix)
+    ),
+    (
         "F811",
         "Redefinition of unused `zz_thing` from line 1: `zz_thing` redefined here",
         (3, 19, 3, 27),
@@ -264,7 +277,7 @@ def records() -> tuple[list[Record], list[str]]:
             skipped.append(code)
             continue
         out.extend(Record(p, c, SHIPPED_AT, SHIPPED_AT, 1) for p, c in pair)
-    for code, message, (l0, c0, l1, c1), before, after in HAND_FIXES:
+    for code, message, (l0, c0, l1, c1), before, after, *_ in HAND_FIXES:
         diag = DiagnosticInfo(SOURCE, code, message, TextRange(Position(l0, c0), Position(l1, c1)))
         learned = extract_pattern("python", before, after, diag)
         if not isinstance(learned, Extracted) or not check_privacy(learned.pattern)[0]:

@@ -175,7 +175,9 @@ def live_hand_fixes(tmp_path_factory: pytest.TempPathFactory) -> list[tuple[tupl
     (root / "pyproject.toml").write_text(f"[tool.ruff.lint]\nselect = {json.dumps(codes)}\n", encoding="utf-8")
     files = []
     for i, row in enumerate(generate.HAND_FIXES):
-        files.append(root / f"hand_{i}.py")
+        name = row[5] if len(row) > 5 else "hand.py"  # a row may need its file's name (a package's __init__.py)
+        (root / f"hand_{i}").mkdir()
+        files.append(root / f"hand_{i}" / name)
         files[-1].write_text(row[3], encoding="utf-8")
     published: dict[Path, list[dict[str, Any]]] = {path: [] for path in files}
     for path, diag, _ in asyncio.run(_live(ruff, root, files)):
@@ -190,7 +192,7 @@ def test_every_base_hand_fix_is_learned_from_what_ruff_reports_today(
     """The row's diagnostic is ruff's, and learning from it live gives exactly the shipped pattern."""
     shipped = {p.fingerprint for p in _hand()}
     stale = []
-    for (code, message, (l0, c0, l1, c1), before, after), diags in live_hand_fixes:
+    for (code, message, (l0, c0, l1, c1), before, after, *_), diags in live_hand_fixes:
         live = [d for d in diags if d.get("code") == code]
         row = {"start": {"line": l0, "character": c0}, "end": {"line": l1, "character": c1}}
         same = [d for d in live if d["range"] == row and str(d["message"]).split("\n")[0] == message]
