@@ -2,7 +2,8 @@
 
 ruff has no fix for a missing import (F821), a bare ``except`` (E722), a type
 compared with ``==`` (E721) or a ``raise`` without ``from`` in an ``except``
-clause (B904) or a Python 2 builtin Python 3 renamed (F821) or an ambiguous name (E741), and for ``%`` formatting
+clause (B904) or a Python 2 builtin Python 3 renamed (F821) or an ambiguous name (E741),
+a method without ``self`` (F821) or an unused import of a package's ``__init__.py`` (F401), and for ``%`` formatting
 (UP031) only one that leaves a
 ``.format`` call (UP032's next). fixlore ships one
 made-up hand fix of each kind (``knowledge/base/generate.py``), learned the way
@@ -132,6 +133,12 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
             "E741",
             "    locale = Locale.parse(x)\n    return locale.",
         ),
+        # a method that forgot its instance: given it, before the parameters it has
+        (
+            "class Store:\n    def put(item, *, key=None):\n        self.items[key] = item\n",
+            "F821",
+            "    def put(self, item, *, key=None):\n",
+        ),
         # every operand carried over, in order, with its conversion
         (
             'log.info("user %r logged in at %s" % (user.name, when))\n',
@@ -151,6 +158,7 @@ def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str)
     ("before", "code"),
     [
         ("x = frobnicate()\n", "F821"),  # not a standard-library name: nothing to import
+        ("class Store:\n    @staticmethod\n    def put(item):\n        self.items.append(item)\n", "F821"),
         ("def f(self):\n    return self.x, items\n", "F821"),
         ("def f(frame):\n    return Frame(frame)\n", "F821"),  # case alone is not a typo: a class is meant
         ("str = 'x'\nprint(unicode(str))\n", "F821"),  # `str` is not the builtin here
@@ -171,13 +179,23 @@ def test_a_hand_fix_that_does_not_fit_is_not_offered(before: str, code: str) -> 
     assert results and all(isinstance(r, Skipped) for r in results), results
 
 
-def _tried(text: str, code: str) -> list[Any]:
+def test_an_unused_import_of_a_package_is_made_an_explicit_re_export_and_elsewhere_left_to_ruff() -> None:
+    text = "from .models import Request, Response\n\n__version__ = '1'\n"
+    results = _tried(text, "F401", filename="__init__.py")
+    fixed = [apply_edits(text, list(r.edits)) for r in results if isinstance(r, Instantiated)]
+    assert fixed == ["from .models import Request as Request, Response\n\n__version__ = '1'\n"], results
+    # In a module (ruff's own fix drops it there) the re-export's message is not the diagnostic's.
+    elsewhere = _tried(text, "F401")
+    assert elsewhere and all(isinstance(r, Skipped) for r in elsewhere), elsewhere
+
+
+def _tried(text: str, code: str, filename: str = "x.py") -> list[Any]:
     """Each base hand fix of rule ``code`` instantiated at the pinned ruff's first such diagnostic of ``text``."""
-    diag = _diagnostic(_ruff(), text, code)
+    diag = _diagnostic(_ruff(), text, code, filename)
     return [instantiate(p, "python", text, diag, seen=1) for p in _hand() if p.signature.code == code]
 
 
-def _diagnostic(ruff: str | None, text: str, code: str) -> Any:
+def _diagnostic(ruff: str | None, text: str, code: str, filename: str = "x.py") -> Any:
     """The first diagnostic of ``code`` the pinned ruff reports for ``text``, as abstraction sees it."""
     import json
     import subprocess
@@ -185,7 +203,7 @@ def _diagnostic(ruff: str | None, text: str, code: str) -> Any:
     from fixlore.abstraction import DiagnosticInfo, Position, TextRange
 
     assert ruff is not None, "ruff is not installed"
-    args = [ruff, "check", "--isolated", "--select", code, "--output-format", "json", "--stdin-filename", "x.py", "-"]
+    args = [ruff, "check", "--isolated", "--select", code, "--output-format", "json", "--stdin-filename", filename, "-"]
     found = json.loads(subprocess.run(args, input=text, capture_output=True, text=True, check=False).stdout)
     d = found[0]
     start, end = d["location"], d["end_location"]
