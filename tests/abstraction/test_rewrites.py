@@ -355,3 +355,14 @@ def test_self_is_not_added_where_the_missing_name_means_something_else() -> None
     for text in elsewhere:
         result = instantiate(pattern, "python", text, diag_at(text, "self", *SELF))
         assert isinstance(result, Skipped), (text, result)
+
+
+def test_a_class_method_that_forgot_cls_gets_it_and_only_a_class_method_does() -> None:
+    cls = (*F821, "Undefined name `cls`")
+    before = "class Point:\n    @classmethod\n    def origin():\n        return cls(0, 0)\n"
+    pattern = learn("python", before, before.replace("def origin()", "def origin(cls)"), diag_at(before, "cls", *cls))
+    assert ("rewrite", "instance_parameter") in pattern.extra
+    other = "class Box:\n    @classmethod\n    def of(size, *, kind=None):\n        return cls(size, kind)\n"
+    assert "def of(cls, size, *, kind=None):" in apply(pattern, "python", other, diag_at(other, "cls", *cls))
+    plain = "class Box:\n    def of(size):\n        return cls(size)\n"  # not a class method: something else
+    assert isinstance(instantiate(pattern, "python", plain, diag_at(plain, "cls", *cls)), Skipped)
