@@ -120,7 +120,11 @@ _RAISE_FROM = (
     "Within an `except` clause, raise exceptions with `raise ... from err` or `raise ... from None`"
     " to distinguish them from errors in exception handling"
 )
-HAND_FIXES = (
+_Range = tuple[int, int, int, int]
+HandFix = tuple[str, str, _Range, str, str] | tuple[str, str, _Range, str, str, str]
+"""A row of :data:`HAND_FIXES` (see the comment above it)."""
+
+HAND_FIXES: tuple[HandFix, ...] = (
     (
         "UP031",
         "Use format specifiers instead of percent format",
@@ -277,7 +281,8 @@ def records() -> tuple[list[Record], list[str]]:
             skipped.append(code)
             continue
         out.extend(Record(p, c, SHIPPED_AT, SHIPPED_AT, 1) for p, c in pair)
-    for code, message, (l0, c0, l1, c1), before, after, *_ in HAND_FIXES:
+    for row in HAND_FIXES:
+        code, message, (l0, c0, l1, c1), before, after = row[:5]
         diag = DiagnosticInfo(SOURCE, code, message, TextRange(Position(l0, c0), Position(l1, c1)))
         learned = extract_pattern("python", before, after, diag)
         if not isinstance(learned, Extracted) or not check_privacy(learned.pattern)[0]:

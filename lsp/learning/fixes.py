@@ -37,7 +37,14 @@ from fixlore.abstraction import (
 )
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
-from fixlore.lsp.learning.instantiation import Instantiator, Job
+from fixlore.lsp.learning.instantiation import (
+    Found,
+    Instantiator,
+    Job,
+    applies_alone,
+    made_in_time,
+    on_several_lines,
+)
 from fixlore.lsp.learning.recall import Recall, key_of
 from fixlore.lsp.learning.timeline import diag_info, diag_key, lines_of
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
@@ -86,6 +93,17 @@ ready a few hundred milliseconds after the 100 ms an automatic request waits.
 An editor asks automatically again as the cursor moves, and invokes
 explicitly when the user asks, so only the explicit request waits this long.
 A request without ``triggerKind`` (LSP before 3.17) counts as one the user made."""
+
+ASKED_FIRST = 4
+"""A request's job of more patterns than this makes these first, best evidence first, in a job of their own.
+
+Where one of them applies (without names recalled from elsewhere), it is the
+first learned fix of the menu whatever the rest make (a pattern fitting a run
+of statements, which would go first, is never among the rest then), so the
+request answers with those; the whole job goes on for the menus after. As
+knowledge grows, more patterns may fit a diagnostic (14 on average for the
+lightbulbs that waited, at 1,941 patterns learned from real fixes: 12 ms, where
+the first four answered in 3)."""
 
 PREPARE_SLICE = 8
 """Diagnostics of one publish prepared per turn of the event loop (see :meth:`LearnedFixes.prepare`)."""
@@ -372,12 +390,16 @@ class LearnedFixes:
             usable = [entry for entry in usable if may_apply(entry[1], language, text, info, seen=entry[2])]
         seen = [(stats.fingerprint, pattern, times) for stats, pattern, times in usable]
         recalled = self.recall.names_of((fp for fp, _, _ in seen), info.message)
-        job = Job(uri, language, text, info, seen, imports, recalled, asked=asked)
+        first = None
+        if asked and len(seen) > ASKED_FIRST and not any(on_several_lines(p) for _, p, _ in seen[ASKED_FIRST:]):
+            first = Job(uri, language, text, info, seen[:ASKED_FIRST], imports, recalled, asked=True)
+            self._jobs.submit(first)
+        job = Job(uri, language, text, info, seen, imports, recalled, asked=asked and first is None)
         if seen:
             self._jobs.submit(job)
         else:  # nothing to try: answered at once, no round trip to the worker
             job.result.set_result([])
-        return _Pending(job, [stats for stats, _, _ in usable], fitting=asked)
+        return _Pending(job, [stats for stats, _, _ in usable], fitting=asked, first=first)
 
     async def get(
         self,
@@ -418,17 +440,15 @@ class LearnedFixes:
                 may_apply(p, job.language, job.text, job.info, seen=times) for _, p, times in job.patterns
             ):
                 return []  # certain without the worker: none of them fits the code here
-            self._jobs.hurry(job)  # still queued behind the publish's other diagnostics
             asked = time.perf_counter()
-            try:
-                await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), wait)
-            except TimeoutError:
-                logger.debug("learned fixes not ready in time; answering without them")
+            first = pending.first
+            if first is not None:
+                self._jobs.hurry(first)
+                if await made_in_time(first, wait) and (found := applies_alone(first)) is not None:
+                    return self._fixes(pending, found, keep=False)  # the whole job's list comes for the next menu
+            self._jobs.hurry(job)  # still queued behind the publish's other diagnostics (or the first few)
+            if not await made_in_time(job, wait - (time.perf_counter() - asked)):
                 return []
-            except asyncio.CancelledError:
-                if not future.cancelled():
-                    raise  # the request itself was cancelled
-                return []  # the job was dropped: the document changed since, or the session ends
             if logger.isEnabledFor(logging.DEBUG):
                 logger.debug(
                     "learned fixes: %d patterns, waited %.1f ms for a job started %.1f ms before the request",
@@ -443,15 +463,21 @@ class LearnedFixes:
         except Exception as exc:  # noqa: BLE001 - a bug in one pattern must not cost the request
             logger.warning("instantiating learned fixes failed: %s", type(exc).__name__)
             return []
-        if not pending.made:
-            pending.made.append(
-                [
-                    LearnedFix(pattern=stats.pattern, stats=stats, edits=edits, title=title, recalled=recalled, run=run)
-                    for index, edits, title, recalled, run in found
-                    if (stats := pending.stats[index]).pattern is not None
-                ]
-            )
-        return list(pending.made[0])
+        return self._fixes(pending, found, keep=True)
+
+    @staticmethod
+    def _fixes(pending: _Pending, found: list[Found], *, keep: bool) -> list[LearnedFix]:
+        """``found`` as learned fixes; ``keep``: the whole job's, kept (asked again, the same objects)."""
+        if keep and pending.made:
+            return list(pending.made[0])
+        made = [
+            LearnedFix(pattern=stats.pattern, stats=stats, edits=edits, title=title, recalled=recalled, run=run)
+            for index, edits, title, recalled, run in found
+            if (stats := pending.stats[index]).pattern is not None
+        ]
+        if keep:
+            pending.made.append(made)
+        return list(made)
 
 
 @dataclass(frozen=True, slots=True)
@@ -464,3 +490,5 @@ class _Pending:
     """Only patterns that may fit were kept (:meth:`LearnedFixes._submit` for a request)."""
     made: list[list[LearnedFix]] = field(default_factory=list)
     """The fixes once made (one list at most): asked again, the same objects (``actions/memo.py`` knows them so)."""
+    first: Job | None = None
+    """A request's job of the best-evidence :data:`ASKED_FIRST` patterns, made ahead of :attr:`job` (all of them)."""

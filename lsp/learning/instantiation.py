@@ -19,6 +19,7 @@ run on a thread instead.
 
 from __future__ import annotations
 
+import asyncio
 import collections
 import contextlib
 import functools
@@ -198,6 +199,30 @@ def _add(
 
 
 # --- the server's side --------------------------------------------------------------
+
+
+async def made_in_time(job: Job, wait: float) -> bool:
+    """Wait up to ``wait`` seconds for ``job``: whether it was made (not late, not dropped)."""
+    future = job.result
+    try:
+        await asyncio.wait_for(asyncio.shield(asyncio.wrap_future(future)), max(wait, 0.0))
+    except TimeoutError:
+        logger.debug("learned fixes not ready in time; answering without them")
+        return False
+    except asyncio.CancelledError:
+        if not future.cancelled():
+            raise  # the request itself was cancelled
+        return False  # the job was dropped: the document changed since, or the session ends
+    return True
+
+
+def applies_alone(first: Job) -> list[Found] | None:
+    """The first few patterns' fixes, if one of them applies without recalled names (then it leads the menu)."""
+    try:
+        found = first.result.result()
+    except Exception:  # noqa: BLE001 - cancelled, or a bug in one pattern: the whole job decides
+        return None
+    return found if any(not recalled for _, _, _, recalled, _ in found) else None
 
 
 class Instantiator:
