@@ -37,14 +37,7 @@ from fixlore.abstraction import (
 )
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
-from fixlore.lsp.learning.instantiation import (
-    Found,
-    Instantiator,
-    Job,
-    applies_alone,
-    made_in_time,
-    on_several_lines,
-)
+from fixlore.lsp.learning.instantiation import Found, Instantiator, Job, first_made, made_in_time, on_several_lines
 from fixlore.lsp.learning.recall import Recall, key_of
 from fixlore.lsp.learning.timeline import diag_info, diag_key, lines_of
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
@@ -95,15 +88,9 @@ explicitly when the user asks, so only the explicit request waits this long.
 A request without ``triggerKind`` (LSP before 3.17) counts as one the user made."""
 
 ASKED_FIRST = 4
-"""A request's job of more patterns than this makes these first, best evidence first, in a job of their own.
-
-Where one of them applies (without names recalled from elsewhere), it is the
-first learned fix of the menu whatever the rest make (a pattern fitting a run
-of statements, which would go first, is never among the rest then), so the
-request answers with those; the whole job goes on for the menus after. As
-knowledge grows, more patterns may fit a diagnostic (14 on average for the
-lightbulbs that waited, at 1,941 patterns learned from real fixes: 12 ms, where
-the first four answered in 3)."""
+"""A request's job of more patterns makes these, best evidence first, and any of several lines first (see
+:func:`_leading`); the whole job goes on for the menus after. At 1,941 patterns learned from real fixes the
+lightbulbs that waited had 14 patterns that may fit on average (12 ms), and the best one applied in most."""
 
 PREPARE_SLICE = 8
 """Diagnostics of one publish prepared per turn of the event loop (see :meth:`LearnedFixes.prepare`)."""
@@ -390,16 +377,16 @@ class LearnedFixes:
             usable = [entry for entry in usable if may_apply(entry[1], language, text, info, seen=entry[2])]
         seen = [(stats.fingerprint, pattern, times) for stats, pattern, times in usable]
         recalled = self.recall.names_of((fp for fp, _, _ in seen), info.message)
-        first = None
-        if asked and len(seen) > ASKED_FIRST and not any(on_several_lines(p) for _, p, _ in seen[ASKED_FIRST:]):
-            first = Job(uri, language, text, info, seen[:ASKED_FIRST], imports, recalled, asked=True)
+        first, picked = None, [i for i, (_, p, _) in enumerate(seen) if i < ASKED_FIRST or on_several_lines(p)]
+        if asked and len(picked) < len(seen):
+            first = Job(uri, language, text, info, [seen[i] for i in picked], imports, recalled, asked=True)
             self._jobs.submit(first)
         job = Job(uri, language, text, info, seen, imports, recalled, asked=asked and first is None)
         if seen:
             self._jobs.submit(job)
         else:  # nothing to try: answered at once, no round trip to the worker
             job.result.set_result([])
-        return _Pending(job, [stats for stats, _, _ in usable], fitting=asked, first=first)
+        return _Pending(job, [stats for stats, _, _ in usable], fitting=asked, first=first, picked=tuple(picked))
 
     async def get(
         self,
@@ -444,7 +431,7 @@ class LearnedFixes:
             first = pending.first
             if first is not None:
                 self._jobs.hurry(first)
-                if await made_in_time(first, wait) and (found := applies_alone(first)) is not None:
+                if await made_in_time(first, wait) and (found := _leading(pending, first_made(first))) is not None:
                     return self._fixes(pending, found, keep=False)  # the whole job's list comes for the next menu
             self._jobs.hurry(job)  # still queued behind the publish's other diagnostics (or the first few)
             if not await made_in_time(job, wait - (time.perf_counter() - asked)):
@@ -480,6 +467,20 @@ class LearnedFixes:
         return list(made)
 
 
+def _leading(pending: _Pending, found: list[Found] | None) -> list[Found] | None:
+    """The first job's fixes (as indices of the whole job's patterns) if they decide the menu's first.
+
+    They do when one applies without recalled names and fits a run of statements (every pattern
+    that could is in the first job), or is of the best-evidence few (and none fits a run).
+    """
+    if not found:
+        return None
+    found = [(pending.picked[index], *rest) for index, *rest in found]
+    own = [f for f in found if not f[3]]
+    decided = any(f[4] for f in own) or (own and not any(f[4] for f in found) and own[0][0] < ASKED_FIRST)
+    return found if decided else None
+
+
 @dataclass(frozen=True, slots=True)
 class _Pending:
     """A diagnostic's job and the evidence of the patterns it tries (the worker gets only the patterns)."""
@@ -491,4 +492,6 @@ class _Pending:
     made: list[list[LearnedFix]] = field(default_factory=list)
     """The fixes once made (one list at most): asked again, the same objects (``actions/memo.py`` knows them so)."""
     first: Job | None = None
-    """A request's job of the best-evidence :data:`ASKED_FIRST` patterns, made ahead of :attr:`job` (all of them)."""
+    """A request's job of the best-evidence :data:`ASKED_FIRST` patterns (and any of several lines), made first."""
+    picked: tuple[int, ...] = ()
+    """The indices in :attr:`job` of the first job's patterns."""

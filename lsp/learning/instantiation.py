@@ -216,13 +216,12 @@ async def made_in_time(job: Job, wait: float) -> bool:
     return True
 
 
-def applies_alone(first: Job) -> list[Found] | None:
-    """The first few patterns' fixes, if one of them applies without recalled names (then it leads the menu)."""
+def first_made(job: Job) -> list[Found] | None:
+    """What a job made, or ``None`` if it was dropped or failed."""
     try:
-        found = first.result.result()
-    except Exception:  # noqa: BLE001 - cancelled, or a bug in one pattern: the whole job decides
+        return job.result.result()
+    except Exception:  # noqa: BLE001 - cancelled, or a bug in one pattern: another job decides
         return None
-    return found if any(not recalled for _, _, _, recalled, _ in found) else None
 
 
 class Instantiator:

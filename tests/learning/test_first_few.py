@@ -155,3 +155,22 @@ async def test_few_patterns_make_one_job(knowledge: Knowledge) -> None:
     jobs.jobs[0].result.set_result([_found(0, "is")])
     assert [f.edits[0].new_text for f in await asyncio.wait_for(task, 5)] == ["is"]
     fixes.close()
+
+
+def test_the_first_job_decides_the_menu_only_where_the_whole_one_could_not_put_another_fix_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(fixes_module, "ASKED_FIRST", 2)
+    # The first job holds the whole job's patterns 0 and 1 (the best evidence) and 5 (of several lines).
+    pending = fixes_module._Pending(Job(URI, "python", TEXT, None, []), [], first=None, picked=(0, 1, 5))
+
+    def fix(index: int, *, run: bool = False, recalled: bool = False) -> tuple[Any, ...]:
+        return (index, (), "", recalled, run)
+
+    leading = fixes_module._leading
+    assert leading(pending, [fix(1)]) == [fix(1)]  # of the best few, and no run: the whole job's first too
+    assert leading(pending, [fix(2, run=True)]) == [fix(5, run=True)]  # a run goes first: every such one is here
+    assert leading(pending, [fix(0), fix(2, run=True)]) == [fix(0), fix(5, run=True)]
+    assert leading(pending, [fix(2)]) is None  # pattern 5 fits, but not a run: 2-4 may apply before it
+    assert leading(pending, [fix(0, recalled=True)]) is None  # a guess from recalled names: the rest may do better
+    assert leading(pending, []) is None and leading(pending, None) is None
