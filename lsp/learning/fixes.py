@@ -475,7 +475,7 @@ def _leading(pending: _Pending, found: list[Found] | None) -> list[Found] | None
     """
     if not found:
         return None
-    found = [(pending.picked[index], *rest) for index, *rest in found]
+    found = [(pending.picked[index], edits, title, recalled, run) for index, edits, title, recalled, run in found]
     own = [f for f in found if not f[3]]
     decided = any(f[4] for f in own) or (own and not any(f[4] for f in found) and own[0][0] < ASKED_FIRST)
     return found if decided else None
