@@ -60,6 +60,7 @@ from fixlore.abstraction import (
     parsed,
     quoted_names,
 )
+from fixlore.lsp.learning import instantiation
 from fixlore.lsp.learning.fixes import MAX_TRIED
 from fixlore.lsp.learning.instantiation import instantiate_all
 from fixlore.lsp.learning.recall import Recall, key_of
@@ -342,6 +343,8 @@ def main() -> None:
                 print(_diff("human", e["before"], e["after"]))
             rec["inst_ms"] = event_s * 1000
             # as the server does it: at most MAX_TRIED patterns, best evidence first, until MAX_LEARNED apply
+            # (afresh: not from what the pass over every pattern just made for this very text)
+            instantiation._made.clear()
             t0 = time.perf_counter()
             tried = pool[:MAX_TRIED]
             recalled = recall.names_of((entry[0].fingerprint for entry in tried), diag.message)

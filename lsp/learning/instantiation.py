@@ -189,13 +189,53 @@ def _add(
         if most is not None and len(out) >= most:
             return
         began = time.perf_counter()
-        result = instantiate(pattern, language, text, info, seen=times, imports=imports, recalled=names)
+        result = _instantiated(pattern, language, text, info, times, imports, names)
         if tried is not None:
             tried(pattern, result, time.perf_counter() - began)
         if not isinstance(result, Instantiated) or not result.edits or result.edits in seen:
             continue
         seen.add(result.edits)
         out.append((index, result.edits, result.title, names is not None, result.statements > 1))
+
+
+MADE_KEPT = 256
+"""Instantiations remembered (:func:`_instantiated`): a request's first job and its whole one try the same few."""
+_made: collections.OrderedDict[tuple[Any, ...], tuple[str, Pattern, Instantiated | Skipped | Failed]] = (
+    collections.OrderedDict()
+)
+
+
+def _instantiated(
+    pattern: Pattern,
+    language: str,
+    text: str,
+    info: Any,
+    times: int,
+    imports: dict[str, str] | None,
+    names: Mapping[str, str] | None,
+) -> Instantiated | Skipped | Failed:
+    """:func:`~fixlore.abstraction.instantiate`, remembered for this very text (a pure function of its arguments).
+
+    A request's first job (:data:`~fixlore.lsp.learning.fixes.ASKED_FIRST`) and the whole
+    job after it try the same best patterns at the same diagnostic, one after the other.
+    """
+    key = (
+        id(text),
+        id(pattern),
+        language,
+        info,
+        times,
+        tuple(sorted(imports.items())) if imports else (),
+        tuple(sorted(names.items())) if names else None,
+    )
+    known = _made.get(key)
+    if known is not None and known[0] is text and known[1] is pattern:
+        return known[2]
+    result = instantiate(pattern, language, text, info, seen=times, imports=imports, recalled=names)
+    _made[key] = (text, pattern, result)  # both held: their ids are no other's while remembered
+    while len(_made) > MADE_KEPT:
+        _made.popitem(last=False)
+    return result
 
 
 # --- the server's side --------------------------------------------------------------

@@ -174,3 +174,31 @@ def test_the_first_job_decides_the_menu_only_where_the_whole_one_could_not_put_a
     assert leading(pending, [fix(2)]) is None  # pattern 5 fits, but not a run: 2-4 may apply before it
     assert leading(pending, [fix(0, recalled=True)]) is None  # a guess from recalled names: the rest may do better
     assert leading(pending, []) is None and leading(pending, None) is None
+
+
+def test_the_whole_job_reuses_what_the_first_made_for_the_same_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    from fixlore.lsp.learning import instantiation
+
+    before = code(
+        """
+        def check(value):
+            if value == None:
+                return 1
+        """
+    )
+    pattern = learn("python", before, before.replace("== None", "is None"), diag_at(before, "None", *E711))
+    calls: list[str] = []
+    real = instantiation.instantiate
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        calls.append(args[2])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(instantiation, "instantiate", counted)
+    info = diag_at(TEXT, "None", *E711)
+    first = instantiation.instantiate_all([(pattern, 2)], "python", TEXT, info)
+    whole = instantiation.instantiate_all([(pattern, 2)], "python", TEXT, info)
+    assert first == whole and len(first) == 1 and len(calls) == 1  # made once
+    other = "".join(list(TEXT))  # the same characters, another text (another version of the document)
+    assert other is not TEXT
+    assert instantiation.instantiate_all([(pattern, 2)], "python", other, info) == first and len(calls) == 2
