@@ -44,3 +44,16 @@ def parse_ast(source: str, mode: str = "exec") -> Any:
 
 _compile = compile
 """The builtin (a name of this module's, so that a test can make it slip)."""
+
+
+def tree_at(text: str, start: int) -> tuple[ast.Module, int, int] | None:
+    """``text``'s tree and the position of its code point ``start`` as ast counts it (line, UTF-8 column).
+
+    ``None`` where the text does not parse (or is too deep for the parser).
+    """
+    try:
+        tree = parse_ast(text)
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    line = text.count("\n", 0, start) + 1
+    return tree, line, len(text[text.rfind("\n", 0, start) + 1 : start].encode("utf-8"))

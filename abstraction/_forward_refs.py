@@ -17,7 +17,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from fixlore.abstraction._ast import parse_ast
+from fixlore.abstraction._ast import tree_at
 from fixlore.abstraction._import_lines import defines_at_top
 
 
@@ -26,12 +26,10 @@ def quoted_forward_ref(text: str, start: int, end: int) -> str | None:
     name = text[start:end]
     if not name.isidentifier() or not defines_at_top(name, text):
         return None
-    try:
-        tree = parse_ast(text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    found = tree_at(text, start)
+    if found is None:
         return None
-    line = text.count("\n", 0, start) + 1
-    column = len(text[text.rfind("\n", 0, start) + 1 : start].encode("utf-8"))  # ast counts UTF-8 bytes
+    tree, line, column = found
     if not any(n.id == name and n.lineno == line and n.col_offset == column for n in _annotation_names(tree)):
         return None
     if not any(_binds(statement, name) and _later_or_around(statement, name, line) for statement in tree.body):

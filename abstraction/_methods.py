@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import ast
 
-from fixlore.abstraction._ast import parse_ast
+from fixlore.abstraction._ast import tree_at
 
 INSTANCE = "self"
 CLASS = "cls"
@@ -38,12 +38,10 @@ def instance_parameter(text: str, start: int, end: int) -> tuple[int, int, str] 
     name = text[start:end]
     if name not in (INSTANCE, CLASS):
         return None
-    try:
-        tree = parse_ast(text)
-    except (SyntaxError, ValueError, MemoryError, RecursionError):
+    found = tree_at(text, start)
+    if found is None:
         return None
-    line = text.count("\n", 0, start) + 1
-    column = len(text[text.rfind("\n", 0, start) + 1 : start].encode("utf-8"))  # ast counts UTF-8 bytes
+    tree, line, column = found
     method = _method_using(tree, line, column)
     if method is None or not _fits(method, name, line, column):
         return None

@@ -199,10 +199,10 @@ def _add(
 
 
 MADE_KEPT = 256
-"""Instantiations remembered (:func:`_instantiated`): a request's first job and its whole one try the same few."""
-_made: collections.OrderedDict[tuple[Any, ...], tuple[str, Pattern, Instantiated | Skipped | Failed]] = (
-    collections.OrderedDict()
-)
+"""Instantiations remembered for the latest text (:func:`_instantiated`)."""
+_made: dict[tuple[Any, ...], tuple[Pattern, Instantiated | Skipped | Failed]] = {}
+_made_for: list[str] = []
+"""The one text :data:`_made` is about (held here, not once per entry: a text's size stays one text's)."""
 
 
 def _instantiated(
@@ -214,13 +214,15 @@ def _instantiated(
     imports: dict[str, str] | None,
     names: Mapping[str, str] | None,
 ) -> Instantiated | Skipped | Failed:
-    """:func:`~fixlore.abstraction.instantiate`, remembered for this very text (a pure function of its arguments).
+    """:func:`~fixlore.abstraction.instantiate`, remembered for the latest text (a pure function of its arguments).
 
     A request's first job (:data:`~fixlore.lsp.learning.fixes.ASKED_FIRST`) and the whole
     job after it try the same best patterns at the same diagnostic, one after the other.
     """
+    if not _made_for or _made_for[0] is not text:
+        _made.clear()
+        _made_for[:] = [text]
     key = (
-        id(text),
         id(pattern),
         language,
         info,
@@ -229,12 +231,11 @@ def _instantiated(
         tuple(sorted(names.items())) if names else None,
     )
     known = _made.get(key)
-    if known is not None and known[0] is text and known[1] is pattern:
-        return known[2]
+    if known is not None and known[0] is pattern:
+        return known[1]
     result = instantiate(pattern, language, text, info, seen=times, imports=imports, recalled=names)
-    _made[key] = (text, pattern, result)  # both held: their ids are no other's while remembered
-    while len(_made) > MADE_KEPT:
-        _made.popitem(last=False)
+    if len(_made) < MADE_KEPT:
+        _made[key] = (pattern, result)  # the pattern held: its id is no other's while remembered
     return result
 
 

@@ -72,6 +72,18 @@ def _two_habits(knowledge: Knowledge) -> None:
     knowledge.flush()
 
 
+def _with_fake_jobs(knowledge: Knowledge) -> tuple[LearnedFixes, FakeJobs]:
+    """Two habits learned; learned fixes for :data:`TEXT` whose jobs the test answers."""
+    _two_habits(knowledge)
+    editor = FakeEditor()
+    editor.open(URI, TEXT)
+    fixes = LearnedFixes(Host(knowledge, editor))  # type: ignore[arg-type]
+    jobs = FakeJobs()
+    fixes._jobs.close()
+    fixes._jobs = jobs  # type: ignore[assignment]
+    return fixes, jobs
+
+
 def _found(index: int, new: str, *, recalled: bool = False) -> tuple[int, tuple[TextEdit, ...], str, bool, bool]:
     edit = TextEdit(TextRange(Position(1, 16), Position(1, 18)), new)
     return index, (edit,), f"Replace with `{new}`", recalled, False
@@ -81,13 +93,7 @@ def _found(index: int, new: str, *, recalled: bool = False) -> tuple[int, tuple[
 def asked(knowledge: Knowledge, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LearnedFixes, FakeJobs, dict]]:
     """A request's learned fixes with two patterns that may fit and a first job of one."""
     monkeypatch.setattr(fixes_module, "ASKED_FIRST", 1)
-    _two_habits(knowledge)
-    editor = FakeEditor()
-    editor.open(URI, TEXT)
-    fixes = LearnedFixes(Host(knowledge, editor))  # type: ignore[arg-type]
-    jobs = FakeJobs()
-    fixes._jobs.close()
-    fixes._jobs = jobs  # type: ignore[assignment]
+    fixes, jobs = _with_fake_jobs(knowledge)
     try:
         yield fixes, jobs, _raw(TEXT, "None", *E711)
     finally:
@@ -138,13 +144,7 @@ async def test_none_of_the_first_few_applying_the_request_waits_for_the_whole_jo
 
 
 async def test_few_patterns_make_one_job(knowledge: Knowledge) -> None:
-    _two_habits(knowledge)  # two patterns, fewer than ASKED_FIRST: no first job
-    editor = FakeEditor()
-    editor.open(URI, TEXT)
-    fixes = LearnedFixes(Host(knowledge, editor))  # type: ignore[arg-type]
-    jobs = FakeJobs()
-    fixes._jobs.close()
-    fixes._jobs = jobs  # type: ignore[assignment]
+    fixes, jobs = _with_fake_jobs(knowledge)  # two patterns, fewer than ASKED_FIRST: no first job
     raw = _raw(TEXT, "None", *E711)
     task = asyncio.ensure_future(fixes.get(URI, 1, raw, wait=5.0))
     for _ in range(100):
@@ -202,3 +202,4 @@ def test_the_whole_job_reuses_what_the_first_made_for_the_same_text(monkeypatch:
     other = "".join(list(TEXT))  # the same characters, another text (another version of the document)
     assert other is not TEXT
     assert instantiation.instantiate_all([(pattern, 2)], "python", other, info) == first and len(calls) == 2
+    assert instantiation._made_for[0] is other and len(instantiation._made) == 1  # the latest text's alone
