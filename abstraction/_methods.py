@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 
 from fixlore.abstraction._ast import tree_at
+from fixlore.abstraction._text import line_starts
 
 INSTANCE = "self"
 CLASS = "cls"
@@ -133,7 +134,7 @@ def _insertion(text: str, method: ast.FunctionDef | ast.AsyncFunctionDef, name: 
 
 def _open_paren(text: str, method: ast.FunctionDef | ast.AsyncFunctionDef) -> int | None:
     """The offset of the ``(`` that opens ``method``'s parameters."""
-    start = _offset(text.split("\n"), method.lineno, method.col_offset)
+    start = line_starts(text)[method.lineno - 1]  # a ``def`` line holds nothing before it but ``async``
     found = text.find("def", start)
     if found < 0:
         return None
@@ -144,9 +145,3 @@ def _open_paren(text: str, method: ast.FunctionDef | ast.AsyncFunctionDef) -> in
     if paren < 0 or text[found + len(method.name) : paren].strip():
         return None  # type parameters (``def f[T](…)``) or something unexpected: leave it
     return paren
-
-
-def _offset(lines: list[str], lineno: int, col_offset: int) -> int:
-    """The code-point offset of an ast position (its column counts UTF-8 bytes)."""
-    line = lines[lineno - 1]
-    return sum(len(x) + 1 for x in lines[: lineno - 1]) + len(line.encode("utf-8")[:col_offset].decode("utf-8"))

@@ -35,6 +35,7 @@ the code at hand. Each rewrite carries the user's code over whole or not at all.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import tokenize
@@ -178,15 +179,16 @@ def _import_title(site: Site) -> str | None:
     return None if statement is None else f"Add `{statement}`"
 
 
+def _of_its_name(rewrite: Callable[[str, int, int], Change | None]) -> Rewrite:
+    """``rewrite`` of the name at the diagnostic, where the message quotes that name (else it is about another)."""
+    return lambda site: (
+        rewrite(site.text, site.start, site.end) if quotes(site.message, site.text[site.start : site.end]) else None
+    )
+
+
 def _rename(how: str) -> Rewrite:
     """An ambiguous name renamed through its scope, the name derived ``how`` (:mod:`~fixlore.abstraction._renames`)."""
-
-    def at(site: Site) -> Change | None:
-        if not quotes(site.message, site.text[site.start : site.end]):
-            return None  # the message is not about this name
-        return rename_ambiguous(how, site.text, site.start, site.end)
-
-    return at
+    return _of_its_name(functools.partial(rename_ambiguous, how))
 
 
 def _rename_title(how: str) -> Callable[[Site], str | None]:
@@ -202,11 +204,8 @@ def _rename_title(how: str) -> Callable[[Site], str | None]:
 _RENAME_ITEM, _RENAME_MADE = _rename(ITEM), _rename(MADE)
 
 
-def _instance_parameter(site: Site) -> Change | None:
-    """``self`` (``cls``) undefined in a method: added as its first parameter (:mod:`~fixlore.abstraction._methods`)."""
-    if not quotes(site.message, site.text[site.start : site.end]):
-        return None  # the message is not about this name
-    return instance_parameter(site.text, site.start, site.end)
+_instance_parameter = _of_its_name(instance_parameter)
+"""``self`` (``cls``) undefined in a method: added as its first parameter (:mod:`~fixlore.abstraction._methods`)."""
 
 
 def _instance_title(site: Site) -> str | None:

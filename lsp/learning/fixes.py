@@ -37,7 +37,7 @@ from fixlore.abstraction import (
 )
 from fixlore.knowledge import PatternStats
 from fixlore.lsp.documents import document_language
-from fixlore.lsp.learning.instantiation import Found, Instantiator, Job, first_made, made_in_time, on_several_lines
+from fixlore.lsp.learning.instantiation import Found, Instantiator, Job, made_in_time, on_several_lines, result_of
 from fixlore.lsp.learning.recall import Recall, key_of
 from fixlore.lsp.learning.timeline import diag_info, diag_key, lines_of
 from fixlore.lsp.learning.workspace_imports import WorkspaceImports
@@ -431,7 +431,7 @@ class LearnedFixes:
             first = pending.first
             if first is not None:
                 self._jobs.hurry(first)
-                if await made_in_time(first, wait) and (found := _leading(pending, first_made(first))) is not None:
+                if await made_in_time(first, wait) and (found := _leading(pending, result_of(first))) is not None:
                     return self._fixes(pending, found, keep=False)  # the whole job's list comes for the next menu
             self._jobs.hurry(job)  # still queued behind the publish's other diagnostics (or the first few)
             if not await made_in_time(job, wait - (time.perf_counter() - asked)):

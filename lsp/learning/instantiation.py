@@ -257,8 +257,8 @@ async def made_in_time(job: Job, wait: float) -> bool:
     return True
 
 
-def first_made(job: Job) -> list[Found] | None:
-    """What a job made, or ``None`` if it was dropped or failed."""
+def result_of(job: Job) -> list[Found] | None:
+    """What a job made (it is done), or ``None`` if it was dropped or failed."""
     try:
         return job.result.result()
     except Exception:  # noqa: BLE001 - cancelled, or a bug in one pattern: another job decides
