@@ -12,18 +12,30 @@ and the literal's value stays the same.
   at a time is the upstream's fix, and the ranking tells them apart.
 - :func:`escape_backslash`: the backslash of an invalid escape sequence doubled,
   where the upstream would make the whole literal raw.
+- :func:`regex_raw`: the pattern of a call of ``re`` made a raw string even
+  where it holds escapes a raw string would read otherwise (``"\n\d+"`` ->
+  ``r"\n\d+"``): ``re`` reads ``\n`` as the newline the escape made, so the
+  pattern matches the same. The upstream offers only the doubled backslash
+  there; people write regular expressions raw.
 """
 
 from __future__ import annotations
 
+import ast
 import bisect
 import functools
+import io
+import re
+import re._parser as re_parser  # re's own parser (private; so named since 3.11): the check reads as re does
+import tokenize
+import warnings
 
 import tree_sitter
 
 from fixlore.abstraction._bindings import Change
+from fixlore.abstraction._import_lines import top_level_imports
 from fixlore.abstraction._text import line_starts
-from fixlore.abstraction._tree import parsed
+from fixlore.abstraction._tree import Source, parsed
 from fixlore.abstraction.languages import get_parser
 
 
@@ -93,3 +105,186 @@ def escape_backslash(text: str, start: int, message: str) -> Change | None:
     if text[start + 1 : start + 2] in ("", "\n", "\\"):
         return None
     return start, start, "\\"
+
+
+REGEX_FUNCTIONS = frozenset({"compile", "match", "fullmatch", "search", "sub", "subn", "split", "findall", "finditer"})
+"""The functions of ``re`` whose first argument is a pattern (never ``sub``'s replacement: its escapes differ)."""
+
+_SAME_IN_REGEX = frozenset("afnrtvxuUN'\"")
+"""Escapes a raw pattern spells as the string did and ``re`` reads as the character the string made.
+
+``\\b`` is not one (a backspace in a string, a word boundary in ``re``), nor an octal
+escape of one or two digits not starting with 0 (a group reference in ``re``);
+``\\u``, ``\\U`` and ``\\N{…}`` are escapes of ``str`` literals only (in ``bytes`` they
+are invalid, copied as they are, and ``re`` reads them as the string did).
+"""
+
+_VERBOSE = re.compile(r"\b(?:X|VERBOSE)\b|\(\?[aiLmsu]*x")
+"""A verbose pattern (the flag, or inline): there a newline the string made is
+whitespace ``re`` ignores, where ``\\n`` matches one."""
+
+
+def regex_raw(text: str, start: int, message: str) -> Change | None:
+    r"""W605 in the pattern of a call of ``re``: ``re.compile("\n\d+")`` -> ``re.compile(r"\n\d+")``.
+
+    The raw literal spells each escape as ``re`` reads it: ``\n``, ``\t``, ``\x1b``,
+    ``\033`` as they were (``re`` makes the same character of them), ``\\`` as one
+    backslash (the string made one, which ``re`` joined to what follows), an
+    invalid escape as it is. ``None`` where that cannot match the same: a
+    ``\b``, a short octal escape not starting with 0, a line continuation, an
+    escape that would follow an odd run of backslashes, a verbose pattern, a
+    pattern that is not a lone literal (concatenated, formatted, already raw),
+    ``re`` not the module the file imports, or a literal a plain ``r`` prefix
+    makes the same (the upstream's own fix).
+    """
+    if not message.startswith("Invalid escape sequence") or text[start : start + 1] != "\\":
+        return None
+    if top_level_imports(text).get("re") != "import re":
+        return None
+    src = parsed("python", text)
+    at = src.byte(start)
+    node = src.root.descendant_for_byte_range(at, at + 1)
+    while node is not None and node.type != "string":
+        node = node.parent
+    if node is None or not _pattern_argument(src, node):
+        return None
+    literal = src.slice(node.start_byte, node.end_byte)
+    quote = len(literal) - len(literal.lstrip("bBuUrRfF"))
+    prefix = literal[:quote].lower()
+    if prefix not in ("", "b"):
+        return None
+    width = 3 if literal[quote : quote + 3] in ('"""', "'''") else 1
+    content = raw_content(literal[quote + width : len(literal) - width], is_bytes=prefix == "b")
+    if content is None:
+        return None
+    opening, closing = literal[: quote + width], literal[len(literal) - width :]
+    new = literal[:quote] + "r" + opening[quote:] + content + closing
+    try:
+        was, now = _value(literal), _value(new)
+        if was == now:
+            return None  # the same string: the upstream's own "raw string" fix
+        if str(re_parser.parse(was).data) != str(re_parser.parse(now).data):
+            return None  # checked: ``re`` reads both as one pattern (the rules above make it so)
+    except (SyntaxError, ValueError, re.error, RecursionError, OverflowError):
+        return None
+    begin = src.char(node.start_byte)
+    return begin, begin + len(literal), new
+
+
+def raw_content(body: str, *, is_bytes: bool) -> str | None:
+    r"""A literal's body spelled for a raw string that ``re`` reads as the same pattern (see :func:`regex_raw`)."""
+    out: list[str] = []
+    run = 0  # backslashes at the end of ``out`` (an odd run escapes what comes next)
+    i = 0
+    while i < len(body):
+        c = body[i]
+        if c != "\\":
+            out.append(c)
+            run = 0
+            i += 1
+            continue
+        e = body[i + 1 : i + 2]
+        if e == "\\":  # the string made one backslash: written once
+            out.append("\\")
+            run += 1
+            i += 2
+            continue
+        if e in ("", "\n", "\r", "b"):
+            return None  # a line continuation (or the end), or a backspace
+        if e in "01234567":
+            digits = re.match(r"[0-7]{1,3}", body[i + 1 :])
+            assert digits is not None
+            if (len(digits.group()) < 3 and e != "0") or int(digits.group(), 8) > 0o377:
+                return None
+            escape = "\\" + digits.group()
+        elif e in _SAME_IN_REGEX and not (is_bytes and e in "uUN"):
+            size = {"x": 4, "u": 6, "U": 10}.get(e, 2)
+            if e == "N":
+                close = body.find("}", i)
+                size = close + 1 - i if close > 0 else 0
+            escape = body[i : i + size]
+            if len(escape) < size or size == 0:
+                return None
+        else:
+            out.append(body[i : i + 2])  # an invalid escape: the string kept both characters
+            run = 0
+            i += 2
+            continue
+        if run % 2:
+            return None  # the backslash before it would escape this one's
+        out.append(escape)
+        run = 0
+        i += len(escape)
+    if run % 2:
+        return None  # a raw string cannot end in an odd run of backslashes
+    return "".join(out)
+
+
+def _pattern_argument(src: Source, node: tree_sitter.Node) -> bool:
+    """``node`` (a string) is the pattern of a call of ``re.<function>``, not verbose (see :data:`REGEX_FUNCTIONS`)."""
+    if any(child.type == "interpolation" for child in node.children):
+        return False
+    parent = node.parent
+    if parent is not None and parent.type == "keyword_argument":
+        name = parent.child_by_field_name("name")
+        if name is None or src.data[name.start_byte : name.end_byte] != b"pattern":
+            return False
+        parent = parent.parent
+    elif parent is None or parent.type != "argument_list" or parent.named_children[:1] != [node]:
+        return False
+    if parent is None or parent.type != "argument_list":
+        return False
+    call = parent.parent
+    function = call.child_by_field_name("function") if call is not None else None
+    if function is None or function.type != "attribute":
+        return False
+    module, attribute = function.child_by_field_name("object"), function.child_by_field_name("attribute")
+    if module is None or attribute is None or src.data[module.start_byte : module.end_byte] != b"re":
+        return False
+    if src.data[attribute.start_byte : attribute.end_byte].decode() not in REGEX_FUNCTIONS:
+        return False
+    if any(child.type in ("list_splat", "dictionary_splat") for child in parent.named_children):
+        return False  # flags may come from elsewhere
+    return _VERBOSE.search(src.data[parent.start_byte : parent.end_byte].decode()) is None
+
+
+def raw_prefix_changes_value(old: str, new: str) -> str | None:
+    r"""Why a learned fix that makes a string raw (or no longer raw) changes what it says, or ``None``.
+
+    ``"\d"`` -> ``r"\d"`` says the same; ``"\n\d"`` -> ``r"\n\d"`` does not (a newline
+    became a backslash and an ``n``): a prefix learned on one string is no fix of
+    another whose escapes it would reread. (:func:`regex_raw` is the rewrite for
+    a pattern of ``re``, where the two read the same.)
+    """
+    before, after = _strings(old), _strings(new)
+    if before is None or after is None or len(before) != len(after):
+        return None  # not the same strings, prefixes aside: the other checks judge it
+    for was, now in zip(before, after, strict=True):
+        if was == now or _raw(was) == _raw(now):
+            continue
+        try:
+            if _value(was) == _value(now):
+                continue
+        except (SyntaxError, ValueError):
+            pass
+        return "changes what a string says (a raw prefix rereads its escapes)"
+    return None
+
+
+def _strings(code: str) -> list[str] | None:
+    """The string literals of Python ``code`` in order (``None`` if it does not tokenize)."""
+    try:
+        return [t.string for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type == tokenize.STRING]
+    except (tokenize.TokenError, IndentationError, SyntaxError):
+        return None
+
+
+def _raw(literal: str) -> bool:
+    return "r" in literal[: len(literal) - len(literal.lstrip("bBuUrRfF"))].lower()
+
+
+def _value(literal: str) -> object:
+    """What a string literal says (its invalid escapes, the diagnostic's subject, warn of nothing)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.literal_eval(literal)

@@ -1,4 +1,4 @@
-"""Fixes learned as a rewrite rather than as a shape: one pattern, whatever the code at hand.
+r"""Fixes learned as a rewrite rather than as a shape: one pattern, whatever the code at hand.
 
 A shape learned token by token fixes one arity and one operand structure; some
 fixes users make by hand are the same mechanical rewrite every time, of code of
@@ -26,7 +26,9 @@ name renamed through its scope after what it holds (``for l in lines`` -> ``line
 ``l = Locale.parse(…)`` -> ``locale``, E741), by :mod:`~fixlore.abstraction._renames`
 (one edit from the variable's first use to its last); ``self`` undefined in a
 method -> added as its first parameter (``def get(key)`` -> ``def get(self, key)``,
-F821), by :mod:`~fixlore.abstraction._methods`. At extraction, when the human's fixed
+F821), by :mod:`~fixlore.abstraction._methods`; the pattern of a call of ``re`` made raw where it
+holds escapes such as ``\n`` (``re.compile("\n\d+")`` -> ``re.compile(r"\n\d+")``, W605), by
+:mod:`~fixlore.abstraction._literals`. At extraction, when the human's fixed
 file is one of these rewrites of the code at the diagnostic (layout aside), the
 pattern records the rewrite's name (``extra`` ``("rewrite", name)``, a word of
 this module: nothing of the user's code); instantiation computes the rewrite on
@@ -48,7 +50,7 @@ from fixlore.abstraction._formats import format_rewrite, percent_rewrite
 from fixlore.abstraction._forward_refs import quoted_forward_ref
 from fixlore.abstraction._import_lines import statement_binds, top_level_imports, without_imports
 from fixlore.abstraction._imports import imports_its_own, is_stdlib_import, place_import
-from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
+from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash, regex_raw
 from fixlore.abstraction._logging_args import log_args
 from fixlore.abstraction._methods import instance_parameter
 from fixlore.abstraction._pattern import SPANS_DIAGNOSTIC, Anchor, EditShape, FixCategory, Pattern, Signature
@@ -322,6 +324,10 @@ REWRITES: dict[str, tuple[Rewrite, EditShape]] = {
     "escape_backslash": (
         _literal(escape_backslash),
         EditShape(Anchor.AT_DIAGNOSTIC, "SimpleString", '" $S \\$1 $S "', '" $S \\\\$1 $S "'),
+    ),
+    "regex_raw": (
+        _literal(regex_raw),
+        EditShape(Anchor.AT_DIAGNOSTIC, "SimpleString", '" $S \\$2 $S \\$1 $S "', 'r" $S \\$2 $S \\$1 $S "'),
     ),
 }
 """Every rewrite by name, with the shape ``knowledge show`` and the dashboard display for it.

@@ -311,6 +311,11 @@ def _byte_strings(shape: str) -> int:
     return sum("b" in _prefix(tok).lower() for tok in shape.split())
 
 
+def raw_strings(shape: str) -> int:
+    """How many of a Python shape's strings are raw (``r$S``, ``r" $S "``): changing it may change what they say."""
+    return sum("r" in _prefix(tok).lower() for tok in shape.split())
+
+
 def _prefix(token: str) -> str:
     """The prefix of a whole string (``u$S``) or of a structured string's quote (``rb"``), else ``""``."""
     if is_string(token):

@@ -24,7 +24,10 @@ after what it holds (``for l in lines:`` -> ``for line in lines:``, ``l = Locale
 (``def get(key):`` -> ``def get(self, key):``), an unused import in a package's
 ``__init__.py`` made an explicit re-export (``from .core import thing as thing``:
 one of the three remedies ruff's message names, and the only one that changes
-neither the package's interface nor what it runs; ruff offers none there), and
+neither the package's interface nor what it runs; ruff offers none there), an
+unused import of another package's there dropped (``import yaml``: ruff's message
+is the one it has for any module, but its fix is withheld in an ``__init__.py``;
+elsewhere ruff's own removal is the same edit and is the one shown), and
 the earlier, unused import
 a redefinition points at dropped (ruff's own F811 fix is missing in some layouts). Each is learned with
 ``extract_pattern`` from a made-up before/after pair, exactly as the server
@@ -140,6 +143,13 @@ HAND_FIXES: tuple[HandFix, ...] = (
         'def zz_label(zz_count):\n    return f"{zz_count:d} items"\n',
     ),
     (
+        "W605",
+        "Invalid escape sequence: `\\d`",
+        (2, 26, 2, 28),  # ruff offers only the doubled backslash: a raw string would spell the tab otherwise
+        'import re\n\nZZ_DIGITS = re.compile("\\t\\d+")\n',
+        'import re\n\nZZ_DIGITS = re.compile(r"\\t\\d+")\n',
+    ),
+    (
         "E722",
         "Do not use bare `except`",
         (6, 4, 6, 10),
@@ -226,6 +236,14 @@ HAND_FIXES: tuple[HandFix, ...] = (
         "from .zz_core import zz_thing\nimport os\n\n\ndef zz_where():\n    return os.sep\n",
         "from .zz_core import zz_thing as zz_thing\nimport os\n\n\ndef zz_where():\n    return os.sep\n",
         "__init__.py",  # the message of a package's __init__ (elsewhere the import is dropped: ruff's own fix)
+    ),
+    (
+        "F401",
+        "`zz_extra` imported but unused",
+        (0, 7, 0, 15),
+        "import zz_extra\nimport zz_mod\n\nzz_mod.zz_setup()\n",
+        "import zz_mod\n\nzz_mod.zz_setup()\n",
+        "__init__.py",  # ruff offers no fix in a package's __init__ (elsewhere its own removal is this fix's twin)
     ),
     (
         "F811",

@@ -1,12 +1,20 @@
-"""String-literal rewrites: `u` prefixes dropped on a run of lines (UP025), an escape doubled (W605)."""
+"""String-literal rewrites: `u` prefixes dropped on a run of lines (UP025), an escape doubled (W605),
+a regular expression's pattern made raw where it holds escapes (W605), and the guard that keeps a learned
+raw prefix off a string it would reread."""
 
 from __future__ import annotations
 
 import ast
+import re
+import re._parser as re_parser
 import warnings
 
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
 from fixlore.abstraction import Instantiated, Skipped, instantiate, verify_privacy
-from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash
+from fixlore.abstraction._literals import drop_u_prefixes, escape_backslash, raw_content, regex_raw
 from tests.abstraction._helpers import apply, code, diag_at, learn
 
 UP025 = ("Ruff", "UP025", "Remove unicode literals from strings")
@@ -101,3 +109,144 @@ def test_a_u_prefix_rewrite_is_not_offered_for_another_rules_message() -> None:
     result = instantiate(pattern, "python", other, diag_at(other, 'u"three"', "Ruff", "UP025", "Something else"))
     assert isinstance(result, Skipped)
     assert not isinstance(result, Instantiated)
+
+
+def _pattern_of(text: str) -> object:
+    """The value of the first argument of the one call in ``text``."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        tree = ast.parse(text)
+    call = next(n for n in ast.walk(tree) if isinstance(n, ast.Call))
+    node = call.args[0] if call.args else call.keywords[0].value
+    return ast.literal_eval(node)
+
+
+def _same_regex(a: object, b: object) -> bool:
+    return str(re_parser.parse(a).data) == str(re_parser.parse(b).data)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("line", "fixed"),
+    [
+        ('found = re.search("\\t\\d+ items", text)', 'found = re.search(r"\\t\\d+ items", text)'),
+        # an escape character, a class of brackets, an octal escape of three digits
+        ("CSI = re.compile('\\033\\[(\\d*)m')", "CSI = re.compile(r'\\033\\[(\\d*)m')"),
+        # a doubled backslash is written once (the string made one), a quote kept escaped
+        (
+            'BAD = re.compile("[\\x00-\\x1f\\[\\] \\t\\\\\\\\\\"]")',
+            'BAD = re.compile(r"[\\x00-\\x1f\\[\\] \\t\\\\\\"]")',
+        ),
+        # bytes, a keyword argument, flags that are not verbose, a triple-quoted literal
+        ("DIGITS = re.compile(b'\\n\\d', re.I | re.M)", "DIGITS = re.compile(br'\\n\\d', re.I | re.M)"),
+        ('parts = re.split(pattern=",\\s*\\n", string=text)', 'parts = re.split(pattern=r",\\s*\\n", string=text)'),
+        ('BLOCK = re.compile("""\\n\\s+""")', 'BLOCK = re.compile(r"""\\n\\s+""")'),
+        # columns are code points: a line of "é→" before the literal
+        ('NAME = "é→"; SEP = re.compile("\\n\\s*")', 'NAME = "é→"; SEP = re.compile(r"\\n\\s*")'),
+    ],
+)
+def test_a_pattern_of_re_is_made_raw_and_re_reads_it_the_same(line: str, fixed: str) -> None:
+    text = f"import re\n\n{line}\n"
+    start = re.search(r"\\[dsw\[ ]", text)
+    assert start is not None
+    change = regex_raw(text, start.start(), W605[2])
+    assert change is not None
+    begin, end, new = change
+    result = text[:begin] + new + text[end:]
+    assert result == f"import re\n\n{fixed}\n"
+    assert _pattern_of(result) != _pattern_of(text)  # the string says something else...
+    assert _same_regex(_pattern_of(result), _pattern_of(text))  # ...which re reads as the same pattern
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        'x = re.compile("\\d+")',  # a plain raw prefix says the same: ruff's own fix
+        'x = re.compile("\\n\\d+", re.VERBOSE)',  # verbose: the newline is whitespace re ignores
+        'x = re.compile("(?x)\\n\\d+")',
+        'x = re.compile("\\b\\d+")',  # a backspace in the string, a word boundary in re
+        'x = re.compile("\\12\\d")',  # an octal escape, a group reference in re
+        'x = re.compile("\\\\\\n\\d")',  # an escape after an escaped backslash
+        'x = re.compile(u"\\n\\d")',  # another prefix
+        'x = re.compile("\\n\\d" "a")',  # not one literal
+        'x = re.compile(f"\\n{y}\\d")',
+        'x = re.sub("a", "\\n\\g<1>\\d", s)',  # a replacement, not a pattern
+        'x = re.compile(*args, "\\n\\d")',
+        'x = regex.compile("\\n\\d")',  # not re
+        'x = print("\\n\\d")',
+    ],
+)
+def test_regex_raw_refuses_what_re_would_read_otherwise(line: str) -> None:
+    text = f"import re\n\n{line}\n"
+    start = re.search(r"\\d", text)
+    assert start is not None
+    assert regex_raw(text, start.start(), W605[2]) is None
+    assert regex_raw(f"import regex\n\n{line}\n", start.start() + 3, W605[2]) is None  # re not imported
+
+
+_PIECES = st.sampled_from(
+    [
+        "a",
+        "[",
+        "]",
+        "(",
+        ")",
+        "*",
+        "+",
+        " ",
+        "\\d",
+        "\\s",
+        "\\w",
+        "\\.",
+        "\\n",
+        "\\t",
+        "\\r",
+        "\\x1b",
+        "\\033",
+        "\\0",
+        "\\'",
+        '\\"',
+        "\\\\",
+        "\\N{BULLET}",
+        "\\u00e9",
+        "\\b",
+        "\\1",
+        "\\a",
+        "\\f",
+        "\\v",
+    ]
+)
+
+
+@given(st.lists(_PIECES, min_size=1, max_size=12), st.booleans())
+def test_a_raw_pattern_is_either_refused_or_read_by_re_as_the_same(pieces: list[str], is_bytes: bool) -> None:
+    body = "".join(pieces)
+    prefix = "b" if is_bytes else ""
+    if is_bytes and any(p.startswith(("\\N", "\\u")) for p in pieces):
+        return  # not escapes of bytes: invalid, and re rejects the pattern either way
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        value = ast.literal_eval(f"{prefix}'{body}'")
+    try:
+        re_parser.parse(value)
+    except re.error:
+        return  # not a pattern re accepts: nothing to keep
+    content = raw_content(body, is_bytes=is_bytes)
+    if content is None:
+        return
+    raw = ast.literal_eval(f"{prefix}r'{content}'")
+    assert _same_regex(raw, value), (body, content)
+
+
+def test_a_raw_prefix_learned_on_one_string_is_not_offered_where_it_would_reread_escapes() -> None:
+    # learned where it changed nothing (an invalid escape alone)...
+    before = 'LABEL = "\\d items"\n'
+    pattern = learn("python", before, 'LABEL = r"\\d items"\n', diag_at(before, "\\d", *W605))
+    same = 'NOTE = "\\s spaces"\n'
+    message = ("Ruff", "W605", "Invalid escape sequence: `\\s`")
+    assert apply(pattern, "python", same, diag_at(same, "\\s", *message)) == 'NOTE = r"\\s spaces"\n'
+    # ...never on a string whose other escapes a raw prefix would read as backslashes
+    other = 'print("first\\n\\s second")\n'
+    result = instantiate(pattern, "python", other, diag_at(other, "\\s", *message), seen=5)
+    assert isinstance(result, Skipped) and "raw prefix" in (result.detail or ""), result

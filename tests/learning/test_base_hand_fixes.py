@@ -3,7 +3,8 @@
 ruff has no fix for a missing import (F821), a bare ``except`` (E722), a type
 compared with ``==`` (E721) or a ``raise`` without ``from`` in an ``except``
 clause (B904) or a Python 2 builtin Python 3 renamed (F821) or an ambiguous name (E741),
-a method without ``self`` (F821) or an unused import of a package's ``__init__.py`` (F401), and for ``%`` formatting
+a method without ``self`` (F821) or an unused import of a package's ``__init__.py`` (F401), for a pattern of
+``re`` whose other escapes a raw prefix would reread only the doubled backslash (W605), and for ``%`` formatting
 (UP031) only one that leaves a
 ``.format`` call (UP032's next). fixlore ships one
 made-up hand fix of each kind (``knowledge/base/generate.py``), learned the way
@@ -139,6 +140,12 @@ def test_the_shipped_file_holds_one_pattern_per_hand_fix_and_none_of_the_example
             "F821",
             "    def put(self, item, *, key=None):\n",
         ),
+        # a pattern of re with a newline escape made raw: ruff offers only the doubled backslash
+        (
+            'import re\n\nfor m in re.finditer("\\n(\\w+):", text):\n    pass\n',
+            "W605",
+            'for m in re.finditer(r"\\n(\\w+):", text):\n',
+        ),
         # every operand carried over, in order, with its conversion
         (
             'log.info("user %r logged in at %s" % (user.name, when))\n',
@@ -172,6 +179,8 @@ def test_each_hand_fix_applies_to_other_code(before: str, code: str, after: str)
         # bound twice (each its own diagnostic, named after what it holds), a name no code says
         ("def f(a, b):\n    for l in a.lines:\n        g(l)\n    for l in b.links:\n        g(l)\n", "E741"),
         ("def f(x):\n    l = [x, 1]\n    return l\n", "E741"),
+        # a raw prefix would reread the escapes of a string that is no pattern of re
+        ('import re\n\nprint("\\n\\w+")\n', "W605"),
     ],
 )
 def test_a_hand_fix_that_does_not_fit_is_not_offered(before: str, code: str) -> None:
