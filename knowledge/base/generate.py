@@ -75,6 +75,8 @@ NOQA_TITLE = "Disable for this line"
 # offers the fix as "Ruff (<code>): <fix title>".
 RUFF = (
     ("F401", "`zz_module` imported but unused", "Remove unused import: `zz_module`"),
+    # the title ruff gives its fix of a statement with several unused names (it removes them all)
+    ("F401", "`zz_module` imported but unused", "Remove unused import"),
     ("F541", "f-string without any placeholders", "Remove extraneous `f` prefix"),
     ("E711", "Comparison to `None` should be `cond is None`", "Replace with `cond is None`"),
     ("E712", "Avoid equality comparisons to `True`; use `zz_flag:` for truth checks", "Replace with `zz_flag`"),
@@ -298,7 +300,8 @@ def records() -> tuple[list[Record], list[str]]:
         if not all(check_privacy(p)[0] for p, _ in pair):
             skipped.append(code)
             continue
-        out.extend(Record(p, c, SHIPPED_AT, SHIPPED_AT, 1) for p, c in pair)
+        seen = {r.pattern.fingerprint for r in out}  # a rule of two rows has one "Disable for this line"
+        out.extend(Record(p, c, SHIPPED_AT, SHIPPED_AT, 1) for p, c in pair if p.fingerprint not in seen)
     for row in HAND_FIXES:
         code, message, (l0, c0, l1, c1), before, after = row[:5]
         diag = DiagnosticInfo(SOURCE, code, message, TextRange(Position(l0, c0), Position(l1, c1)))

@@ -37,6 +37,7 @@ import os
 import os
 import sys
 import json
+from collections import OrderedDict, deque
 
 
 def defaults(zz_x, zz_flag, zz_items=[]):

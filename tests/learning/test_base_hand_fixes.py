@@ -193,9 +193,19 @@ def test_an_unused_import_of_a_package_is_made_an_explicit_re_export_and_elsewhe
     results = _tried(text, "F401", filename="__init__.py")
     fixed = [apply_edits(text, list(r.edits)) for r in results if isinstance(r, Instantiated)]
     assert fixed == ["from .models import Request as Request, Response\n\n__version__ = '1'\n"], results
-    # In a module (ruff's own fix drops it there) the re-export's message is not the diagnostic's.
+    # In a module the re-export's message is not the diagnostic's: the import is dropped there
+    # (ruff's own fix, whose twin the removal is: the server shows the one of the two that ranks first).
     elsewhere = _tried(text, "F401")
-    assert elsewhere and all(isinstance(r, Skipped) for r in elsewhere), elsewhere
+    fixed = [apply_edits(text, list(r.edits)) for r in elsewhere if isinstance(r, Instantiated)]
+    assert fixed == ["from .models import Response\n\n__version__ = '1'\n"], elsewhere
+
+
+def test_an_unused_import_of_another_package_in_an_init_is_dropped_where_ruff_offers_nothing() -> None:
+    text = "import json\nfrom collections import OrderedDict, defaultdict\n\nREGISTRY = defaultdict(list)\n"
+    assert "fix" not in _diagnostic_json(text, "F401", "__init__.py")  # ruff withholds its fix in a package
+    results = _tried(text, "F401", filename="__init__.py")
+    fixed = [apply_edits(text, list(r.edits)) for r in results if isinstance(r, Instantiated)]
+    assert fixed == ["from collections import OrderedDict, defaultdict\n\nREGISTRY = defaultdict(list)\n"], results
 
 
 def _tried(text: str, code: str, filename: str = "x.py") -> list[Any]:
@@ -204,17 +214,26 @@ def _tried(text: str, code: str, filename: str = "x.py") -> list[Any]:
     return [instantiate(p, "python", text, diag, seen=1) for p in _hand() if p.signature.code == code]
 
 
-def _diagnostic(ruff: str | None, text: str, code: str, filename: str = "x.py") -> Any:
-    """The first diagnostic of ``code`` the pinned ruff reports for ``text``, as abstraction sees it."""
+def _diagnostic_json(text: str, code: str, filename: str = "x.py") -> dict[str, Any]:
+    """The first diagnostic of ``code`` the pinned ruff reports for ``text``, as its JSON output has it."""
     import json
     import subprocess
 
+    ruff = _ruff()
+    assert ruff is not None, "ruff is not installed"
+    args = [ruff, "check", "--isolated", "--select", code, "--output-format", "json", "--stdin-filename", filename, "-"]
+    found: list[dict[str, Any]] = json.loads(
+        subprocess.run(args, input=text, capture_output=True, text=True, check=False).stdout
+    )
+    return {k: v for k, v in found[0].items() if v is not None}
+
+
+def _diagnostic(ruff: str | None, text: str, code: str, filename: str = "x.py") -> Any:
+    """The first diagnostic of ``code`` the pinned ruff reports for ``text``, as abstraction sees it."""
     from fixlore.abstraction import DiagnosticInfo, Position, TextRange
 
     assert ruff is not None, "ruff is not installed"
-    args = [ruff, "check", "--isolated", "--select", code, "--output-format", "json", "--stdin-filename", filename, "-"]
-    found = json.loads(subprocess.run(args, input=text, capture_output=True, text=True, check=False).stdout)
-    d = found[0]
+    d = _diagnostic_json(text, code, filename)
     start, end = d["location"], d["end_location"]
     rng = TextRange(Position(start["row"] - 1, start["column"] - 1), Position(end["row"] - 1, end["column"] - 1))
     return DiagnosticInfo("Ruff", d["code"], d["message"], rng)
@@ -293,3 +312,25 @@ async def test_percent_format_becomes_an_f_string_first_until_the_user_shows_the
         diag = await editor.diagnostic(other, "UP031")
         quick = [a for a in await editor.code_actions(other, diag) if a.get("kind") == "quickfix"]
         assert "format specifiers" in quick[0]["title"], [a["title"] for a in quick]
+
+
+@pytest.mark.e2e
+async def test_an_unused_import_in_a_package_gets_a_removal_and_elsewhere_ruffs_own_stays(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.ruff.lint]\nselect = ["F401"]\n')
+    (tmp_path / "pkg").mkdir()
+    text = "import json\nimport os\n\nHOME = os.sep\n"
+    async with Editor(tmp_path) as editor:
+        package = editor.open("pkg/__init__.py", text)
+        diag = await editor.diagnostic(package, "F401")
+        titles = [a["title"] for a in await editor.code_actions(package, diag) if a.get("kind") == "quickfix"]
+        assert titles[0] == LEARNED + "Remove `import json`", titles  # ruff's only action there: disable
+        module = editor.open("pkg/tool.py", text)
+        diag = await editor.diagnostic(module, "F401")
+        titles = [a["title"] for a in await editor.code_actions(module, diag) if a.get("kind") == "quickfix"]
+        assert titles[0].startswith("Ruff (F401): Remove unused import"), titles  # the twin shown once, ruff's
+        assert not [t for t in titles if t.startswith(LEARNED)], titles
+        # two unused names of one statement: ruff's fix drops both, above the removal of one
+        both = editor.open("pkg/both.py", "from os import sep, getcwd\nimport sys\n\nprint(sys.argv)\n")
+        diag = await editor.diagnostic(both, "F401")
+        titles = [a["title"] for a in await editor.code_actions(both, diag) if a.get("kind") == "quickfix"]
+        assert titles[0] == "Ruff (F401): Remove unused import", titles
