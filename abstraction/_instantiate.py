@@ -28,7 +28,7 @@ from fixlore.abstraction._fields import rule_words
 from fixlore.abstraction._generalise import lift
 from fixlore.abstraction._imports import derive_holes, fits_its_use, imports_its_own, place_import
 from fixlore.abstraction._jumps import jumps_out_of_scope
-from fixlore.abstraction._literals import raw_prefix_changes_value
+from fixlore.abstraction._literals import prefix_changes_value
 from fixlore.abstraction._match import _edits_at_unit
 from fixlore.abstraction._pattern import Anchor, EditShape, Pattern
 from fixlore.abstraction._placeholders import NUMBER, STRING_QUOTE, is_string, looks_like_placeholder
@@ -60,8 +60,8 @@ from fixlore.abstraction._soundness import (
     dropped,
     edit_unsound,
     pattern_unsound,
-    raw_strings,
     renames_a_working_name,
+    string_prefixes,
     subject_of_diagnostic,
 )
 from fixlore.abstraction._statements import _python_statement, _top_level_insertion, function_after
@@ -218,8 +218,8 @@ def _instantiate(
             )
             or format_left_unapplied(old_part, new_part)
             or (
-                raw_prefix_changes_value(old_part, new_part)
-                if raw_strings(shape.before) != raw_strings(shape.after)
+                prefix_changes_value(old_part, new_part)
+                if string_prefixes(shape.before) != string_prefixes(shape.after)
                 else None
             )
             or renames_a_working_name(pattern, seen, text)

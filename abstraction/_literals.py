@@ -32,6 +32,7 @@ import warnings
 
 import tree_sitter
 
+from fixlore.abstraction._ast import parse_ast
 from fixlore.abstraction._bindings import Change
 from fixlore.abstraction._import_lines import top_level_imports
 from fixlore.abstraction._text import line_starts
@@ -248,43 +249,69 @@ def _pattern_argument(src: Source, node: tree_sitter.Node) -> bool:
     return _VERBOSE.search(src.data[parent.start_byte : parent.end_byte].decode()) is None
 
 
-def raw_prefix_changes_value(old: str, new: str) -> str | None:
-    r"""Why a learned fix that makes a string raw (or no longer raw) changes what it says, or ``None``.
+def prefix_changes_value(old: str, new: str) -> str | None:
+    r"""Why a learned fix that changes a string's prefix changes what the string says, or ``None``.
 
-    ``"\d"`` -> ``r"\d"`` says the same; ``"\n\d"`` -> ``r"\n\d"`` does not (a newline
-    became a backslash and an ``n``): a prefix learned on one string is no fix of
-    another whose escapes it would reread. (:func:`regex_raw` is the rewrite for
-    a pattern of ``re``, where the two read the same.)
+    ``"\d"`` -> ``r"\d"`` and ``f"plain"`` -> ``"plain"`` say the same; ``"\n\d"`` ->
+    ``r"\n\d"`` does not (a newline became a backslash and an ``n``), nor does
+    ``f"{{x}}"`` -> ``"{{x}}"`` (the braces were one each): a prefix learned on one
+    string is no fix of another whose escapes or braces it would reread.
+    (:func:`regex_raw` is the rewrite for a pattern of ``re``, where the two read
+    the same; a string made an f-string with fields in it, RUF027's fix, means
+    to change, and the name checks judge it; bytes have their own guard.)
     """
     before, after = _strings(old), _strings(new)
     if before is None or after is None or len(before) != len(after):
         return None  # not the same strings, prefixes aside: the other checks judge it
     for was, now in zip(before, after, strict=True):
-        if was == now or _raw(was) == _raw(now):
+        p, q = _prefix(was), _prefix(now)
+        if p == q or ("b" in p) != ("b" in q):
             continue
         try:
-            if _value(was) == _value(now):
-                continue
-        except (SyntaxError, ValueError):
-            pass
-        return "changes what a string says (a raw prefix rereads its escapes)"
+            values = _value(was), _value(now)
+        except (SyntaxError, ValueError, MemoryError, RecursionError):
+            return "changes what a string says (its new prefix rereads it)"
+        if None in values and "f" in q and "f" not in p:
+            continue  # made an f-string with fields: meant to change
+        if values[0] is None or values[0] != values[1]:
+            return "changes what a string says (its new prefix rereads it)"
     return None
 
 
 def _strings(code: str) -> list[str] | None:
-    """The string literals of Python ``code`` in order (``None`` if it does not tokenize)."""
+    """The string literals of Python ``code`` in order, f-strings whole (``None`` if it does not tokenize)."""
+    lines = code.splitlines(keepends=True)
+    starts = [0]
+    for line in lines:
+        starts.append(starts[-1] + len(line))
+    out: list[str] = []
+    opened: list[int] = []
     try:
-        return [t.string for t in tokenize.generate_tokens(io.StringIO(code).readline) if t.type == tokenize.STRING]
+        for t in tokenize.generate_tokens(io.StringIO(code).readline):
+            kind = tokenize.tok_name.get(t.type, "")
+            if t.type == tokenize.STRING and not opened:
+                out.append(t.string)
+            elif kind == "FSTRING_START":  # Python 3.12+: an f-string comes in pieces
+                opened.append(starts[t.start[0] - 1] + t.start[1])
+            elif kind == "FSTRING_END" and opened:
+                begin = opened.pop()
+                if not opened:
+                    out.append(code[begin : starts[t.end[0] - 1] + t.end[1]])
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return None
+    return out
 
 
-def _raw(literal: str) -> bool:
-    return "r" in literal[: len(literal) - len(literal.lstrip("bBuUrRfF"))].lower()
+def _prefix(literal: str) -> str:
+    return literal[: len(literal) - len(literal.lstrip("bBuUrRfF"))].lower()
 
 
 def _value(literal: str) -> object:
-    """What a string literal says (its invalid escapes, the diagnostic's subject, warn of nothing)."""
+    """What a string literal says; ``None`` for an f-string with fields (its invalid escapes warn of nothing)."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return ast.literal_eval(literal)
+        node = parse_ast(literal, "eval").body
+    if isinstance(node, ast.JoinedStr):
+        parts = [v.value for v in node.values if isinstance(v, ast.Constant) and isinstance(v.value, str)]
+        return "".join(parts) if len(parts) == len(node.values) else None
+    return ast.literal_eval(node)

@@ -311,9 +311,9 @@ def _byte_strings(shape: str) -> int:
     return sum("b" in _prefix(tok).lower() for tok in shape.split())
 
 
-def raw_strings(shape: str) -> int:
-    """How many of a Python shape's strings are raw (``r$S``, ``r" $S "``): changing it may change what they say."""
-    return sum("r" in _prefix(tok).lower() for tok in shape.split())
+def string_prefixes(shape: str) -> list[str]:
+    """The prefixes of a Python shape's strings, sorted (``r$S``, ``f" $S "``): changing them may reread one."""
+    return sorted(_prefix(tok).lower() for tok in shape.split() if is_string(tok) or STRING_QUOTE.match(tok))
 
 
 def _prefix(token: str) -> str:

@@ -249,4 +249,48 @@ def test_a_raw_prefix_learned_on_one_string_is_not_offered_where_it_would_reread
     # ...never on a string whose other escapes a raw prefix would read as backslashes
     other = 'print("first\\n\\s second")\n'
     result = instantiate(pattern, "python", other, diag_at(other, "\\s", *message), seen=5)
-    assert isinstance(result, Skipped) and "raw prefix" in (result.detail or ""), result
+    assert isinstance(result, Skipped) and "prefix" in (result.detail or ""), result
+
+
+F541 = ("Ruff", "F541", "f-string without any placeholders")
+
+
+def test_an_f_prefix_dropped_by_hand_is_not_offered_where_doubled_braces_would_stay_doubled() -> None:
+    before = 'TITLE = f"plain"\n'
+    pattern = learn("python", before, 'TITLE = "plain"\n', diag_at(before, 'f"plain"', *F541))
+    same = 'HEAD = f"other words"\n'
+    assert apply(pattern, "python", same, diag_at(same, 'f"other words"', *F541)) == 'HEAD = "other words"\n'
+    braces = 'HEAD = f"{{kept}} as one brace each"\n'
+    result = instantiate(pattern, "python", braces, diag_at(braces, 'f"{{kept}} as one brace each"', *F541), seen=5)
+    assert isinstance(result, Skipped) and "prefix" in (result.detail or ""), result
+
+
+_BODIES = st.lists(st.sampled_from(["a", " ", "{{", "}}", "\\n", "\\t", "\\d", "\\\\", "é", "'"]), max_size=8)
+
+
+@given(_BODIES)
+def test_a_learned_prefix_change_applies_only_where_the_string_says_the_same(pieces: list[str]) -> None:
+    """Property: a raw prefix added, an ``f`` dropped, learned once each, never change a value they are offered on."""
+    body = "\\d" + "".join(pieces)  # an invalid escape first: W605's subject
+    raw = learn("python", 'A = "\\d x"\n', 'A = r"\\d x"\n', diag_at('A = "\\d x"\n', "\\d", *W605))
+    text = f'B = "{body}"\n'
+    result = instantiate(raw, "python", text, diag_at(text, "\\d", *W605), seen=5)
+    if isinstance(result, Instantiated):
+        assert _values(apply(raw, "python", text, diag_at(text, "\\d", *W605))) == _values(text)
+    drop_f = learn("python", 'A = f"x"\n', 'A = "x"\n', diag_at('A = f"x"\n', 'f"x"', *F541))
+    literal = f'f"{body}"'
+    text = f"B = {literal}\n"
+    result = instantiate(drop_f, "python", text, diag_at(text, literal, *F541), seen=5)
+    if isinstance(result, Instantiated):
+        fixed = apply(drop_f, "python", text, diag_at(text, literal, *F541))
+        assert _joined(fixed) == _joined(text), (text, fixed)
+
+
+def _joined(text: str) -> str:
+    """What the one string (or f-string without fields) of ``text`` says."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        node = ast.parse(text).body[0].value  # type: ignore[attr-defined]
+    if isinstance(node, ast.JoinedStr):
+        return "".join(v.value for v in node.values if isinstance(v, ast.Constant))
+    return str(node.value)
