@@ -280,9 +280,8 @@ def prefix_changes_value(old: str, new: str) -> str | None:
 
 def _strings(code: str) -> list[str] | None:
     """The string literals of Python ``code`` in order, f-strings whole (``None`` if it does not tokenize)."""
-    lines = code.splitlines(keepends=True)
     starts = [0]
-    for line in lines:
+    for line in io.StringIO(code).readlines():  # the lines the tokenizer counts (split at "\n" only)
         starts.append(starts[-1] + len(line))
     out: list[str] = []
     opened: list[int] = []
