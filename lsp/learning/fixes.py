@@ -5,8 +5,7 @@ gets them instantiated (``abstraction.instantiate``) in a worker process
 (:mod:`fixlore.lsp.learning.instantiation`), :data:`PREPARE_DELAY_S` later: a
 code-action request in between starts its own diagnostic's at once. A request
 then finds them ready; if not, it waits a few milliseconds at most and answers
-without them (the next request has them).
-Cached in memory, per (document, version, diagnostic); nothing is written.
+without them (the next request has them). Cached in memory only, per (document, version, diagnostic).
 "No learned fix" is cached too, per signature, for :data:`NEGATIVE_TTL_S`
 (looking it up again for every diagnostic of every publish cost a large share
 of a pull's time through fixlore), so a fix learned meanwhile shows up within
@@ -337,7 +336,8 @@ class LearnedFixes:
                 lines = lines_of(text)
             info = diag_info(raw, lines, num_units)
             imports = self._imports_for(uri, language, raw)
-            entries[key] = self._submit(uri, language, text, info, found, imports, asked=asked)
+            latest = knowledge.latest_fix(signature.rule_key) if asked else None
+            entries[key] = self._submit(uri, language, text, info, found, imports, asked=asked, latest=latest)
 
     def _imports_for(self, uri: str, language: str, raw: dict[str, Any]) -> dict[str, str]:
         """How the workspace imports the name the diagnostic's message quotes, if it does."""
@@ -358,6 +358,7 @@ class LearnedFixes:
         imports: dict[str, str],
         *,
         asked: bool = False,
+        latest: str | None = None,
     ) -> _Pending:
         """The job of one diagnostic, handed to the worker unless nothing is to be tried.
 
@@ -366,7 +367,8 @@ class LearnedFixes:
         which the request made anyway while it waited), and where none may, no job
         goes at all: most diagnostics have no learned fix that fits (800 of a real-fix
         replay's 1,395), and their round trip to the worker cost the request its
-        pickling, two pipe writes and the reader thread's wake-ups for the GIL.
+        pickling, two pipe writes and the reader thread's wake-ups for the GIL. ``latest``
+        (the fix made last for the rule, which the ranking puts first) is in the first job.
         """
         usable = [
             (stats, stats.pattern, stats.counts.manual + stats.counts.accepted)
@@ -377,7 +379,8 @@ class LearnedFixes:
             usable = [entry for entry in usable if may_apply(entry[1], language, text, info, seen=entry[2])]
         seen = [(stats.fingerprint, pattern, times) for stats, pattern, times in usable]
         recalled = self.recall.names_of((fp for fp, _, _ in seen), info.message)
-        first, picked = None, [i for i, (_, p, _) in enumerate(seen) if i < ASKED_FIRST or on_several_lines(p)]
+        picked = [i for i, (fp, p, _) in enumerate(seen) if i < ASKED_FIRST or on_several_lines(p) or fp == latest]
+        first = None
         if asked and len(picked) < len(seen):
             first = Job(uri, language, text, info, [seen[i] for i in picked], imports, recalled, asked=True)
             self._jobs.submit(first)

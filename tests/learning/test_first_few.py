@@ -56,8 +56,11 @@ def knowledge(tmp_path: Path) -> Iterator[Knowledge]:
         yield k
 
 
-def _two_habits(knowledge: Knowledge) -> None:
-    """Two E711 fixes made by hand, `is None` three times, `is not None` once: both may fit `item == None`."""
+def _two_habits(knowledge: Knowledge, *, latest: str = "is None") -> None:
+    """Two E711 fixes made by hand, `is None` three times, `is not None` once: both may fit `item == None`.
+
+    ``latest``: the one made last (the ranking puts it first whatever its evidence).
+    """
     before = code(
         """
         def check(value):
@@ -65,16 +68,17 @@ def _two_habits(knowledge: Knowledge) -> None:
                 return 1
         """
     )
-    for after, times in (("is None", 3), ("is not None", 1)):
+    habits = [("is None", 3), ("is not None", 1)]
+    for after, times in sorted(habits, key=lambda habit: habit[0] == latest):
         pattern = learn("python", before, before.replace("== None", after), diag_at(before, "None", *E711))
         for _ in range(times):
             knowledge.record(Event(EventKind.MANUAL, pattern, "w", time.time()))
     knowledge.flush()
 
 
-def _with_fake_jobs(knowledge: Knowledge) -> tuple[LearnedFixes, FakeJobs]:
+def _with_fake_jobs(knowledge: Knowledge, *, latest: str = "is None") -> tuple[LearnedFixes, FakeJobs]:
     """Two habits learned; learned fixes for :data:`TEXT` whose jobs the test answers."""
-    _two_habits(knowledge)
+    _two_habits(knowledge, latest=latest)
     editor = FakeEditor()
     editor.open(URI, TEXT)
     fixes = LearnedFixes(Host(knowledge, editor))  # type: ignore[arg-type]
@@ -154,6 +158,24 @@ async def test_few_patterns_make_one_job(knowledge: Knowledge) -> None:
     assert len(jobs.jobs) == 1 and jobs.jobs[0].asked and len(jobs.jobs[0].patterns) == 2
     jobs.jobs[0].result.set_result([_found(0, "is")])
     assert [f.edits[0].new_text for f in await asyncio.wait_for(task, 5)] == ["is"]
+    fixes.close()
+
+
+async def test_the_fix_made_last_is_in_the_first_job_whatever_its_evidence(
+    knowledge: Knowledge, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ranking puts the fix made last for a rule first: a first job without it could answer without it."""
+    monkeypatch.setattr(fixes_module, "ASKED_FIRST", 1)
+    fixes, jobs = _with_fake_jobs(knowledge, latest="is not None")  # the worse evidence, made last
+    task = asyncio.ensure_future(fixes.get(URI, 1, _raw(TEXT, "None", *E711), wait=5.0))
+    for _ in range(100):
+        await asyncio.sleep(0.01)
+        if jobs.jobs:
+            break
+    # the best-evidence one and the one made last: all there is, so one job
+    assert len(jobs.jobs) == 1 and jobs.jobs[0].asked and len(jobs.jobs[0].patterns) == 2, jobs.jobs
+    jobs.jobs[0].result.set_result([_found(0, "is"), _found(1, "is not")])
+    assert [f.edits[0].new_text for f in await asyncio.wait_for(task, 5)] == ["is", "is not"]
     fixes.close()
 
 
