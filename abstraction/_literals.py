@@ -3,8 +3,10 @@ r"""Rewrites of string literals themselves: a prefix dropped, an escape spelled 
 A string is abstracted whole (its content is the user's), so a fix that changes
 only how a literal is written — ``u"…"`` -> ``"…"`` (UP025), ``"\ "`` ->
 ``"\\ "`` (W605) — has no shape to learn. These rewrites work on the tokens:
-they never read or change what a literal says, only its prefix or one escape,
-and the literal's value stays the same.
+they never keep what a literal says, and change only its prefix or how its escapes
+are spelled; the literal's value stays the same (:func:`regex_raw`'s: the pattern ``re``
+reads from it). :func:`prefix_changes_value` keeps a prefix learned as a shape
+off a string it would reread.
 
 - :func:`drop_u_prefixes`: the ``u`` prefix of every string on the run of
   adjacent lines that hold one, the diagnostic's among them. People clear a
