@@ -38,7 +38,7 @@ from fixlore.abstraction._ast import parse_ast
 from fixlore.abstraction._bindings import Change
 from fixlore.abstraction._import_lines import top_level_imports
 from fixlore.abstraction._text import line_starts
-from fixlore.abstraction._tree import Source, parsed
+from fixlore.abstraction._tree import Source, _string_prefix, parsed
 from fixlore.abstraction.languages import get_parser
 
 
@@ -152,8 +152,8 @@ def regex_raw(text: str, start: int, message: str) -> Change | None:
     if node is None or not _pattern_argument(src, node):
         return None
     literal = src.slice(node.start_byte, node.end_byte)
-    quote = len(literal) - len(literal.lstrip("bBuUrRfF"))
-    prefix = literal[:quote].lower()
+    prefix = _string_prefix(literal).lower()
+    quote = len(prefix)
     if prefix not in ("", "b"):
         return None
     width = 3 if literal[quote : quote + 3] in ('"""', "'''") else 1
@@ -233,8 +233,8 @@ def _pattern_argument(src: Source, node: tree_sitter.Node) -> bool:
         if name is None or src.data[name.start_byte : name.end_byte] != b"pattern":
             return False
         parent = parent.parent
-    elif parent is None or parent.type != "argument_list" or parent.named_children[:1] != [node]:
-        return False
+    elif parent is not None and parent.named_children[:1] != [node]:
+        return False  # not the first argument
     if parent is None or parent.type != "argument_list":
         return False
     call = parent.parent
@@ -266,7 +266,7 @@ def prefix_changes_value(old: str, new: str) -> str | None:
     if before is None or after is None or len(before) != len(after):
         return None  # not the same strings, prefixes aside: the other checks judge it
     for was, now in zip(before, after, strict=True):
-        p, q = _prefix(was), _prefix(now)
+        p, q = _string_prefix(was).lower(), _string_prefix(now).lower()
         if p == q or ("b" in p) != ("b" in q):
             continue
         try:
@@ -282,9 +282,7 @@ def prefix_changes_value(old: str, new: str) -> str | None:
 
 def _strings(code: str) -> list[str] | None:
     """The string literals of Python ``code`` in order, f-strings whole (``None`` if it does not tokenize)."""
-    starts = [0]
-    for line in io.StringIO(code).readlines():  # the lines the tokenizer counts (split at "\n" only)
-        starts.append(starts[-1] + len(line))
+    starts = line_starts(code)  # the lines the tokenizer counts (split at "\n" only)
     out: list[str] = []
     opened: list[int] = []
     try:
@@ -301,10 +299,6 @@ def _strings(code: str) -> list[str] | None:
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return None
     return out
-
-
-def _prefix(literal: str) -> str:
-    return literal[: len(literal) - len(literal.lstrip("bBuUrRfF"))].lower()
 
 
 def _value(literal: str) -> object:
